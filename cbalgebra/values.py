@@ -1,0 +1,482 @@
+"""Immutable values of the Siena model: constraints, filters, predicates,
+advertisements and messages.
+
+Every value is canonical on construction: a filter is a set of constraints
+kept in one fixed order, a predicate a set of filters, and so on. Equal
+values therefore compare and hash equal whatever order they were written in,
+and ``str(x)`` prints the one canonical spelling that the parser reads back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+Value = Union[str, int, float, bool]
+
+STRING, INT, FLOAT, BOOL, ANYTYPE = "string", "int", "float", "bool", "any"
+#: The four value types; ``ANYTYPE`` only appears in constraints ``any name any``
+#: (present with whatever type), from the SFF driver format.
+TYPES: tuple[str, ...] = (STRING, INT, FLOAT, BOOL)
+
+EQ, NE, LT, GT, LE, GE = "=", "!=", "<", ">", "<=", ">="
+PREFIX, SUFFIX, SUBSTRING, ANY = ">*", "*<", "*", "any"
+OPERATORS: tuple[str, ...] = (EQ, NE, LT, GT, LE, GE, PREFIX, SUFFIX, SUBSTRING, ANY)
+OPERATOR_NAMES = {
+    EQ: "equals", NE: "not-equals", LT: "less-than", GT: "greater-than",
+    LE: "less-or-equal", GE: "greater-or-equal", PREFIX: "prefix",
+    SUFFIX: "suffix", SUBSTRING: "substring", ANY: "any",
+}
+
+_ORDER_OPS = frozenset((EQ, NE, LT, GT, LE, GE, ANY))
+#: Which operators each type takes (DESIGN.md, "Semantics we fixed").
+OPERATORS_OF_TYPE: dict[str, frozenset[str]] = {
+    STRING: frozenset(OPERATORS),
+    INT: _ORDER_OPS,
+    FLOAT: _ORDER_OPS,
+    BOOL: frozenset((EQ, NE, ANY)),
+    ANYTYPE: frozenset((ANY,)),
+}
+
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+_TYPE_RANK = {STRING: 0, INT: 1, FLOAT: 2, BOOL: 3, ANYTYPE: 4}
+_OP_RANK = {op: i for i, op in enumerate(OPERATORS)}
+
+NAME_PATTERN = re.compile(r"[A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*\Z")
+#: Words the grammar reserves; a name spelled like one prints quoted.
+KEYWORDS = frozenset(
+    """string int integer long float double bool boolean any prefix suffix
+    contains substring and or true false subscribe advertise publish ifconfig
+    select set consolidate timer statistics clear output none""".split()
+)
+
+
+class InvalidValueError(ValueError):
+    """Raised when a value cannot be built: the message names what is wrong."""
+
+
+def _check_type_name(type_: str) -> None:
+    if type_ not in _TYPE_RANK:
+        raise InvalidValueError(f"unknown type {type_!r}")
+
+
+def check_value(type_: str, value: Any, what: str = "value") -> Value:
+    """Validate ``value`` for ``type_`` and return its canonical form."""
+    if type_ == STRING:
+        if not isinstance(value, str):
+            raise InvalidValueError(f"{what} {value!r} is not a string")
+        if _has_surrogate(value):
+            raise InvalidValueError(f"{what} {value!r} contains a surrogate code point")
+        return value
+    if type_ == BOOL:
+        if not isinstance(value, bool):
+            raise InvalidValueError(f"{what} {value!r} is not a bool")
+        return value
+    if type_ == INT:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidValueError(f"{what} {value!r} is not an int")
+        if not INT_MIN <= value <= INT_MAX:
+            raise InvalidValueError(f"int {what} {value} out of 64-bit range")
+        return int(value)
+    if type_ == FLOAT:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidValueError(f"{what} {value!r} is not a float")
+        f = float(value)
+        if isinstance(value, int) and int(f) != value:
+            raise InvalidValueError(f"int {value} is not exactly representable as a float")
+        if not math.isfinite(f):
+            raise InvalidValueError(f"float {what} must be finite, not {value!r}")
+        # -0.0 and 0.0 are the same value for every operator: keep one spelling.
+        return 0.0 if f == 0.0 else f
+    raise InvalidValueError(f"unknown type {type_!r}")
+
+
+def _has_surrogate(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def quote(s: str) -> str:
+    """Quote a string literal in the grammar's escape syntax."""
+    out = ['"']
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            cp = ord(ch)
+            out.append(f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def format_name(name: str) -> str:
+    if NAME_PATTERN.match(name) and name not in KEYWORDS:
+        return name
+    return quote(name)
+
+
+def format_value(type_: str, value: Value) -> str:
+    if type_ == STRING:
+        return quote(value)  # type: ignore[arg-type]
+    if type_ == BOOL:
+        return "true" if value else "false"
+    if type_ == FLOAT:
+        return repr(float(value))
+    return str(value)
+
+
+def _value_key(type_: str, value: Value | None) -> Any:
+    return () if value is None else value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Constraint:
+    """One elementary condition ``type name op value`` (value None for ``any``)."""
+
+    type: str
+    name: str
+    op: str
+    value: Value | None = None
+    _key: tuple = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_type_name(self.type)
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidValueError(f"attribute name must be a non-empty string, not {self.name!r}")
+        if _has_surrogate(self.name):
+            raise InvalidValueError(f"attribute name {self.name!r} contains a surrogate code point")
+        if self.op not in _OP_RANK:
+            raise InvalidValueError(f"unknown operator {self.op!r} in constraint on {self.name!r}")
+        if self.op not in OPERATORS_OF_TYPE[self.type]:
+            if self.type == ANYTYPE:
+                raise InvalidValueError(f"type 'any' only takes the operator any (constraint on {self.name!r})")
+            raise InvalidValueError(
+                f"operator {OPERATOR_NAMES[self.op]} does not apply to {self.type} "
+                f"(constraint on {self.name!r})"
+            )
+        if self.op == ANY:
+            if self.value is not None:
+                raise InvalidValueError(f"'any' takes no value (constraint on {self.name!r})")
+            value = None
+        else:
+            value = check_value(self.type, self.value, what=f"value of {self.name!r}")
+        object.__setattr__(self, "value", value)
+        key = (self.name, _TYPE_RANK[self.type], _OP_RANK[self.op], _value_key(self.type, value))
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
+
+    @property
+    def sort_key(self) -> tuple:
+        return self._key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Constraint):
+            return NotImplemented
+        return self._key == other._key
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __lt__(self, other: Constraint) -> bool:
+        return self._key < other._key
+
+    def __str__(self) -> str:
+        name = format_name(self.name)
+        if self.op == ANY:
+            return f"{self.type} {name} any"
+        return f"{self.type} {name} {self.op} {format_value(self.type, self.value)}"
+
+    def __repr__(self) -> str:
+        return f"Constraint({self.type!r}, {self.name!r}, {self.op!r}, {self.value!r})"
+
+    def __reduce__(self):
+        # Rebuild rather than restore: the cached hash depends on the process.
+        return (Constraint, (self.type, self.name, self.op, self.value))
+
+
+def _canonical_constraints(constraints: Iterable[Constraint], what: str) -> tuple[Constraint, ...]:
+    items = []
+    for c in constraints:
+        if not isinstance(c, Constraint):
+            raise InvalidValueError(f"{what} holds constraints, not {c!r}")
+        items.append(c)
+    return tuple(sorted(set(items), key=lambda c: c._key))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Filter:
+    """A conjunction of constraints. The empty filter matches every message."""
+
+    constraints: tuple[Constraint, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False)
+    # Derived data (per-attribute normal forms) computed lazily by other modules.
+    _cache: dict = field(init=False, repr=False, compare=False)
+
+    def __init__(self, constraints: Iterable[Constraint] = ()) -> None:
+        cs = _canonical_constraints(constraints, "a filter")
+        object.__setattr__(self, "constraints", cs)
+        object.__setattr__(self, "_hash", hash(("F", cs)))
+        object.__setattr__(self, "_cache", {})
+
+    @property
+    def sort_key(self) -> tuple:
+        return tuple(c._key for c in self.constraints)
+
+    def __iter__(self) -> Iterator[Constraint]:
+        return iter(self.constraints)
+
+    def __len__(self) -> int:
+        return len(self.constraints)
+
+    def __contains__(self, c: object) -> bool:
+        return c in self.constraints
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Filter):
+            return NotImplemented
+        return self._hash == other._hash and self.constraints == other.constraints
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __lt__(self, other: Filter) -> bool:
+        return self.sort_key < other.sort_key
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(c.name for c in self.constraints)
+
+    @property
+    def size(self) -> int:
+        return len(self.constraints)
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(c) for c in self.constraints) + "]"
+
+    def __repr__(self) -> str:
+        return f"Filter({list(self.constraints)!r})"
+
+    def __reduce__(self):
+        return (Filter, (self.constraints,))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Predicate:
+    """A disjunction of filters. The empty predicate matches no message."""
+
+    filters: tuple[Filter, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False)
+    _cache: dict = field(init=False, repr=False, compare=False)
+
+    def __init__(self, filters: Iterable[Filter] = ()) -> None:
+        items = []
+        for f in filters:
+            if not isinstance(f, Filter):
+                raise InvalidValueError(f"a predicate holds filters, not {f!r}")
+            items.append(f)
+        fs = tuple(sorted(set(items), key=lambda f: f.sort_key))
+        object.__setattr__(self, "filters", fs)
+        object.__setattr__(self, "_hash", hash(("P", fs)))
+        object.__setattr__(self, "_cache", {})
+
+    @classmethod
+    def of(cls, x: Filter | Predicate) -> Predicate:
+        return x if isinstance(x, Predicate) else cls((x,))
+
+    def __iter__(self) -> Iterator[Filter]:
+        return iter(self.filters)
+
+    def __len__(self) -> int:
+        return len(self.filters)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Predicate):
+            return NotImplemented
+        return self._hash == other._hash and self.filters == other.filters
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def size(self) -> int:
+        """Number of constraints (an ``any`` counts as one)."""
+        return sum(len(f) for f in self.filters)
+
+    def __or__(self, other: Predicate | Filter) -> Predicate:
+        return Predicate(self.filters + Predicate.of(other).filters)
+
+    def __str__(self) -> str:
+        if not self.filters:
+            return "false"
+        return " || ".join(str(f) for f in self.filters)
+
+    def __repr__(self) -> str:
+        return f"Predicate({list(self.filters)!r})"
+
+    def __reduce__(self):
+        return (Predicate, (self.filters,))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Advertisement:
+    """What a publisher may send: every attribute of a covered message must
+    satisfy at least one of these constraints on its name and type (several
+    constraints on one name are a disjunction)."""
+
+    constraints: tuple[Constraint, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False)
+    _cache: dict = field(init=False, repr=False, compare=False)
+
+    def __init__(self, constraints: Iterable[Constraint] = ()) -> None:
+        cs = _canonical_constraints(constraints, "an advertisement")
+        object.__setattr__(self, "constraints", cs)
+        object.__setattr__(self, "_hash", hash(("A", cs)))
+        object.__setattr__(self, "_cache", {})
+
+    def __iter__(self) -> Iterator[Constraint]:
+        return iter(self.constraints)
+
+    def __len__(self) -> int:
+        return len(self.constraints)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Advertisement):
+            return NotImplemented
+        return self._hash == other._hash and self.constraints == other.constraints
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(c.name for c in self.constraints)
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(c) for c in self.constraints) + "]"
+
+    def __repr__(self) -> str:
+        return f"Advertisement({list(self.constraints)!r})"
+
+    def __reduce__(self):
+        return (Advertisement, (self.constraints,))
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A typed value carried by a message."""
+
+    type: str
+    value: Value
+
+    def __post_init__(self) -> None:
+        if self.type not in TYPES:
+            raise InvalidValueError(f"attribute type must be one of {', '.join(TYPES)}, not {self.type!r}")
+        object.__setattr__(self, "value", check_value(self.type, self.value))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Attribute):
+            return NotImplemented
+        return self.type == other.type and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.value))
+
+    def __str__(self) -> str:
+        return f"{self.type} {format_value(self.type, self.value)}"
+
+
+def infer_type(value: Any) -> str:
+    """The type a Python value stands for (bool before int: bool is an int)."""
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return FLOAT
+    if isinstance(value, str):
+        return STRING
+    raise InvalidValueError(f"no Siena type for {value!r}")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Message(Mapping):
+    """A read-only mapping from attribute name to :class:`Attribute`."""
+
+    attributes: tuple[tuple[str, Attribute], ...] = ()
+    _index: dict = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __init__(self, attributes: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
+        items = attributes.items() if isinstance(attributes, Mapping) else attributes
+        index: dict[str, Attribute] = {}
+        for name, attr in items:
+            if not isinstance(name, str) or not name:
+                raise InvalidValueError(f"attribute name must be a non-empty string, not {name!r}")
+            if _has_surrogate(name):
+                raise InvalidValueError(f"attribute name {name!r} contains a surrogate code point")
+            if name in index:
+                raise InvalidValueError(f"duplicate attribute {name!r} in message")
+            if not isinstance(attr, Attribute):
+                attr = Attribute(infer_type(attr), attr)
+            index[name] = attr
+        attrs = tuple(sorted(index.items()))
+        object.__setattr__(self, "attributes", attrs)
+        object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_hash", hash(("M", attrs)))
+
+    def __getitem__(self, name: str) -> Attribute:
+        return self._index[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._index.get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _ in self.attributes)
+
+    def __len__(self) -> int:
+        return len(self.attributes)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return self.attributes == other.attributes
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(
+            f"{a.type} {format_name(n)} = {format_value(a.type, a.value)}" for n, a in self.attributes
+        ) + "]"
+
+    def __repr__(self) -> str:
+        return "Message({" + ", ".join(f"{n!r}: {a!r}" for n, a in self.attributes) + "})"
+
+    def __reduce__(self):
+        return (Message, (self.attributes,))
+
+
+def constraint(type_: str, name: str, op: str, value: Value | None = None) -> Constraint:
+    """Shorthand for :class:`Constraint`."""
+    return Constraint(type_, name, op, value)
