@@ -1,0 +1,232 @@
+"""Covering, overlap and their witnesses, decided exactly.
+
+x covers y iff every message matched by y is matched by x (DESIGN.md). The
+rules layer (``rules``) decides filter against filter with per-attribute
+reasoning. A filter against a disjunction goes through cheap exact steps
+first (one filter of the disjunction covers it; a witness of the filter
+already escapes the disjunction) and then to the z3 layer (``solver``).
+
+Advertisements (seed 004 §3.2) are sets of per-attribute alternatives. An
+advertisement a1 covers a2 iff for every attribute name, the values a2
+allows are among those a1 allows: a message made of a single attribute
+shows the condition is necessary, and attributes are independent. So
+advertisement covering is one small "constraint covered by a disjunction of
+constraints" question per constraint of a2.
+
+Overlap with an advertisement asks for a *non-empty* message: the empty
+message is covered by every advertisement, so counting it would make every
+advertisement overlap every other one.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+from cbalgebra.covering import rules
+from cbalgebra.covering.errors import UndecidedError
+from cbalgebra.covering.rules import (
+    constraint_covers,
+    filter_covers,
+    filter_satisfiable,
+    filter_witness,
+)
+from cbalgebra.semantics import matches
+from cbalgebra.values import ANYTYPE, Advertisement, Constraint, Filter, Message, Predicate
+
+__all__ = [
+    "UndecidedError",
+    "covers",
+    "counterexample",
+    "overlaps",
+    "witness",
+    "satisfiable",
+    "equivalent",
+    "constraint_covers",
+    "filter_covers",
+    "filter_satisfiable",
+    "filter_witness",
+    "predicate_covers_filter",
+    "oracle_covers",
+]
+
+Subscription = Union[Filter, Predicate]
+
+
+def _filters(x: Subscription) -> tuple[Filter, ...]:
+    return x.filters if isinstance(x, Predicate) else (x,)
+
+
+def _kind(x: object) -> str:
+    if isinstance(x, (Filter, Predicate)):
+        return "subscription"
+    if isinstance(x, Advertisement):
+        return "advertisement"
+    raise TypeError(f"expected a Filter, Predicate or Advertisement, not {type(x).__name__}")
+
+
+# ------------------------------------------------------------ filter vs or
+def filter_counterexample_against(f: Filter, ps: tuple[Filter, ...]) -> Message | None:
+    """A message matched by f and by no filter of ps, or None (ps covers f)."""
+    ff = rules.form_of(f)
+    if not ff.satisfiable:
+        return None
+    relevant = []
+    for p in ps:
+        if filter_covers(p, f):
+            return None
+        # A filter disjoint from f cannot help cover it.
+        if rules.filters_overlap(p, f):
+            relevant.append(p)
+    candidate = ff.witness()
+    if not any(matches(p, candidate) for p in relevant):
+        return candidate
+    if len(relevant) == 1:
+        return rules.filter_counterexample(relevant[0], f)
+    from cbalgebra.covering import solver
+
+    return solver.covering_counterexample(f, relevant)
+
+
+def predicate_covers_filter(p: Predicate | Filter, f: Filter) -> bool:
+    """Whether the disjunction p covers the filter f (exact)."""
+    return filter_counterexample_against(f, _filters(p)) is None
+
+
+# ---------------------------------------------------------- advertisements
+def _alternatives(a: Advertisement, c: Constraint) -> tuple[Filter, ...]:
+    """a's constraints that can accept an attribute named like c, as filters."""
+    return tuple(
+        rules.single(d) for d in a.constraints
+        if d.name == c.name and (d.type == c.type or ANYTYPE in (d.type, c.type))
+    )
+
+
+def _advertisement_counterexample(a1: Advertisement, a2: Advertisement) -> Message | None:
+    for c in a2.constraints:
+        message = filter_counterexample_against(rules.single(c), _alternatives(a1, c))
+        if message is not None:
+            return message
+    return None
+
+
+def _advertisement_witness(a: Advertisement, x: Advertisement | Subscription) -> Message | None:
+    if isinstance(x, Advertisement):
+        for c in a.constraints:
+            for d in _alternatives(x, c):
+                m = rules.filter_witness(rules.conjoin(rules.single(c), d))
+                if m is not None:
+                    return m
+        return None
+    for f in _filters(x):
+        m = _advertisement_filter_witness(a, f)
+        if m is not None:
+            return m
+    return None
+
+
+def _advertisement_filter_witness(a: Advertisement, f: Filter) -> Message | None:
+    """A non-empty message matched by f and covered by a."""
+    ff = rules.form_of(f)
+    if not ff.satisfiable:
+        return None
+    if not f.constraints:
+        for c in a.constraints:
+            m = rules.filter_witness(rules.single(c))
+            if m is not None:
+                return m
+        return None
+    by_name: dict[str, list] = {}
+    for c in f.constraints:
+        by_name.setdefault(c.name, []).append(c)
+    attrs = {}
+    for name, cs in by_name.items():
+        found = None
+        for d in a.constraints:
+            if d.name != name:
+                continue
+            m = rules.filter_witness(Filter((*cs, d)))
+            if m is not None:
+                found = m[name]
+                break
+        if found is None:
+            return None
+        attrs[name] = found
+    return Message(attrs)
+
+
+# ------------------------------------------------------------- public API
+def counterexample(x, y) -> Message | None:
+    """A message matched by y and not by x, or None when x covers y."""
+    kx, ky = _kind(x), _kind(y)
+    if kx != ky:
+        raise TypeError("covering relates two subscriptions or two advertisements; "
+                        "use overlaps() between an advertisement and a subscription")
+    if kx == "advertisement":
+        m = _advertisement_counterexample(x, y)
+    else:
+        px = _filters(x)
+        m = None
+        for q in _filters(y):
+            m = filter_counterexample_against(q, px)
+            if m is not None:
+                break
+    if m is not None and not (matches(y, m) and not matches(x, m)):  # pragma: no cover
+        raise AssertionError(f"internal error: {m} is not a counterexample")
+    return m
+
+
+def covers(x, y) -> bool:
+    """Whether x covers y: every message matched by y is matched by x."""
+    if isinstance(x, Filter) and isinstance(y, Filter):
+        return filter_covers(x, y)
+    return counterexample(x, y) is None
+
+
+def equivalent(x, y) -> bool:
+    """Whether x and y match the same messages."""
+    return covers(x, y) and covers(y, x)
+
+
+def witness(x, y) -> Message | None:
+    """A message matched by both x and y, or None when they do not overlap.
+
+    With an advertisement involved, the message is non-empty (see above).
+    """
+    kx, ky = _kind(x), _kind(y)
+    if kx == "advertisement":
+        m = _advertisement_witness(x, y)
+    elif ky == "advertisement":
+        m = _advertisement_witness(y, x)
+    else:
+        m = None
+        for f in _filters(x):
+            for g in _filters(y):
+                m = rules.filter_witness(rules.conjoin(f, g))
+                if m is not None:
+                    break
+            if m is not None:
+                break
+    if m is not None and not (matches(x, m) and matches(y, m)):  # pragma: no cover
+        raise AssertionError(f"internal error: {m} is not a common message")
+    return m
+
+
+def overlaps(x, y) -> bool:
+    """Whether some message is matched by both x and y."""
+    return witness(x, y) is not None
+
+
+def satisfiable(x: Subscription) -> bool:
+    """Whether some message matches x."""
+    if isinstance(x, Filter):
+        return filter_satisfiable(x)
+    if isinstance(x, Predicate):
+        return any(filter_satisfiable(f) for f in x.filters)
+    raise TypeError(f"satisfiable expects a Filter or Predicate, not {type(x).__name__}")
+
+
+def oracle_covers(x: Subscription, y: Subscription) -> bool:
+    """Covering decided by the independent pure-z3 encoding (for tests)."""
+    from cbalgebra.covering.oracle import oracle_covers as _oracle
+
+    return _oracle(x, y)

@@ -1,0 +1,215 @@
+"""The rules layer: exact per-attribute reasoning, no solver.
+
+A filter is normalized once (and cached on the value) into one
+:class:`AttributeForm` per attribute name. Filter g covers filter f iff f is
+unsatisfiable, or every constraint of g is implied by f's constraints on the
+same name (DESIGN.md, "Deciding covering"). Numbers and bools are decided by
+interval arithmetic here; string conjunctions go to
+``cbalgebra.covering.strings``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from cbalgebra.covering import domains
+from cbalgebra.covering.domains import NO_SOLUTION, Atom
+from cbalgebra.values import (
+    ANY,
+    ANYTYPE,
+    BOOL,
+    FLOAT,
+    INT,
+    STRING,
+    Attribute,
+    Constraint,
+    Filter,
+    Message,
+)
+
+#: Value used for an attribute that must be present but whose type is free.
+_FREE_TYPE_WITNESS = Attribute(INT, 0)
+#: For a counterexample to a constraint of type T on an attribute whose type
+#: is free: an attribute of another type.
+_OTHER_TYPE = {STRING: Attribute(INT, 0), INT: Attribute(STRING, ""),
+               FLOAT: Attribute(INT, 0), BOOL: Attribute(INT, 0)}
+
+
+class AttributeForm:
+    """What one filter says about one attribute name.
+
+    ``type`` is the single concrete type the filter forces (None when only
+    ``any name any`` constraints mention the name: present, type free).
+    ``atoms`` are the positive atoms of that type. ``numbers`` caches the
+    interval form for int and float, ``value`` a witness value.
+    """
+
+    __slots__ = ("name", "type", "atoms", "numbers", "value", "satisfiable")
+
+    def __init__(self, name: str, constraints: Iterable[Constraint]) -> None:
+        self.name = name
+        types = {c.type for c in constraints if c.type != ANYTYPE}
+        self.numbers = None
+        if len(types) > 1:
+            # A message holds one attribute per name: two types conflict.
+            self.type, self.atoms, self.value, self.satisfiable = None, (), NO_SOLUTION, False
+            return
+        self.type = types.pop() if types else None
+        self.atoms = tuple((c.op, c.value, True) for c in constraints if c.type == self.type and c.op != ANY)
+        if self.type is None:
+            self.value = _FREE_TYPE_WITNESS
+        elif self.type in (INT, FLOAT):
+            self.numbers = domains.number_set(self.type, self.atoms)
+            self.value = NO_SOLUTION if self.numbers.empty else None
+        else:
+            self.value = None
+        if self.value is None:
+            v = domains.solve(self.type, self.atoms)
+            self.value = NO_SOLUTION if v is NO_SOLUTION else Attribute(self.type, v)
+        self.satisfiable = self.value is not NO_SOLUTION
+
+    def implies(self, c: Constraint) -> bool:
+        """Whether every attribute this (satisfiable) form allows satisfies c."""
+        if c.type == ANYTYPE:
+            return True
+        if self.type != c.type:
+            return False
+        if c.op == ANY:
+            return True
+        if self.numbers is not None:
+            return domains.number_set_implies(self.type, self.numbers, c.op, c.value)
+        return _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+
+    def violation(self, c: Constraint) -> Attribute | None:
+        """An allowed attribute that fails c (None: leave the attribute out).
+
+        Only call when ``implies(c)`` is False.
+        """
+        if c.type == ANYTYPE:
+            raise AssertionError("a present attribute always satisfies 'any name any'")
+        if self.type is None:
+            return _OTHER_TYPE[c.type]
+        if self.type != c.type:
+            return self.value
+        v = _violating_value(self.type, self.atoms, c)
+        if v is NO_SOLUTION:  # pragma: no cover - guarded by implies()
+            raise AssertionError("no violation exists")
+        return Attribute(self.type, v)
+
+    def __repr__(self) -> str:
+        return f"AttributeForm({self.name!r}, {self.type!r}, {self.atoms!r}, sat={self.satisfiable})"
+
+
+_VIOLATION_CACHE: OrderedDict[tuple, Any] = OrderedDict()
+_VIOLATION_CACHE_SIZE = 1 << 16
+
+
+def _violating_value(type_: str, atoms: tuple[Atom, ...], c: Constraint) -> Any:
+    """A value satisfying ``atoms`` and violating ``c``, or NO_SOLUTION."""
+    key = (type_, atoms, c.op, c.value)
+    hit = _VIOLATION_CACHE.get(key, _VIOLATION_CACHE)
+    if hit is not _VIOLATION_CACHE:
+        return hit
+    result = domains.solve(type_, atoms + ((c.op, c.value, False),))
+    _VIOLATION_CACHE[key] = result
+    if len(_VIOLATION_CACHE) > _VIOLATION_CACHE_SIZE:
+        _VIOLATION_CACHE.popitem(last=False)
+    return result
+
+
+class FilterForm:
+    """A filter normalized per attribute, with its satisfiability."""
+
+    __slots__ = ("forms", "satisfiable", "names")
+
+    def __init__(self, f: Filter) -> None:
+        grouped: dict[str, list[Constraint]] = {}
+        for c in f.constraints:
+            grouped.setdefault(c.name, []).append(c)
+        self.forms = {name: AttributeForm(name, cs) for name, cs in grouped.items()}
+        self.satisfiable = all(form.satisfiable for form in self.forms.values())
+        self.names = frozenset(grouped)
+
+    def witness(self) -> Message | None:
+        if not self.satisfiable:
+            return None
+        return Message({name: form.value for name, form in self.forms.items()})
+
+
+def form_of(f: Filter) -> FilterForm:
+    form = f._cache.get("form")
+    if form is None:
+        form = FilterForm(f)
+        f._cache["form"] = form
+    return form
+
+
+def filter_satisfiable(f: Filter) -> bool:
+    return form_of(f).satisfiable
+
+
+def filter_witness(f: Filter) -> Message | None:
+    """A message the filter matches, or None when it is unsatisfiable."""
+    return form_of(f).witness()
+
+
+def filter_covers(g: Filter, f: Filter) -> bool:
+    """g covers f: every message matched by f is matched by g."""
+    ff = form_of(f)
+    if not ff.satisfiable:
+        return True
+    forms = ff.forms
+    for c in g.constraints:
+        form = forms.get(c.name)
+        if form is None or not form.implies(c):
+            return False
+    return True
+
+
+def filter_counterexample(g: Filter, f: Filter) -> Message | None:
+    """A message matched by f and not by g, or None when g covers f."""
+    ff = form_of(f)
+    if not ff.satisfiable:
+        return None
+    for c in g.constraints:
+        form = ff.forms.get(c.name)
+        if form is None:
+            values = {name: fm.value for name, fm in ff.forms.items()}
+            return Message(values)
+        if not form.implies(c):
+            values = {name: fm.value for name, fm in ff.forms.items()}
+            values[c.name] = form.violation(c)
+            return Message(values)
+    return None
+
+
+def conjoin(f: Filter, g: Filter) -> Filter:
+    return Filter(f.constraints + g.constraints)
+
+
+def filters_overlap(f: Filter, g: Filter) -> bool:
+    return filter_satisfiable(conjoin(f, g))
+
+
+_SINGLE: dict[Constraint, Filter] = {}
+
+
+def single(c: Constraint) -> Filter:
+    """The one-constraint filter of c, interned so its form is computed once."""
+    f = _SINGLE.get(c)
+    if f is None:
+        if len(_SINGLE) > 1 << 16:
+            _SINGLE.clear()
+        f = _SINGLE[c] = Filter((c,))
+    return f
+
+
+def constraint_covers(a: Constraint, b: Constraint) -> bool:
+    """a covers b: every message satisfying b satisfies a."""
+    return filter_covers(single(a), single(b))
+
+
+def constraint_satisfiable(c: Constraint) -> bool:
+    return filter_satisfiable(single(c))
