@@ -89,7 +89,9 @@ class DocumentItem:
         if self.kind == "ifconfig":
             return f"ifconfig {self.interface} {self.value}"
         if self.kind == "command":
-            return " ".join(str(w) for w in self.value)
+            if self.value[0] == "set":
+                return f"set {self.value[1]} = {self.value[2]};"
+            return " ".join(str(w) for w in self.value) + ";"
         return f"{self.kind} {self.value}"
 
 
@@ -126,6 +128,8 @@ class _Builder(Transformer):
     # -- constraints -------------------------------------------------------
     def type(self, token: Token) -> tuple[str, Token]:
         return TYPE_OF_TOKEN[token.type], token
+
+    sff_type = type
 
     def name(self, token: Token) -> tuple[str, Token]:
         return _name(token)
@@ -254,6 +258,8 @@ class _Builder(Transformer):
     def command(self, first, *rest):
         words: list[Any] = [first.value]
         for tok in rest:
+            if tok.type == "EQ":
+                continue
             if tok.type in LITERAL_TYPE:
                 words.append(literal(tok, None)[1])
             else:

@@ -225,8 +225,10 @@ def satisfiable(x: Subscription) -> bool:
     raise TypeError(f"satisfiable expects a Filter or Predicate, not {type(x).__name__}")
 
 
-def oracle_covers(x: Subscription, y: Subscription) -> bool:
-    """Covering decided by the independent pure-z3 encoding (for tests)."""
+def oracle_covers(x: Subscription, y: Subscription, timeout_ms: int = 5_000) -> bool:
+    """Covering decided by the independent pure-z3 encoding (for tests).
+
+    Raises UndecidedError when z3's string theory gives up."""
     from cbalgebra.covering.oracle import oracle_covers as _oracle
 
-    return _oracle(x, y)
+    return _oracle(x, y, timeout_ms=timeout_ms)

@@ -1,0 +1,5 @@
+import sys
+
+from cbalgebra.cli import main
+
+sys.exit(main())

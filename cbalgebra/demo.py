@@ -1,0 +1,69 @@
+"""``make demo``: a short tour of the library on the embedded defaults."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+import cbalgebra as cb
+
+SIGCOMM_PREDICATE = (
+    '[alert-type="intrusion" ∧ severity>2 ∨ class="alert" ∧ device-type="web-server"]'
+)
+SIGCOMM_MESSAGE = '[class="alert", severity=6, device-type="web-server", alert-type="hardware failure"]'
+
+
+def _title(text: str) -> None:
+    print(f"\n== {text}")
+
+
+def run(out: Path, study: bool = True) -> int:
+    _title("Parse the SIGCOMM 2003 example (seed 000, §1)")
+    predicate = cb.parse_predicate(SIGCOMM_PREDICATE)
+    message = cb.parse_message(SIGCOMM_MESSAGE)
+    print(f"predicate: {predicate}")
+    print(f"message:   {message}")
+
+    _title("Match")
+    print(f"matches(predicate, message) = {cb.matches(predicate, message)}")
+
+    _title("Covering, decided exactly")
+    wide = cb.parse_predicate('[int severity > 2] || [string class = "alert"]')
+    print(f"x = {wide}\ny = {predicate}")
+    print(f"x covers y: {cb.covers(wide, predicate)}")
+    narrow = cb.parse_predicate('[string alert-type >* "intr", int severity > 3]')
+    print(f"x = {narrow}\ny = {predicate}")
+    m = cb.counterexample(narrow, predicate)
+    print(f"x covers y: {m is None}; counterexample (matched by y, not by x): {m}")
+    x, y = cb.parse_filter('string s <= "bz"'), cb.parse_filter('string s >* "b"')
+    print(f'{x} covers {y}: {cb.covers(x, y)}; counterexample: {cb.counterexample(x, y)}')
+
+    _title("Reduce a small disjunction")
+    disjunction = cb.parse_predicate(
+        "[int x > 10, int y = 100] || [int y > 0] || [int severity > 2] || [int severity > 3]"
+    )
+    print(f"input:   {disjunction}  (size {disjunction.size})")
+    for reducer in ("siena", "exact", "merge", "cover", "minimal"):
+        reduced = cb.reduce(disjunction, reducer=reducer)
+        print(f"{reducer:>8}: {reduced}  (size {reduced.size})")
+
+    if importlib.util.find_spec("cbalgebra.matcher.table") is not None:
+        _title("Forward with the compiled table (numba)")
+        from cbalgebra.matcher import ForwardingTable
+
+        table = ForwardingTable.compile({
+            1: predicate,
+            2: cb.parse_predicate('[string class = "alert", int severity > 7]'),
+            3: cb.parse_predicate('[string device-type >* "web"]'),
+        })
+        print(f"forward(message) -> interfaces {list(table.forward(message))}")
+
+    if study:
+        _title("A small alpha study on the embedded Spark (local[*])")
+        from cbalgebra import studies
+
+        started = time.perf_counter()
+        plot = studies.demo_study(out)
+        print(f"wrote {plot} in {time.perf_counter() - started:.0f} s")
+    return 0

@@ -1,0 +1,18 @@
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+# The tests import their helpers (strategies, oracles) as plain modules.
+sys.path.insert(0, str(Path(__file__).parent))
+
+# Deadlines measure the machine, not the code: timing never decides a test.
+settings.register_profile(
+    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+settings.register_profile(
+    "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
