@@ -1,0 +1,602 @@
+"""An exact decision procedure for conjunctions of string atoms on one attribute.
+
+An *atom* is ``(op, value, positive)``: the operator symbol, its string constant
+(``None`` for ``any``) and whether the atom must hold (``True``) or must not
+hold (``False``). :func:`solve_string` finds a string satisfying every atom, or
+proves that none exists.
+
+Every atom denotes a regular language, so the conjunction is decided with
+automata (DESIGN.md, "Strings: an exact procedure of our own"):
+
+* Each atom gets a small deterministic automaton over Unicode code points:
+  ``=`` and prefix track how much of the constant has been matched; suffix and
+  substring use a KMP failure automaton; ``>``/``>=`` track equal-so-far, less
+  or greater. ``!=``, ``<`` and ``<=`` are negations of ``=``, ``>=`` and ``>``
+  (the string is present, and the order is total).
+* The alphabet is abstracted: from any one automaton state, the code points
+  fall into a few runs that all lead to the same next state (for example "the
+  next character of the constant", "anything below it", "anything above it").
+  Searching the product automaton, the runs of all the live atoms are merged,
+  and each merged run is explored once. This is the design's "constant
+  characters plus one representative per gap" abstraction, computed per
+  product state, which keeps the branching factor small.
+* A breadth-first search over the reachable product states either reaches a
+  state where every atom holds (the path spells a shortest witness) or runs
+  out of states (no string satisfies the atoms). The state space is finite,
+  and atoms that can no longer change their verdict are dropped (satisfied for
+  good) or prune the state (violated for good).
+
+Atoms over ``=, !=, <, <=, >, >=`` and prefix alone take a faster path: each is
+a union of at most two half-open intervals of the code-point order, so the
+conjunction is an interval intersection.
+
+Order is code-point order, exactly Python's ``<`` on ``str``. Strings contain
+no surrogate code points (U+D800..U+DFFF); every other code point, U+0000 and
+U+10FFFF included, may occur in constants and witnesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+__all__ = [
+    "INTERVAL_OPERATORS",
+    "solve_string",
+    "solve_string_automaton",
+    "solve_string_intervals",
+    "string_atom_holds",
+]
+
+Atom = tuple[str, "str | None", bool]
+
+MAX_CP = 0x10FFFF
+MAX_CHAR = chr(MAX_CP)
+SURROGATE_FIRST, SURROGATE_LAST = 0xD800, 0xDFFF
+
+#: Operators whose atoms (either polarity) are unions of intervals of the order.
+INTERVAL_OPERATORS = frozenset(("=", "!=", "<", "<=", ">", ">=", ">*"))
+_ALL_OPERATORS = frozenset(("=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"))
+
+
+# --------------------------------------------------------------------------
+# The reference semantics
+
+
+def string_atom_holds(op: str, value: str | None, s: str) -> bool:
+    """Whether the string ``s`` satisfies ``op value`` (the positive atom)."""
+    if op == "any":
+        return True
+    if value is None:
+        raise ValueError(f"operator {op!r} needs a string constant")
+    if op == "=":
+        return s == value
+    if op == "!=":
+        return s != value
+    if op == "<":
+        return s < value
+    if op == "<=":
+        return s <= value
+    if op == ">":
+        return s > value
+    if op == ">=":
+        return s >= value
+    if op == ">*":
+        return s.startswith(value)
+    if op == "*<":
+        return s.endswith(value)
+    if op == "*":
+        return value in s
+    raise ValueError(f"unknown string operator {op!r}")
+
+
+# --------------------------------------------------------------------------
+# Canonical atoms: fewer operators, so fewer automata
+#
+# A canonical atom is (op, value, positive) with op one of = > >= >* *< *.
+# The other operators are negations of these on a present string.
+
+_NEGATED_FORM = {"!=": "=", "<": ">=", "<=": ">"}
+
+# Whole-atom verdicts for atoms that need no automaton.
+_ALWAYS, _NEVER = "always", "never"
+
+
+@lru_cache(maxsize=65536)
+def _canonical_atom(op: str, value: str | None, positive: bool) -> tuple[str, str, bool] | str:
+    """The canonical form of one atom, or ``_ALWAYS`` / ``_NEVER``."""
+    if op not in _ALL_OPERATORS:
+        raise ValueError(f"unknown string operator {op!r}")
+    if op == "any":
+        return _ALWAYS if positive else _NEVER
+    if not isinstance(value, str):
+        raise ValueError(f"operator {op!r} needs a string constant, got {value!r}")  # noqa: TRY004
+    if _has_surrogate(value):
+        raise ValueError(f"string constant {value!r} contains a surrogate code point")
+    if op in _NEGATED_FORM:
+        op, positive = _NEGATED_FORM[op], not positive
+    if value == "" and op in (">=", ">*", "*<", "*"):
+        # The empty string is below, a prefix, a suffix and a substring of all.
+        return _ALWAYS if positive else _NEVER
+    return (op, value, bool(positive))
+
+
+def _has_surrogate(s: str) -> bool:
+    return not s.isascii() and any(SURROGATE_FIRST <= ord(c) <= SURROGATE_LAST for c in s)
+
+
+def _canonicalize(atoms: Sequence[Atom]) -> tuple[tuple[str, str, bool], ...] | None:
+    """Sorted, deduplicated canonical atoms; ``None`` if one is never true."""
+    canonical = set()
+    for op, value, positive in atoms:
+        form = _canonical_atom(op, value, positive)
+        if form is _NEVER:
+            return None
+        if form is not _ALWAYS:
+            canonical.add(form)
+    return tuple(sorted(canonical))
+
+
+def _directly_contradictory(atoms: tuple[tuple[str, str, bool], ...]) -> bool:
+    """An atom required both to hold and not to hold (cheap, common in covering)."""
+    present = set(atoms)
+    return any((op, value, not positive) in present for op, value, positive in atoms)
+
+
+# --------------------------------------------------------------------------
+# Code points and readable representatives
+
+
+def _next_cp(cp: int) -> int:
+    """The next code point a string may contain (skips the surrogates)."""
+    return SURROGATE_LAST + 1 if cp + 1 == SURROGATE_FIRST else cp + 1
+
+
+def _prev_cp(cp: int) -> int:
+    return SURROGATE_FIRST - 1 if cp - 1 == SURROGATE_LAST else cp - 1
+
+
+# Ranges tried in order when choosing a character inside a run: lowercase,
+# uppercase, digits, printable ASCII, then space (legal but easy to misread).
+_READABLE_RANGES = ((0x61, 0x7A), (0x41, 0x5A), (0x30, 0x39), (0x21, 0x7E), (0x20, 0x20))
+_PRINTABLE_SCAN_LIMIT = 512
+
+
+@lru_cache(maxsize=65536)
+def _pick(first: int, last: int) -> str | None:
+    """A readable character with code point in ``[first, last]``, or ``None``.
+
+    Every character of a run behaves alike for all atoms, so any one will do;
+    witnesses are shown to users, hence letters first, control characters last.
+    """
+    for low, high in _READABLE_RANGES:
+        if first <= high and low <= last:
+            return chr(max(first, low))
+    cp = first
+    for cp in range(first, min(last, first + _PRINTABLE_SCAN_LIMIT) + 1):
+        if not SURROGATE_FIRST <= cp <= SURROGATE_LAST and chr(cp).isprintable():
+            return chr(cp)
+    if SURROGATE_FIRST <= first <= SURROGATE_LAST:
+        first = SURROGATE_LAST + 1
+    return chr(first) if first <= last else None
+
+
+# --------------------------------------------------------------------------
+# The fast path: intervals of the code-point order
+#
+# A set of strings is a sorted list of disjoint half-open intervals
+# [lo, hi), with hi None for "unbounded above". The immediate successor of s
+# is s + "\x00", so [v, v + "\x00") is exactly {v}. Holes (!=) are the
+# complement of such singletons, which is why a finite interval like
+# [a, a\0\0\0) minus {a, a\0, a\0\0} comes out empty with no special case.
+
+Interval = tuple[str, "str | None"]
+
+
+def _prefix_upper_bound(prefix: str) -> str | None:
+    """The least string above every extension of ``prefix`` (None: there is none).
+
+    Drop trailing U+10FFFF characters, then increment the last character.
+    """
+    stem = prefix.rstrip(MAX_CHAR)
+    if not stem:
+        return None
+    return stem[:-1] + chr(_next_cp(ord(stem[-1])))
+
+
+@lru_cache(maxsize=65536)
+def _atom_intervals(op: str, value: str, positive: bool) -> tuple[Interval, ...]:
+    """The strings satisfying one canonical interval atom."""
+    if op == "=":
+        lo, hi = value, value + "\x00"
+    elif op == ">":
+        lo, hi = value + "\x00", None
+    elif op == ">=":
+        lo, hi = value, None
+    elif op == ">*":
+        lo, hi = value, _prefix_upper_bound(value)
+    else:
+        raise ValueError(f"{op!r} is not an interval operator")
+    if positive:
+        return ((lo, hi),)
+    complement: list[Interval] = []
+    if lo != "":
+        complement.append(("", lo))
+    if hi is not None:
+        complement.append((hi, None))
+    return tuple(complement)
+
+
+def _ends_before(a: str | None, b: str | None) -> bool:
+    """Whether upper bound ``a`` is below upper bound ``b`` (None is infinity)."""
+    return a is not None and (b is None or a < b)
+
+
+def _intersect(first: Sequence[Interval], second: Sequence[Interval]) -> list[Interval]:
+    """Intersection of two sorted lists of disjoint half-open intervals."""
+    out: list[Interval] = []
+    i = j = 0
+    while i < len(first) and j < len(second):
+        (lo1, hi1), (lo2, hi2) = first[i], second[j]
+        lo = max(lo1, lo2)
+        hi = hi1 if _ends_before(hi1, hi2) else hi2
+        if hi is None or lo < hi:
+            out.append((lo, hi))
+        if _ends_before(hi1, hi2):
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _shortest_at_least(floor: str) -> str:
+    """A shortest string ``>= floor``, readable where there is a choice."""
+    if floor == "":
+        return ""
+    # A shorter string is >= floor only by exceeding it at some position j;
+    # the earliest position whose character can still grow gives the shortest.
+    for j in range(len(floor) - 1):
+        if floor[j] != MAX_CHAR:
+            return floor[:j] + _pick(_next_cp(ord(floor[j])), MAX_CP)  # type: ignore[operator]
+    return floor[:-1] + _pick(ord(floor[-1]), MAX_CP)  # type: ignore[operator]
+
+
+def _shortest_in(lo: str, hi: str | None) -> str:
+    """A shortest string in the non-empty interval [lo, hi)."""
+    if lo == "":
+        return ""
+    if hi is None:
+        return _shortest_at_least(lo)
+    d = 0
+    limit = min(len(lo), len(hi))
+    while d < limit and lo[d] == hi[d]:
+        d += 1
+    if d == len(lo):
+        # lo is a proper prefix of hi: nothing shorter than lo lies between.
+        return lo
+    # lo and hi first differ at d. A string of length d + 1 in the interval is
+    # lo[:d] + c, with c from lo[d] (only if that is all of lo) up to hi[d]
+    # (only if hi goes on after it, else c + ... would be >= hi).
+    first = ord(lo[d]) if len(lo) == d + 1 else _next_cp(ord(lo[d]))
+    last = ord(hi[d]) if len(hi) > d + 1 else _prev_cp(ord(hi[d]))
+    if first <= last:
+        char = _pick(first, last)
+        if char is not None:
+            return lo[:d] + char
+    # Otherwise every string of the interval extends lo[:d + 1] (and all of
+    # those are below hi), so it is the shortest such extension that is >= lo.
+    return lo[: d + 1] + _shortest_at_least(lo[d + 1 :])
+
+
+def _solve_intervals(atoms: tuple[tuple[str, str, bool], ...]) -> tuple[bool, str | None]:
+    """(satisfiable, shortest witness) for canonical interval atoms."""
+    region = _interval_region(atoms)
+    if not region:
+        return False, None
+    witness = min((_shortest_in(lo, hi) for lo, hi in region), key=len)
+    return True, witness
+
+
+def _interval_region(atoms: Sequence[tuple[str, str, bool]]) -> list[Interval]:
+    region: list[Interval] = [("", None)]
+    for atom in atoms:
+        region = _intersect(region, _atom_intervals(*atom))
+        if not region:
+            break
+    return region
+
+
+# --------------------------------------------------------------------------
+# Automata
+#
+# States are ints >= 0. Two sinks stand for "the verdict can no longer
+# change". In a raw automaton they are TRUE and FALSE (the atom holds / fails
+# on every extension); after applying the atom's polarity they become DONE
+# (satisfied for good: the atom drops out of the search) and DEAD (violated
+# for good: the product state is pruned).
+#
+# A transition from a state is a tuple of runs ((first_cp, target), ...),
+# ascending, the first starting at 0: every code point from first_cp up to
+# the next run's start goes to target.
+
+_TRUE, _FALSE = -1, -2
+DONE, DEAD = -1, -2
+
+Runs = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class _RawAutomaton:
+    start: int
+    accepting: frozenset[int]  # non-sink states where the atom holds
+    runs: tuple[Runs, ...]  # indexed by state
+
+
+def _merged_runs(runs: Sequence[tuple[int, int]]) -> Runs:
+    """Drop empty runs and join neighbouring runs with the same target."""
+    out: list[tuple[int, int]] = []
+    for start, target in runs:
+        if start > MAX_CP:
+            continue
+        if out and out[-1][0] == start:
+            out[-1] = (start, target)
+        elif not out or out[-1][1] != target:
+            out.append((start, target))
+    return tuple(out)
+
+
+def _one_char_runs(cp: int, below: int, on: int, above: int) -> Runs:
+    """Runs for: code points below cp, cp itself, and above cp."""
+    return _merged_runs(((0, below), (cp, on), (cp + 1, above)))
+
+
+def _match_automaton(value: str, *, whole: bool) -> _RawAutomaton:
+    """``=`` (whole=True) or prefix (whole=False): states count matched characters."""
+    n = len(value)
+    runs = []
+    for i, char in enumerate(value):
+        matched = i + 1 if (whole or i + 1 < n) else _TRUE
+        runs.append(_one_char_runs(ord(char), _FALSE, matched, _FALSE))
+    if whole:
+        runs.append(((0, _FALSE),))  # all of value read: any more breaks equality
+        return _RawAutomaton(0, frozenset((n,)), tuple(runs))
+    return _RawAutomaton(0 if n else _TRUE, frozenset(), tuple(runs))
+
+
+def _order_automaton(value: str, *, or_equal: bool) -> _RawAutomaton:
+    """``>`` or ``>=``: state i means equal to value[:i] so far (so far below)."""
+    runs = [_one_char_runs(ord(char), _FALSE, i + 1, _TRUE) for i, char in enumerate(value)]
+    runs.append(((0, _TRUE),))  # a proper extension of value is above it
+    accepting = frozenset((len(value),)) if or_equal else frozenset()
+    return _RawAutomaton(0, accepting, tuple(runs))
+
+
+def _kmp_automaton(value: str, *, anywhere: bool) -> _RawAutomaton:
+    """Substring (anywhere=True) or suffix: state i is the longest prefix of
+    value that is a suffix of the input read so far (Knuth-Morris-Pratt)."""
+    n = len(value)
+    border = [0] * (n + 1)  # border[i]: longest proper border of value[:i]
+    k = 0
+    for i in range(1, n):
+        while k and value[i] != value[k]:
+            k = border[k]
+        if value[i] == value[k]:
+            k += 1
+        border[i + 1] = k
+    alphabet = sorted(set(value))
+    delta: list[dict[str, int]] = []
+    for state in range(n + 1):
+        row = {}
+        for char in alphabet:
+            if state < n and value[state] == char:
+                row[char] = state + 1
+            else:
+                row[char] = delta[border[state]][char] if state else 0
+        delta.append(row)
+    runs = []
+    for state in range(n + 1 if not anywhere else n):
+        pieces = [(0, 0)]
+        for char in alphabet:  # characters absent from value restart at 0
+            target = delta[state][char]
+            if anywhere and target == n:
+                target = _TRUE
+            pieces += [(ord(char), target), (ord(char) + 1, 0)]
+        runs.append(_merged_runs(pieces))
+    accepting = frozenset() if anywhere else frozenset((n,))
+    return _RawAutomaton(0, accepting, tuple(runs))
+
+
+def _raw_automaton(op: str, value: str) -> _RawAutomaton:
+    if op == "=":
+        return _match_automaton(value, whole=True)
+    if op == ">*":
+        return _match_automaton(value, whole=False)
+    if op == ">":
+        return _order_automaton(value, or_equal=False)
+    if op == ">=":
+        return _order_automaton(value, or_equal=True)
+    if op == "*<":
+        return _kmp_automaton(value, anywhere=False)
+    if op == "*":
+        return _kmp_automaton(value, anywhere=True)
+    raise ValueError(f"no automaton for operator {op!r}")
+
+
+@dataclass(frozen=True)
+class _Automaton:
+    """One atom's automaton with its polarity applied (sinks are DONE/DEAD)."""
+
+    start: int
+    accepting: frozenset[int]  # states where the atom (with polarity) holds; DONE included
+    runs: tuple[Runs, ...]
+    _events: dict[int, tuple[tuple[tuple[int, int, int], ...], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def events_at(self, position: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+        """Per state, the runs as (first_cp, position, target) sweep events."""
+        events = self._events.get(position)
+        if events is None:
+            events = tuple(
+                tuple((start, position, target) for start, target in state_runs)
+                for state_runs in self.runs
+            )
+            self._events[position] = events
+        return events
+
+
+@lru_cache(maxsize=65536)
+def _automaton(op: str, value: str, positive: bool) -> _Automaton:
+    raw = _raw_automaton(op, value)
+    sink = {_TRUE: DONE, _FALSE: DEAD} if positive else {_TRUE: DEAD, _FALSE: DONE}
+
+    def polar(state: int) -> int:
+        return sink.get(state, state)
+
+    runs = tuple(
+        tuple((start, polar(target)) for start, target in state_runs) for state_runs in raw.runs
+    )
+    states = range(len(raw.runs))
+    accepting = {s for s in states if (s in raw.accepting) == positive}
+    accepting.add(DONE)
+    return _Automaton(polar(raw.start), frozenset(accepting), runs)
+
+
+# --------------------------------------------------------------------------
+# Product search
+
+
+def _successors(
+    state: tuple[int, ...], events: Sequence[tuple[tuple[tuple[int, int, int], ...], ...]]
+) -> Iterator[tuple[int, int, tuple[int, ...]]]:
+    """(first_cp, last_cp, next_state) for each run of code points, ascending.
+
+    Merges the runs of the atoms still live in ``state``; runs that kill an
+    atom, or contain only surrogates, are skipped.
+    """
+    sweep: list[tuple[int, int, int]] = []
+    for position, atom_state in enumerate(state):
+        if atom_state >= 0:
+            sweep.extend(events[position][atom_state])
+    sweep.sort()
+    current = list(state)
+    k, count = 0, len(sweep)
+    while k < count:
+        first = sweep[k][0]
+        while k < count and sweep[k][0] == first:
+            current[sweep[k][1]] = sweep[k][2]
+            k += 1
+        last = sweep[k][0] - 1 if k < count else MAX_CP
+        if DEAD in current:
+            continue
+        if first >= SURROGATE_FIRST and last <= SURROGATE_LAST:  # no valid character
+            continue
+        yield first, last, tuple(current)
+
+
+def _search(automata: Sequence[_Automaton]) -> tuple[bool, str | None]:
+    """Breadth-first search of the product; the first accepting path is a witness.
+
+    Runs are expanded in ascending code-point order and each layer in the order
+    it was discovered, so the witness is shortest and, run by run, smallest.
+    """
+    start = tuple(a.start for a in automata)
+    if DEAD in start:
+        return False, None
+    accepting = [a.accepting for a in automata]
+
+    def holds(state: tuple[int, ...]) -> bool:
+        return all(s in acc for s, acc in zip(state, accepting, strict=True))
+
+    if holds(start):
+        return True, ""
+    events = [a.events_at(position) for position, a in enumerate(automata)]
+    parent: dict[tuple[int, ...], tuple[tuple[int, ...], int, int] | None] = {start: None}
+    layer = [start]
+    while layer:
+        next_layer = []
+        for state in layer:
+            for first, last, successor in _successors(state, events):
+                if successor in parent:
+                    continue
+                parent[successor] = (state, first, last)
+                if holds(successor):
+                    return True, _spell(parent, successor)
+                next_layer.append(successor)
+        layer = next_layer
+    return False, None
+
+
+def _spell(parent: dict, state: tuple[int, ...]) -> str:
+    """The witness leading to ``state``: one readable character per run."""
+    chars = []
+    step = parent[state]
+    while step is not None:
+        previous, first, last = step
+        chars.append(_pick(first, last))
+        step = parent[previous]
+    return "".join(reversed(chars))
+
+
+def _solve_automaton(atoms: tuple[tuple[str, str, bool], ...]) -> tuple[bool, str | None]:
+    automata = [_automaton(*atom) for atom in atoms]
+    # Atoms satisfied from the start by a sink never constrain anything.
+    return _search([a for a in automata if a.start != DONE])
+
+
+# --------------------------------------------------------------------------
+# Entry points
+
+
+@lru_cache(maxsize=65536)
+def _solve_canonical(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
+    if not atoms:
+        return ""
+    if _directly_contradictory(atoms):
+        return None
+    interval_atoms = tuple(a for a in atoms if a[0] in _INTERVAL_CANONICAL)
+    if len(interval_atoms) == len(atoms):
+        return _solve_intervals(atoms)[1]
+    # Mixed: the interval atoms alone are a cheap necessary condition.
+    if interval_atoms and not _interval_region(interval_atoms):
+        return None
+    return _solve_automaton(atoms)[1]
+
+
+_INTERVAL_CANONICAL = frozenset(("=", ">", ">=", ">*"))
+
+
+def solve_string(atoms: Sequence[Atom]) -> str | None:
+    """Return a string that satisfies every atom, or None if no string does.
+
+    Each atom is ``(op, value, positive)``; ``positive=False`` means the atom
+    must not hold. The witness is a shortest one, with readable characters
+    where the atoms leave a choice. Results are cached per set of atoms.
+    """
+    canonical = _canonicalize(atoms)
+    if canonical is None:
+        return None
+    return _solve_canonical(canonical)
+
+
+def solve_string_automaton(atoms: Sequence[Atom]) -> str | None:
+    """:func:`solve_string` by the product automaton alone (no fast path, no cache)."""
+    canonical = _canonicalize(atoms)
+    if canonical is None:
+        return None
+    return _solve_automaton(canonical)[1]
+
+
+def solve_string_intervals(atoms: Sequence[Atom]) -> str | None:
+    """:func:`solve_string` by interval arithmetic alone (no cache).
+
+    Only for atoms over ``=, !=, <, <=, >, >=, >*`` and ``any``; raises
+    ``ValueError`` for others.
+    """
+    canonical = _canonicalize(atoms)
+    if canonical is None:
+        return None
+    if any(op not in _INTERVAL_CANONICAL for op, _, _ in canonical):
+        raise ValueError("the interval path takes only = != < <= > >= >* and any")
+    return _solve_intervals(canonical)[1]
