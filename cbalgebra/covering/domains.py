@@ -186,16 +186,35 @@ def bool_values(atoms: Sequence[Atom]) -> list[bool]:
     ]
 
 
+def int_witness(s: IntSet) -> int:
+    """A readable member of a non-empty int set: 0 if allowed, else near 0."""
+    if s.lo <= 0 <= s.hi and 0 not in s.holes:
+        return 0
+    if s.lo > 0:
+        return s.lo
+    if s.hi < 0:
+        return s.hi
+    # 0 is a hole strictly inside: walk outwards; the ends are members.
+    v = 1
+    while True:
+        if v <= s.hi and v not in s.holes:
+            return v
+        if -v >= s.lo and -v not in s.holes:
+            return -v
+        v += 1
+
+
+def float_witness(s: IntSet) -> float:
+    return _nice_float(s)
+
+
 def solve(type_: str, atoms: Sequence[Atom]) -> Any:
     """A value of ``type_`` satisfying every atom, or ``NO_SOLUTION``."""
-    if type_ == INT:
-        v = int_set(atoms).pick()
-        return NO_SOLUTION if v is None else v
-    if type_ == FLOAT:
-        s = number_set(FLOAT, atoms)
+    if type_ in (INT, FLOAT):
+        s = number_set(type_, atoms)
         if s.empty:
             return NO_SOLUTION
-        return _nice_float(s)
+        return int_witness(s) if type_ == INT else _nice_float(s)
     if type_ == BOOL:
         values = bool_values(atoms)
         return values[0] if values else NO_SOLUTION

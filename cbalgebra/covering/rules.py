@@ -42,33 +42,47 @@ class AttributeForm:
 
     ``type`` is the single concrete type the filter forces (None when only
     ``any name any`` constraints mention the name: present, type free).
-    ``atoms`` are the positive atoms of that type. ``numbers`` caches the
-    interval form for int and float, ``value`` a witness value.
+    ``atoms`` are the positive atoms of that type. ``numbers`` holds the
+    interval form for int and float. ``value`` is a witness attribute,
+    computed on first use.
     """
 
-    __slots__ = ("name", "type", "atoms", "numbers", "value", "satisfiable")
+    __slots__ = ("name", "type", "atoms", "numbers", "satisfiable", "_value")
 
     def __init__(self, name: str, constraints: Iterable[Constraint]) -> None:
         self.name = name
-        types = {c.type for c in constraints if c.type != ANYTYPE}
         self.numbers = None
+        self._value = None
+        types = {c.type for c in constraints if c.type != ANYTYPE}
         if len(types) > 1:
             # A message holds one attribute per name: two types conflict.
-            self.type, self.atoms, self.value, self.satisfiable = None, (), NO_SOLUTION, False
+            self.type, self.atoms, self.satisfiable = None, (), False
             return
         self.type = types.pop() if types else None
         self.atoms = tuple((c.op, c.value, True) for c in constraints if c.type == self.type and c.op != ANY)
         if self.type is None:
-            self.value = _FREE_TYPE_WITNESS
+            self._value = _FREE_TYPE_WITNESS
+            self.satisfiable = True
         elif self.type in (INT, FLOAT):
             self.numbers = domains.number_set(self.type, self.atoms)
-            self.value = NO_SOLUTION if self.numbers.empty else None
+            self.satisfiable = not self.numbers.empty
         else:
-            self.value = None
-        if self.value is None:
             v = domains.solve(self.type, self.atoms)
-            self.value = NO_SOLUTION if v is NO_SOLUTION else Attribute(self.type, v)
-        self.satisfiable = self.value is not NO_SOLUTION
+            self.satisfiable = v is not NO_SOLUTION
+            if self.satisfiable:
+                self._value = Attribute(self.type, v)
+
+    @property
+    def value(self) -> Attribute | Any:
+        """An attribute this form allows (NO_SOLUTION when there is none)."""
+        if not self.satisfiable:
+            return NO_SOLUTION
+        if self._value is None:
+            if self.type == INT:
+                self._value = Attribute(INT, domains.int_witness(self.numbers))
+            else:
+                self._value = Attribute(FLOAT, domains.float_witness(self.numbers))
+        return self._value
 
     def implies(self, c: Constraint) -> bool:
         """Whether every attribute this (satisfiable) form allows satisfies c."""
@@ -119,6 +133,24 @@ def _violating_value(type_: str, atoms: tuple[Atom, ...], c: Constraint) -> Any:
     return result
 
 
+_FORMS: dict[tuple[Constraint, ...], AttributeForm] = {}
+_FORMS_LIMIT = 1 << 17
+
+
+def attribute_form(name: str, constraints: tuple[Constraint, ...]) -> AttributeForm:
+    """The (shared, immutable) form of one attribute's constraints.
+
+    Workloads repeat the same per-attribute constraints across many filters,
+    so forms are interned by their constraint tuple.
+    """
+    form = _FORMS.get(constraints)
+    if form is None:
+        if len(_FORMS) >= _FORMS_LIMIT:
+            _FORMS.clear()
+        form = _FORMS[constraints] = AttributeForm(name, constraints)
+    return form
+
+
 class FilterForm:
     """A filter normalized per attribute, with its satisfiability."""
 
@@ -128,7 +160,7 @@ class FilterForm:
         grouped: dict[str, list[Constraint]] = {}
         for c in f.constraints:
             grouped.setdefault(c.name, []).append(c)
-        self.forms = {name: AttributeForm(name, cs) for name, cs in grouped.items()}
+        self.forms = {name: attribute_form(name, tuple(cs)) for name, cs in grouped.items()}
         self.satisfiable = all(form.satisfiable for form in self.forms.values())
         self.names = frozenset(grouped)
 
