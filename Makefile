@@ -1,0 +1,41 @@
+# Two commands do everything on a fresh machine:
+#   make demo   installs into .venv and runs a short demo on the embedded defaults
+#   make test   installs, adds the Debian packages the tests need, runs the whole suite
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+# graphviz draws the poset (dot); chromium + chromium-driver open its HTML page in the tests.
+DEBIAN_PACKAGES := graphviz chromium chromium-driver
+
+.PHONY: demo test install system-packages bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+system-packages:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+demo: install system-packages
+	$(PY) -m cbalgebra demo --out demo-out
+
+test: install system-packages
+	$(PY) -m pytest -n 2 -p no:cacheprovider
+
+bench: install
+	$(PY) benchmarks/covering.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info demo-out .pytest_cache .hypothesis
