@@ -180,3 +180,166 @@ def fast_message(text: str) -> Message | None:
         return Message(attrs)
     except (_Decline, InvalidValueError):
         return None
+
+
+# ------------------------------------------------------------------ documents
+# Big SFF driver files (hundreds of thousands of `ifconfig` filters) are the
+# common case for documents. This reader takes statements whose parts are all
+# flat and plain; anything else sends the whole document to Lark.
+_SKIP = re.compile(r"(?:[ \t\r\n\f\u00a0]+|#[^\n]*|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+_WORD_END = r"(?![A-Za-z0-9_\-./])"
+_STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolidate|statistics|clear|timer|"
+                        r"output|set)" + _WORD_END)
+_INTERFACE = re.compile(r"[ \t\r\n\f\u00a0]+(\d+)" + _WORD_END)
+_SEMI = re.compile(r"[ \t\r\n\f\u00a0]*;")
+_DOC_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|&&|;)")
+_DOC_OR = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\|)")
+_COMMANDS = {
+    "consolidate": re.compile(r"[ \t\r\n\f\u00a0]*;"),
+    "statistics": re.compile(r"[ \t\r\n\f\u00a0]*;"),
+    "clear": re.compile(r"[ \t\r\n\f\u00a0]*;"),
+    "timer": re.compile(r"[ \t\r\n\f\u00a0]+(start|stop)[ \t\r\n\f\u00a0]*;"),
+    "output": re.compile(r"[ \t\r\n\f\u00a0]+(on|off)[ \t\r\n\f\u00a0]*;"),
+    "set": re.compile(r"[ \t\r\n\f\u00a0]+([A-Za-z_][A-Za-z0-9_\-.]*)[ \t\r\n\f\u00a0]*=[ \t\r\n\f\u00a0]*"
+                      r"([+-]?\d+)" + _WORD_END + r"[ \t\r\n\f\u00a0]*;"),
+}
+
+
+def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
+    m = _FAST_CONSTRAINT.match(text, pos)
+    if m is None:
+        raise _Decline
+    type_word, name, op_word, value_text = m.groups()
+    if name in KEYWORDS:
+        raise _Decline
+    type_ = _FAST_TYPES[type_word] if type_word else None
+    if op_word == "any":
+        if type_ is None or value_text is not None:
+            raise _Decline
+        return Constraint(type_, name, ANY), m.end()
+    if value_text is None:
+        raise _Decline
+    lit_type, value = _fast_value(value_text, type_)
+    op = _FAST_OPS[op_word]
+    if op not in OPERATORS_OF_TYPE[lit_type]:
+        raise _Decline
+    return Constraint(lit_type, name, op, value), m.end()
+
+
+def _statement_follows(text: str, pos: int) -> bool:
+    return pos == len(text) or _STATEMENT.match(text, pos) is not None
+
+
+def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
+    """A `subscribe`/`advertise` body: flat, unbracketed or bracketed
+    conjunctions joined by '||', ending where the next statement starts."""
+    terms: list[tuple[Constraint, ...]] = []
+    while True:
+        pos = _WS.match(text, pos).end()
+        if text.startswith("[", pos):
+            constraints, pos = _fast_conjunction(text, pos)
+            terms.append(tuple(constraints))
+        else:
+            constraints: list[Constraint] = []
+            while True:
+                c, pos = _flat_constraint(text, pos)
+                constraints.append(c)
+                sep = _DOC_SEP.match(text, pos)
+                if sep is None:
+                    break
+                after = _SKIP.match(text, sep.end()).end()
+                if _statement_follows(text, after) or text.startswith("||", after):
+                    pos = sep.end()
+                    break
+                pos = after
+            terms.append(tuple(constraints))
+        after = _SKIP.match(text, pos).end()
+        if text.startswith("||", after):
+            pos = after + 2
+            continue
+        if _statement_follows(text, after):
+            return terms, after
+        raise _Decline
+
+
+def _sff_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
+    """An `ifconfig` body: constraints joined by ',' and filters by '|', up to ';'."""
+    terms: list[tuple[Constraint, ...]] = []
+    constraints: list[Constraint] = []
+    while True:
+        pos = _WS.match(text, pos).end()
+        c, pos = _flat_constraint(text, pos)
+        constraints.append(c)
+        m = _DOC_OR.match(text, pos)
+        if m is not None:
+            terms.append(tuple(constraints))
+            constraints, pos = [], m.end()
+            continue
+        m = _DOC_SEP.match(text, pos)
+        if m is None:
+            raise _Decline
+        if m.group(1) == ";":
+            terms.append(tuple(constraints))
+            return terms, m.end()
+        pos = m.end()
+
+
+def _select_body(text: str, pos: int) -> tuple[Message, int]:
+    attrs: dict[str, Attribute] = {}
+    while True:
+        pos = _WS.match(text, pos).end()
+        m = _SEMI.match(text, pos)
+        if m is not None:
+            return Message(attrs), m.end()
+        m = _FAST_ATTRIBUTE.match(text, pos)
+        if m is None:
+            raise _Decline
+        type_word, name, value_text = m.groups()
+        if name in KEYWORDS or name in attrs:
+            raise _Decline
+        type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+        attrs[name] = Attribute(type_, value)
+        pos = m.end()
+        comma = re.compile(r"[ \t\r\n\f\u00a0]*,").match(text, pos)
+        if comma is not None:
+            pos = comma.end()
+
+
+def fast_document(text: str) -> list[tuple[str, Any, int | None, int]] | None:
+    """Statements as (kind, value, interface, offset), or None when unsure."""
+    items: list[tuple[str, Any, int | None, int]] = []
+    try:
+        pos = _SKIP.match(text).end()
+        while pos < len(text):
+            m = _STATEMENT.match(text, pos)
+            if m is None:
+                return None
+            word, start, pos = m.group(1), m.start(), m.end()
+            if word in ("subscribe", "advertise"):
+                if text.startswith("false", _WS.match(text, pos).end()):
+                    return None
+                terms, pos = _our_predicate(text, pos)
+                items.append((word, terms, None, start))
+                continue
+            if word == "publish":
+                return None  # messages in our own documents are rare; Lark reads them
+            if word == "ifconfig":
+                number = _INTERFACE.match(text, pos)
+                if number is None:
+                    return None
+                terms, pos = _sff_predicate(text, number.end())
+                items.append(("ifconfig", terms, int(number.group(1)), start))
+            elif word == "select":
+                message, pos = _select_body(text, pos)
+                items.append(("select", message, None, start))
+            else:
+                cm = _COMMANDS[word].match(text, pos)
+                if cm is None:
+                    return None
+                args = tuple(int(g) if g.lstrip("+-").isdigit() else g for g in cm.groups())
+                items.append(("command", (word, *args), None, start))
+                pos = cm.end()
+            pos = _SKIP.match(text, pos).end()
+        return items
+    except (_Decline, InvalidValueError):
+        return None

@@ -21,7 +21,7 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
-from cbalgebra._fastparse import fast_dnf, fast_message
+from cbalgebra._fastparse import fast_dnf, fast_document, fast_message
 from cbalgebra._literals import (
     LITERAL_TYPE,
     OP_OF_TOKEN,
@@ -478,7 +478,30 @@ def parse_message(text: str) -> Message:
 def parse_document(text: str) -> list[DocumentItem]:
     """Parse a document of ``subscribe``/``advertise``/``publish`` statements
     and SFF driver statements (``ifconfig``, ``select`` and driver commands)."""
+    if isinstance(text, str):
+        items = _fast_document_items(text)
+        if items is not None:
+            return items
     return _run(text, "document")
+
+
+def _fast_document_items(text: str) -> list[DocumentItem] | None:
+    statements = fast_document(text)
+    if statements is None:
+        return None
+    items = []
+    line, counted_to = 1, 0
+    for kind, value, interface, offset in statements:
+        line += text.count("\n", counted_to, offset)
+        counted_to = offset
+        if kind == "advertise":
+            if len(value) != 1:
+                return None  # Lark reports the error
+            value = Advertisement(value[0])
+        elif kind in ("subscribe", "ifconfig"):
+            value = Predicate(Filter(term) for term in value)
+        items.append(DocumentItem(kind, value, interface=interface, line=line))
+    return items
 
 
 def parse_any(text: str, kind: str) -> Any:

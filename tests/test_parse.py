@@ -258,3 +258,45 @@ def test_fast_message_agrees_with_lark(m):
 def test_fast_path_reads_lenient_flat_filters(f, sep):
     text = sep.join(str(c) for c in f) or "[]"
     assert cb.parse_filter(text) == f
+
+
+@st.composite
+def documents(draw):
+    """Documents in the shapes the fast reader takes, and some it declines."""
+    parts = []
+    for _ in range(draw(st.integers(0, 6))):
+        kind = draw(st.sampled_from(["subscribe", "advertise", "ifconfig", "select", "command", "publish"]))
+        if kind == "subscribe":
+            p = draw(predicates(name_strategy=plain_names, max_filters=3, max_size=3))
+            body = draw(st.sampled_from([str(p), " or ".join(str(f) for f in p) or "false"]))
+            parts.append(f"subscribe {body}")
+        elif kind == "advertise":
+            f = draw(filters(name_strategy=plain_names, max_size=3))
+            parts.append("advertise " + draw(st.sampled_from([str(f), ", ".join(str(c) for c in f) or "[]"])))
+        elif kind == "ifconfig":
+            p = draw(predicates(name_strategy=plain_names, max_filters=3, max_size=3))
+            if p.filters and all(f.constraints for f in p):
+                body = " | ".join(", ".join(str(c) for c in f) for f in p)
+                parts.append(f"ifconfig {draw(st.integers(0, 9))} {body};")
+        elif kind == "select":
+            m = draw(messages(name_strategy=plain_names, max_size=3))
+            parts.append("select " + " ".join(f"{n} = {str(m)[1:-1].split(', ')[i].split(' = ', 1)[1]}"
+                                              for i, n in enumerate(m)) + " ;")
+        elif kind == "publish":
+            parts.append(f"publish {draw(messages(name_strategy=plain_names, max_size=3))}")
+        else:
+            parts.append(draw(st.sampled_from(["consolidate;", "timer start ;", "set preprocessing_limit = 7;",
+                                               "statistics;", "# note", "// note", "/* x */"])))
+    return draw(st.sampled_from(["\n", " ", "\n\n  "])).join(parts)
+
+
+@settings(max_examples=400)
+@given(documents())
+def test_fast_document_reader_agrees_with_lark(text):
+    try:
+        expected = parse_module._run(text, "document")
+    except cb.ParseError:
+        with pytest.raises(cb.ParseError):
+            cb.parse_document(text)
+        return
+    assert cb.parse_document(text) == expected
