@@ -1,0 +1,60 @@
+"""Monte Carlo studies of the disjunction advantage α (seed 002 §4) on Spark.
+
+- ``cbalgebra.studies.general``: the general data model of §4.1 (Figure 5),
+  its closed form in sympy and ``estimate_alpha_general``;
+- ``cbalgebra.studies.dnf``: the DNF model of §4.2 (Figures 6 and 7) and
+  ``alpha_dnf_cell``;
+- ``cbalgebra.studies.runner``: one Spark task per cell, atomic resumable
+  Parquet output, progress;
+- ``cbalgebra.studies.jobs``: the two studies end to end (summary.csv,
+  figures, report.md); ``cbalgebra.studies.cli``: the ``study`` command.
+
+Importing this package imports neither Spark nor matplotlib.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "alpha_dnf_cell",
+    "demo_study",
+    "estimate_alpha_general",
+    "run_dnf_cell",
+    "run_general_cell",
+]
+
+_LAZY = {
+    "estimate_alpha_general": "cbalgebra.studies.general",
+    "run_general_cell": "cbalgebra.studies.general",
+    "alpha_dnf_cell": "cbalgebra.studies.dnf",
+    "run_dnf_cell": "cbalgebra.studies.dnf",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def demo_study(out_dir, master: str = "local[2]", progress: bool = True) -> Path:
+    """A small α study on the embedded Spark; returns the path of its plot (PNG).
+
+    Runs the DNF study (Figures 6 and 7 in miniature, ``siena`` reducer) when
+    the generator and reducers are installed, otherwise the general model
+    (Figure 5 in miniature). Takes well under a minute, Spark start-up included.
+    """
+    from cbalgebra.studies import jobs
+
+    out_dir = Path(out_dir)
+    if jobs.dnf_available():
+        study = jobs.dnf_study(max_n=300, points=6, replicates=6, quick=True)
+        key = "figure:alpha_dnf"
+    else:
+        study = jobs.general_study(universes=(10_000,), points=8, replicates=4, quick=True)
+        key = "figure:fig5_general"
+    outputs = jobs.execute(study, out_dir / study.kind, master=master, progress=progress)
+    return outputs[key]

@@ -1,0 +1,283 @@
+"""``cbalgebra study alpha-general`` and ``cbalgebra study alpha-dnf``.
+
+``register(subparsers)`` adds the ``study`` command to the top-level parser;
+each sub-command's ``func(args)`` returns the exit code. Expected failures
+(bad arguments, an output directory of another study, a failed Spark job)
+print one line on stderr; bad arguments exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import types
+from pathlib import Path
+
+from cbalgebra.studies.spark import DEFAULT_MASTER
+
+DEFAULT_SEED = 2003
+
+#: Full sizes and --quick sizes.
+GENERAL_FULL = {"universes": "10000,100000,1000000", "points": 25, "replicates": 20}
+GENERAL_QUICK = {"universes": "10000", "points": 7, "replicates": 4}
+DNF_FULL = {"max_n": 10_000, "points": 17, "replicates": 30}
+DNF_QUICK = {"max_n": 200, "points": 6, "replicates": 5}
+
+
+class UsageError(Exception):
+    """Bad arguments: exit code 2."""
+
+
+def _one_line_error(parser: argparse.ArgumentParser):
+    def error(self, message):  # noqa: ARG001 - argparse's signature
+        sys.stderr.write(f"{parser.prog}: error: {message}\n")
+        sys.exit(2)
+
+    return types.MethodType(error, parser)
+
+
+def _list(text: str) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UsageError(f"empty list {text!r}")
+    return items
+
+
+def _int_value(text: str, what: str) -> int:
+    try:
+        value = float(text) if any(c in text.lower() for c in ".e") else int(text)
+    except ValueError:
+        raise UsageError(f"{what}: {text!r} is not a number") from None
+    if value != int(value):
+        raise UsageError(f"{what}: {text!r} is not an integer")
+    return int(value)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = _int_value(text, "value")
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).split(": ", 1)[1]) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be non-negative")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    return value
+
+
+def _conf(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    key, value = text.split("=", 1)
+    if not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key.strip(), value
+
+
+def _common(p: argparse.ArgumentParser, default_out: str) -> None:
+    p.add_argument("--out", type=Path, default=Path(default_out), metavar="DIR",
+                   help=f"output directory; a rerun into it resumes (default: {default_out})")
+    p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
+                   help=f"base seed; each cell's seed derives from it and the cell key (default: {DEFAULT_SEED})")
+    p.add_argument("--replicates", type=_positive_int, metavar="R", help="predicate sets per grid point")
+    p.add_argument("--points", type=_positive_int, metavar="P", help="points of the log grid")
+    p.add_argument("--master", default=DEFAULT_MASTER, metavar="URL",
+                   help="Spark master: local[*] (default), local[N] or spark://HOST:PORT")
+    p.add_argument("--conf", type=_conf, action="append", default=[], metavar="KEY=VALUE",
+                   help="extra Spark configuration (repeatable)")
+    p.add_argument("--quick", action="store_true", help="the same code at a size that takes seconds")
+    p.add_argument("--batch-size", type=_positive_int, metavar="N",
+                   help="cells per committed batch (default: by estimated cost)")
+    p.add_argument("--no-progress", action="store_true", help="do not print progress on stderr")
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add ``study alpha-general`` and ``study alpha-dnf`` to a subparsers object."""
+    study = subparsers.add_parser(
+        "study", help="Monte Carlo studies of the disjunction advantage alpha on Spark",
+        description="Monte Carlo studies of the disjunction advantage alpha (seed 002 §4), run as "
+                    "Spark jobs: locally by default, on a standalone cluster with --master.")
+    study.error = _one_line_error(study)
+    sub = study.add_subparsers(dest="study_command", metavar="STUDY")
+    sub.required = True
+
+    g = sub.add_parser(
+        "alpha-general", help="Figure 5: alpha in the general data model (sets of messages)",
+        description="Figure 5 of seed 002: predicates are k-subsets of a universe of |M| messages, "
+                    "uniform or Zipf; alpha = |union| / nk, beside the closed form.")
+    g.error = _one_line_error(g)
+    _common(g, "out/alpha-general")
+    g.add_argument("--universes", metavar="LIST",
+                   help=f"universe sizes |M| (default: {GENERAL_FULL['universes']}; quick: {GENERAL_QUICK['universes']})")
+    g.add_argument("--distributions", default="uniform,zipf", metavar="LIST",
+                   help="uniform and/or zipf (default: both)")
+    g.add_argument("--selectivity", type=_positive_float, metavar="F",
+                   help="k/|M| of the sweep (default: 0.001, so the smallest ratio is one predicate)")
+    g.add_argument("--min-ratio", type=_positive_float, default=0.001, metavar="X", help="default 0.001")
+    g.add_argument("--max-ratio", type=_positive_float, default=10.0, metavar="X", help="default 10")
+    g.add_argument("--no-zoom", action="store_true",
+                   help="skip the series of 1%% predicates (n = 1..10) of the zoomed Zipf panel")
+    g.set_defaults(func=run_general)
+
+    d = sub.add_parser(
+        "alpha-dnf", help="Figures 6 and 7: alpha of random DNF predicates under a reducer",
+        description="Figures 6 and 7 of seed 002: random one-conjunction predicates over Zipf or "
+                    "uniform attribute names, reduced; alpha = reduced size / total size.")
+    d.error = _one_line_error(d)
+    _common(d, "out/alpha-dnf")
+    d.add_argument("--max-n", type=_positive_int, metavar="N",
+                   help=f"largest number of predicates (default: {DNF_FULL['max_n']}; quick: {DNF_QUICK['max_n']})")
+    d.add_argument("--min-n", type=_positive_int, default=1, metavar="N", help="smallest number of predicates (default: 1)")
+    d.add_argument("--scenarios", default="zipf-500,zipf-5000,uniform-50,uniform-500", metavar="LIST",
+                   help="of zipf-500, zipf-5000, uniform-50, uniform-500 (default: all four)")
+    d.add_argument("--reducers", default="siena", metavar="LIST",
+                   help="reducers run side by side on the same predicate sets, of siena, exact, merge, "
+                        "cover, minimal (default: siena)")
+    d.set_defaults(func=run_dnf)
+    return study
+
+
+# --------------------------------------------------------------------------
+
+
+def _sizes(args, full: dict, quick: dict) -> dict:
+    base = quick if args.quick else full
+    return {key: (getattr(args, key, None) if getattr(args, key, None) is not None else value)
+            for key, value in base.items()}
+
+
+def _fail(prog: str, message: str, code: int) -> int:
+    sys.stderr.write(f"{prog}: error: {message}\n")
+    return code
+
+
+def _spark_failure_line(exc: BaseException) -> str:
+    text = str(exc)
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(("ValueError", "RuntimeError", "TypeError", "KeyError", "ImportError",
+                            "ModuleNotFoundError", "AttributeError", "Exception", "AssertionError")):
+            return line
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first[:300]
+
+
+def general_study_from_args(args):
+    from cbalgebra.studies import general
+    from cbalgebra.studies.jobs import general_study
+
+    sizes = _sizes(args, GENERAL_FULL, GENERAL_QUICK)
+    universes = [_int_value(u, "--universes") for u in _list(sizes["universes"])]
+    if any(u < 1 for u in universes):
+        raise UsageError("--universes: every universe must hold at least one message")
+    distributions = _list(args.distributions)
+    for dist in distributions:
+        if dist not in general.DISTRIBUTIONS:
+            raise UsageError(f"--distributions: unknown distribution {dist!r} (uniform, zipf)")
+    if args.min_ratio > args.max_ratio:
+        raise UsageError("--min-ratio must not exceed --max-ratio")
+    selectivity = args.selectivity if args.selectivity is not None else general.DEFAULT_SELECTIVITY
+    if selectivity > 1:
+        raise UsageError("--selectivity is k/|M| and must be at most 1")
+    return general_study(
+        universes=universes, points=sizes["points"], replicates=sizes["replicates"], seed=args.seed,
+        distributions=distributions, selectivity=selectivity, min_ratio=args.min_ratio,
+        max_ratio=args.max_ratio, zoom=not args.no_zoom, quick=args.quick,
+    )
+
+
+def dnf_study_from_args(args):
+    from cbalgebra.studies import dnf
+    from cbalgebra.studies.jobs import dnf_study
+
+    sizes = _sizes(args, DNF_FULL, DNF_QUICK)
+    scenarios = list(dict.fromkeys(_list(args.scenarios)))
+    for name in scenarios:
+        if name not in dnf.SCENARIOS:
+            raise UsageError(f"--scenarios: unknown scenario {name!r} ({', '.join(dnf.SCENARIOS)})")
+    reducers = list(dict.fromkeys(_list(args.reducers)))
+    known = dnf.known_reducers()
+    for name in reducers:
+        if name not in known:
+            raise UsageError(f"--reducers: unknown reducer {name!r} ({', '.join(known)})")
+    if args.min_n > sizes["max_n"]:
+        raise UsageError("--min-n must not exceed --max-n")
+    return dnf_study(
+        scenarios=scenarios, max_n=sizes["max_n"], points=sizes["points"], min_n=args.min_n,
+        replicates=sizes["replicates"], reducers=reducers, seed=args.seed, quick=args.quick,
+    )
+
+
+def _run(args, build) -> int:
+    from cbalgebra.studies import jobs
+    from cbalgebra.studies.runner import StudyError
+    from cbalgebra.studies.spark import check_master
+
+    prog = f"cbalgebra study {args.study_command}"
+    try:
+        check_master(args.master)
+        study = build(args)
+        jobs.check_available(study.kind)
+    except (UsageError, ValueError) as e:
+        return _fail(prog, str(e), 2)
+    except StudyError as e:
+        return _fail(prog, str(e), 1)
+    try:
+        outputs = jobs.execute(
+            study, args.out, master=args.master, conf=dict(args.conf), batch_size=args.batch_size,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted; finished batches are saved in {args.out}; "
+                         "rerun the same command to resume\n")
+        return 130
+    except StudyError as e:
+        return _fail(prog, str(e), 1)
+    except OSError as e:
+        return _fail(prog, f"{e.strerror or e}: {e.filename or args.out}", 1)
+    except Exception as e:  # a Spark job that failed: one line, not a JVM trace
+        if type(e).__name__ in ("Py4JJavaError", "PySparkRuntimeError", "SparkRuntimeException",
+                                "PythonException", "Py4JNetworkError", "PySparkException"):
+            return _fail(prog, f"Spark job failed: {_spark_failure_line(e)}", 1)
+        raise
+    for kind, path in outputs.items():
+        print(f"{kind}: {path}")
+    return 0
+
+
+def run_general(args) -> int:
+    return _run(args, general_study_from_args)
+
+
+def run_dnf(args) -> int:
+    return _run(args, dnf_study_from_args)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="cbalgebra", description="cbalgebra studies")
+    parser.error = _one_line_error(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    register(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,166 @@
+"""The DNF model of seed 002 §4.2 (Figures 6 and 7): pure functions.
+
+A cell is (scenario, n, replicate, reducer): generate ``n`` random one-
+conjunction predicates with ``cbalgebra.workloads.dnf_predicates``, reduce
+their disjunction with ``cbalgebra.reducers`` and record
+``alpha = size(reduce(p_1 ∨ ... ∨ p_n)) / Σ size(p_i)``.
+
+The predicate set's seed comes from the base seed and (scenario, n,
+replicate) only, so every reducer of a study sees the very same sets.
+Nothing here imports Spark.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cbalgebra.studies.seeding import cell_seed
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    distribution: str  # of attribute names: "zipf" or "uniform"
+    names: int  # |A|
+    figure: int  # 6 or 7 in the paper
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario("zipf-500", "zipf", 500, 6),
+        Scenario("zipf-5000", "zipf", 5000, 6),
+        Scenario("uniform-50", "uniform", 50, 7),
+        Scenario("uniform-500", "uniform", 500, 7),
+    )
+}
+REDUCERS: tuple[str, ...] = ("siena", "exact", "merge", "cover", "minimal")
+DEFAULT_REDUCER = "siena"
+
+#: Bump when a change alters the numbers a cell produces.
+MODEL_VERSION = 1
+
+KEY_COLUMNS: tuple[str, ...] = ("scenario", "n", "replicate", "reducer")
+
+
+def scenario(name: str) -> Scenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown scenario {name!r} (expected one of {', '.join(SCENARIOS)})"
+        ) from None
+
+
+def dnf_grid(max_n: int = 10_000, points: int = 17, min_n: int = 1) -> list[int]:
+    """Numbers of predicates on a log grid over ``[min_n, max_n]``, rounded, distinct."""
+    if min_n < 1 or max_n < min_n:
+        raise ValueError("need 1 <= min n <= max n")
+    if points < 1:
+        raise ValueError("points must be at least 1")
+    if points == 1 or max_n == min_n:
+        return [max_n]
+    values = np.rint(np.geomspace(min_n, max_n, points)).astype(int)
+    return sorted({int(v) for v in values})
+
+
+def predicate_seed(seed: int, scenario_name: str, n: int, replicate: int) -> int:
+    """The seed of one predicate set; reducers do not enter it."""
+    return cell_seed(seed, ("dnf", MODEL_VERSION, scenario_name, n, replicate))
+
+
+def generate_predicates(scenario_name: str, n: int, replicate: int, seed: int) -> list:
+    """The ``n`` predicates of one cell, from the shared seed-002 generator."""
+    from cbalgebra.workloads import dnf_predicates
+
+    sc = scenario(scenario_name)
+    return dnf_predicates(n, sc.names, sc.distribution, predicate_seed(seed, scenario_name, n, replicate))
+
+
+def predicates_size(predicates: Sequence) -> int:
+    """Σ size(p): the number of constraints of all the predicates."""
+    return sum(p.size() if callable(getattr(p, "size", None)) else p.size for p in predicates)
+
+
+def alpha_dnf_cell(
+    scenario_name: str, n: int, replicate: int, reducer: str = DEFAULT_REDUCER, seed: int = 0
+) -> float:
+    """α of one cell: the same predicate set whatever the reducer."""
+    from cbalgebra.reducers import alpha
+
+    return float(alpha(generate_predicates(scenario_name, n, replicate, seed), reducer=reducer))
+
+
+def dnf_cells(
+    scenarios: Sequence[str], ns: Sequence[int], replicates: int, reducers: Sequence[str], seed: int
+) -> list[dict]:
+    cells = []
+    for name in scenarios:
+        scenario(name)
+        for n in ns:
+            for r in range(replicates):
+                for reducer in reducers:
+                    cells.append(
+                        {"scenario": name, "n": int(n), "replicate": r, "reducer": reducer, "seed": seed}
+                    )
+    return cells
+
+
+#: Relative cost of the reducers per predicate (siena = 1); for scheduling only.
+_REDUCER_COST = {"siena": 1.0, "merge": 1.5, "cover": 1.5, "minimal": 3.0, "exact": 20.0}
+
+
+def dnf_cell_cost(cell: dict) -> float:
+    """Relative cost, for longest-first scheduling and the ETA."""
+    n = cell["n"]
+    return (5.0 + n * (1.0 + 0.05 * np.log2(n + 1))) * _REDUCER_COST.get(cell["reducer"], 2.0)
+
+
+def run_dnf_cell(cell: dict) -> dict:
+    """The body of one Spark task: one DNF cell, one result row."""
+    from cbalgebra.reducers import alpha
+
+    start = time.perf_counter()
+    predicates = generate_predicates(cell["scenario"], cell["n"], cell["replicate"], cell["seed"])
+    generated = time.perf_counter()
+    value = float(alpha(predicates, reducer=cell["reducer"]))
+    reduced = time.perf_counter()
+    size = predicates_size(predicates)
+    sc = scenario(cell["scenario"])
+    return {
+        "scenario": cell["scenario"],
+        "distribution": sc.distribution,
+        "names": sc.names,
+        "n": int(cell["n"]),
+        "replicate": int(cell["replicate"]),
+        "reducer": cell["reducer"],
+        "seed": int(cell["seed"]),
+        "cell_seed": predicate_seed(cell["seed"], cell["scenario"], cell["n"], cell["replicate"]),
+        "size": int(size),
+        "reduced_size": int(round(value * size)),
+        "alpha": value,
+        "gen_seconds": generated - start,
+        "reduce_seconds": reduced - generated,
+        "task_seconds": time.perf_counter() - start,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+    }
+
+
+def known_reducers() -> tuple[str, ...]:
+    """The reducer names ``cbalgebra.reducers`` offers (falls back to the documented five)."""
+    try:
+        import cbalgebra.reducers as reducers
+    except ImportError:
+        return REDUCERS
+    for attr in ("REDUCERS", "REDUCER_NAMES", "NAMES"):
+        names = getattr(reducers, attr, None)
+        if names:
+            return tuple(names)
+    return REDUCERS

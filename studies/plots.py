@@ -1,0 +1,199 @@
+"""matplotlib figures mirroring Figures 5, 6 and 7 of seed 002 (Agg backend).
+
+Each figure is written as PNG and SVG, atomically (temporary name, rename).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from cbalgebra.studies.runner import atomic_write_bytes
+
+_REDUCER_COLORS = {
+    "siena": "#1f77b4", "exact": "#d62728", "merge": "#2ca02c", "cover": "#9467bd", "minimal": "#ff7f0e",
+}
+_UNIVERSE_COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, out_dir: Path, stem: str) -> list[Path]:
+    """Write ``stem.png`` and ``stem.svg`` atomically; return their paths."""
+    paths = []
+    for fmt, kwargs in (("png", {"dpi": 150}), ("svg", {})):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, bbox_inches="tight", metadata=_metadata(fmt), **kwargs)
+        path = Path(out_dir) / f"{stem}.{fmt}"
+        atomic_write_bytes(path, buf.getvalue())
+        paths.append(path)
+    return paths
+
+
+def _metadata(fmt: str) -> dict:
+    # Reproducible files: no creation date in the output.
+    if fmt == "svg":
+        return {"Date": None}
+    if fmt == "png":
+        return {"Software": None}
+    return {}
+
+
+def _universe_label(universe: int) -> str:
+    exponent = int(round(np.log10(universe)))
+    if 10**exponent == universe:
+        return f"$|M|=10^{{{exponent}}}$"
+    return f"$|M|={universe:,}$"
+
+
+# --------------------------------------------------------------------------
+# Figure 5
+
+
+def plot_general(summary: pd.DataFrame, out_dir: Path, selectivity: float | None = None,
+                 stem: str = "fig5_general") -> list[Path]:
+    """Figure 5: α against nk/|M| for uniform and Zipf, and the zoomed Zipf panel."""
+    from cbalgebra.studies.general import approximate_alpha, expected_alpha
+
+    plt = _pyplot()
+    fig, (ax, zoom) = plt.subplots(1, 2, figsize=(12, 4.8))
+    universes = sorted(summary["universe"].unique())
+    colors = {u: _UNIVERSE_COLORS[i % len(_UNIVERSE_COLORS)] for i, u in enumerate(universes)}
+
+    # Left: the whole range, the sweep series (k = selectivity |M|).
+    if selectivity is None:
+        sweep_k = summary.groupby("universe")["k"].min().to_dict()
+    else:
+        sweep_k = {u: max(1, int(round(selectivity * u))) for u in universes}
+    sweep = summary[summary.apply(lambda r: r["k"] == sweep_k[r["universe"]], axis=1)]
+    for (dist, universe), g in sweep.groupby(["distribution", "universe"]):
+        g = g.sort_values("ratio")
+        marker = "o" if dist == "uniform" else "^"
+        ax.errorbar(g["ratio"], g["alpha_mean"], yerr=g["alpha_std"].fillna(0.0), fmt=marker,
+                    ms=4.5, mfc="none" if dist == "uniform" else colors[universe],
+                    color=colors[universe], lw=0.8, capsize=2,
+                    label=f"{dist.capitalize()}, {_universe_label(universe)}, k={sweep_k[universe]:,}")
+    if not sweep.empty:
+        x = np.geomspace(sweep["ratio"].min(), sweep["ratio"].max(), 400)
+        for universe in universes:
+            k = sweep_k[universe]
+            n = x * universe / k
+            ax.plot(x, expected_alpha(n, k, universe), "-", color=colors[universe], lw=0.9, alpha=0.7)
+        ax.plot(x, approximate_alpha(x), "k:", lw=1.4, label=r"$(1-e^{-x})/x$ (paper's approximation)")
+        ax.plot([], [], "-", color="gray", lw=0.9, label=r"closed form $E(\alpha)$")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(r"$x = nk/|M|$")
+    ax.set_ylabel(r"disjunction advantage $\alpha$")
+    ax.set_title("General data model: uniform and Zipf predicates")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+
+    # Right: Zipf, 0 < x <= 0.1, both series.
+    zipf = summary[(summary["distribution"] == "zipf") & (summary["ratio"] <= 0.1 + 1e-12)]
+    for (universe, k), g in zipf.groupby(["universe", "k"]):
+        g = g.sort_values("ratio")
+        frac = k / universe
+        style = "-^" if k == sweep_k.get(universe) else "--s"
+        zoom.plot(g["ratio"], g["alpha_mean"], style, color=colors[universe], ms=4, lw=1,
+                  label=f"Zipf, {_universe_label(universe)}, k/|M|={frac:g}")
+    xs = np.linspace(1e-4, 0.1, 200)
+    zoom.plot(xs, approximate_alpha(xs), "k:", lw=1.2, label="uniform (closed form)")
+    remark = zipf[(zipf["n"] == 5) & np.isclose(zipf["k"] / zipf["universe"], 0.01)]
+    if not remark.empty:
+        mean = remark["alpha_mean"].mean()
+        zoom.annotate(f"5 predicates of 1%:\nα = {mean:.2f} (saving {100 * (1 - mean):.0f}%)",
+                      xy=(0.05, mean), xytext=(0.055, mean + 0.12), fontsize=8,
+                      arrowprops={"arrowstyle": "->", "lw": 0.8})
+    zoom.set_xlim(0, 0.1)
+    zoom.set_ylim(0, 1.05)
+    zoom.set_xlabel(r"$x = nk/|M|$")
+    zoom.set_ylabel(r"$\alpha$")
+    zoom.set_title(r"Zipf, zoomed: $0 < nk/|M| \leq 0.1$")
+    zoom.grid(True, alpha=0.3)
+    zoom.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    paths = save_figure(fig, out_dir, stem)
+    plt.close(fig)
+    return paths
+
+
+# --------------------------------------------------------------------------
+# Figures 6 and 7
+
+
+def _scenario_title(name: str) -> str:
+    dist, names = name.split("-", 1)
+    return f"{dist.capitalize()} distribution, {int(names):,} attribute names"
+
+
+def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Path, stem: str,
+                    title: str | None = None) -> list[Path]:
+    """One panel per scenario: percentile bands of α against the number of predicates."""
+    plt = _pyplot()
+    scenarios = [s for s in scenarios if s in set(summary["scenario"])]
+    if not scenarios:
+        return []
+    fig, axes = plt.subplots(1, len(scenarios), figsize=(5.6 * len(scenarios), 4.4), squeeze=False)
+    reducers = list(dict.fromkeys(summary["reducer"]))
+    for ax, scenario in zip(axes[0], scenarios):
+        data = summary[summary["scenario"] == scenario]
+        for reducer in reducers:
+            g = data[data["reducer"] == reducer].sort_values("n")
+            if g.empty:
+                continue
+            color = _REDUCER_COLORS.get(reducer, "#333333")
+            ax.fill_between(g["n"], g["alpha_min"], g["alpha_max"], color=color, alpha=0.12, lw=0)
+            ax.fill_between(g["n"], g["alpha_p05"], g["alpha_p95"], color=color, alpha=0.28, lw=0)
+            ax.plot(g["n"], g["alpha_median"], "-o", color=color, ms=3, lw=1.4,
+                    label=f"{reducer}: median" if len(reducers) > 1 else "median")
+            ax.plot(g["n"], g["alpha_min"], ":", color=color, lw=0.8)
+            ax.plot(g["n"], g["alpha_max"], ":", color=color, lw=0.8)
+        ax.axhline(0.5, color="gray", ls="--", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("number of predicates")
+        ax.set_ylabel(r"disjunction advantage $\alpha$")
+        ax.set_title(_scenario_title(scenario), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        # Legend entries for the bands.
+        ax.fill_between([], [], [], color="gray", alpha=0.28, lw=0, label="5th–95th percentile")
+        ax.fill_between([], [], [], color="gray", alpha=0.12, lw=0, label="min–max")
+        ax.legend(fontsize=7, loc="lower left")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    paths = save_figure(fig, out_dir, stem)
+    plt.close(fig)
+    return paths
+
+
+def plot_dnf(summary: pd.DataFrame, out_dir: Path) -> dict[str, list[Path]]:
+    """Figure 6 (Zipf scenarios), Figure 7 (uniform scenarios) and an overview of all."""
+    from cbalgebra.studies.dnf import SCENARIOS
+
+    present = [s for s in dict.fromkeys(summary["scenario"])]
+    known = [s for s in SCENARIOS if s in present] + [s for s in present if s not in SCENARIOS]
+    out = {}
+    fig6 = [s for s in known if s.startswith("zipf-")]
+    fig7 = [s for s in known if s.startswith("uniform-")]
+    if fig6:
+        out["fig6"] = plot_dnf_panels(summary, fig6, out_dir, "fig6_zipf",
+                                      "Disjunction advantage, Zipf distribution of attribute names")
+    if fig7:
+        out["fig7"] = plot_dnf_panels(summary, fig7, out_dir, "fig7_uniform",
+                                      "Disjunction advantage, uniform distribution of attribute names")
+    out["overview"] = plot_dnf_panels(summary, known, out_dir, "alpha_dnf",
+                                      "Disjunction advantage of random DNF predicates")
+    return out

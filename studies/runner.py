@@ -1,0 +1,489 @@
+"""Running a study's cells as Spark tasks, with atomic, resumable output.
+
+- One Spark task per cell: each batch of cells is one RDD with one
+  partition per cell, mapped through the study's (pure) task function.
+- Cells run longest first (by the study's cost estimate), and two batches
+  are in flight at once so that a batch's last, long task does not leave
+  the other cores idle.
+- Each finished batch is written to ``results.parquet/`` as one Parquet
+  file, first under a hidden temporary name and then renamed: a reader (or a
+  rerun after a crash) sees a batch entirely or not at all.
+- A rerun into the same directory reads the finished cells and runs only the
+  others; since a cell's seed depends only on the base seed and its key, the
+  final results equal those of an uninterrupted run.
+- The driver prints progress (cells done / total, elapsed, ETA) to stderr.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+RESULTS = "results.parquet"
+MANIFEST = "study.json"
+
+
+class StudyError(Exception):
+    """An expected failure (bad output directory, mismatched study...): one line for the user."""
+
+
+@dataclass
+class Study:
+    """What the runner needs to know about a study."""
+
+    kind: str  # "alpha-general" or "alpha-dnf"
+    cells: list[dict]
+    key_columns: tuple[str, ...]
+    task: Callable[[dict], dict]  # module-level function: pickled by reference
+    cost: Callable[[dict], float]
+    schema: pa.Schema
+    config: dict = field(default_factory=dict)
+
+    def key(self, cell: dict) -> tuple:
+        return tuple(cell[c] for c in self.key_columns)
+
+
+@dataclass
+class RunStats:
+    master: str = ""
+    slots: int = 0
+    cells_total: int = 0
+    cells_skipped: int = 0
+    cells_run: int = 0
+    batches: int = 0
+    startup_seconds: float = 0.0
+    wall_seconds: float = 0.0  # from the first job to the last commit
+    task_seconds: float = 0.0  # Σ time inside the task function
+    gen_seconds: float = 0.0
+    reduce_seconds: float = 0.0
+    commit_seconds: float = 0.0
+    overhead_seconds: float = 0.0  # slots × wall − Σ task time
+    completed: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------
+# Atomic files
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _write_parquet_atomically(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        pq.write_table(table, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+# --------------------------------------------------------------------------
+# The result store
+
+
+class ResultStore:
+    """``DIR/results.parquet/``: a Parquet dataset of committed cell batches.
+
+    Files whose names start with ``.`` are temporary and ignored by every
+    Parquet reader. Rows are keyed by the study's key columns; should a
+    crash between a compaction's rename and its clean-up leave a cell twice,
+    readers keep one copy (both copies are equal).
+    """
+
+    def __init__(self, out_dir: Path, schema: pa.Schema, key_columns: Sequence[str]):
+        self.out_dir = Path(out_dir)
+        self.path = self.out_dir / RESULTS
+        self.schema = schema
+        self.key_columns = tuple(key_columns)
+
+    def parts(self) -> list[Path]:
+        if not self.path.is_dir():
+            return []
+        return sorted(p for p in self.path.glob("*.parquet") if not p.name.startswith((".", "_")))
+
+    def load(self) -> pd.DataFrame:
+        parts = self.parts()
+        if not parts:
+            return self.schema.empty_table().to_pandas()
+        tables = []
+        for part in parts:
+            table = pq.read_table(part)
+            missing = [f.name for f in self.schema if f.name not in table.column_names]
+            if missing:
+                raise StudyError(
+                    f"{part} lacks columns {', '.join(missing)}: it was written by another "
+                    "study or version; use a fresh --out directory"
+                )
+            tables.append(table.select(self.schema.names).cast(self.schema))
+        frame = pa.concat_tables(tables).to_pandas()
+        return frame.drop_duplicates(list(self.key_columns), keep="first").reset_index(drop=True)
+
+    def done_keys(self) -> set[tuple]:
+        frame = self.load()
+        return {
+            tuple(v.item() if hasattr(v, "item") else v for v in row)
+            for row in frame[list(self.key_columns)].itertuples(index=False, name=None)
+        }
+
+    def commit(self, rows: Sequence[dict]) -> Path:
+        """Write one batch atomically; return its file."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pylist(list(rows), schema=self.schema)
+        part = self.path / f"part-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
+        _write_parquet_atomically(table, part)
+        return part
+
+    def compact(self) -> None:
+        """Merge all batches into one file (atomically), then drop the old ones."""
+        parts = self.parts()
+        if len(parts) <= 1:
+            return
+        frame = self.load()
+        sort_cols = [c for c in self.key_columns if c in frame.columns]
+        frame = frame.sort_values(sort_cols, kind="stable").reset_index(drop=True)
+        table = pa.Table.from_pandas(frame, schema=self.schema, preserve_index=False)
+        target = self.path / f"part-{time.strftime('%Y%m%dT%H%M%S')}-all-{uuid.uuid4().hex[:12]}.parquet"
+        _write_parquet_atomically(table, target)
+        for part in parts:
+            part.unlink(missing_ok=True)
+        _fsync_dir(self.path)
+
+
+def check_manifest(out_dir: Path, kind: str, model_version: object = None) -> None:
+    """Refuse to mix two kinds of study, or two versions of a model, in one directory."""
+    path = Path(out_dir) / MANIFEST
+    if path.exists():
+        try:
+            manifest = json.loads(path.read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        existing = manifest.get("kind")
+        if existing and existing != kind:
+            raise StudyError(f"{out_dir} holds an {existing} study; use another --out for {kind}")
+        old_version = manifest.get("config", {}).get("model_version")
+        if model_version is not None and old_version is not None and old_version != model_version:
+            raise StudyError(
+                f"{out_dir} holds results of model version {old_version}, not {model_version}; "
+                "use another --out"
+            )
+    elif (Path(out_dir) / RESULTS).exists():
+        raise StudyError(f"{out_dir}/{RESULTS} exists but {MANIFEST} does not; use another --out")
+
+
+def write_manifest(out_dir: Path, kind: str, config: dict) -> None:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out_dir / MANIFEST, json.dumps({"kind": kind, "config": config}, indent=2, sort_keys=True) + "\n")
+
+
+# --------------------------------------------------------------------------
+# Progress
+
+
+def _fmt_duration(seconds: float | None) -> str:
+    if seconds is None or seconds != seconds or seconds == float("inf"):
+        return "--:--"
+    seconds = int(round(max(0.0, seconds)))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class Progress:
+    """Cells done / total with elapsed time and an ETA, on stderr.
+
+    The ETA weighs cells by their estimated cost, so that a sweep whose big
+    cells run first does not promise too much too early. On a terminal the
+    line rewrites itself; in a log it is printed at most every ``interval``.
+    """
+
+    def __init__(self, label: str, total: int, done: int, total_cost: float, done_cost: float,
+                 stream=None, interval: float | None = None, enabled: bool = True):
+        self.label = label
+        self.total = total
+        self.done = done
+        self.start_done = done
+        self.total_cost = max(total_cost, 1e-12)
+        self.done_cost = done_cost
+        self.start_done_cost = done_cost
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self._last = 0.0
+        self._running_done = 0  # tasks finished in batches not yet committed
+        self._running_cost = 0.0
+        self._lock = threading.Lock()
+
+    def set_running(self, tasks_done: int, cost_done: float) -> None:
+        with self._lock:
+            self._running_done = tasks_done
+            self._running_cost = cost_done
+
+    def committed(self, cells: int, cost: float) -> None:
+        with self._lock:
+            self.done += cells
+            self.done_cost += cost
+
+    def line(self) -> str:
+        with self._lock:
+            done = min(self.total, self.done + self._running_done)
+            done_cost = self.done_cost + self._running_cost
+        elapsed = time.monotonic() - self.started
+        ran_cost = done_cost - self.start_done_cost
+        eta = None
+        if done >= self.total:
+            eta = 0.0
+        elif ran_cost > 0 and elapsed > 0:
+            eta = elapsed * (self.total_cost - done_cost) / ran_cost
+        pct = 100.0 * done / self.total if self.total else 100.0
+        return (f"[{self.label}] {done}/{self.total} cells ({pct:.1f}%) "
+                f"elapsed {_fmt_duration(elapsed)} ETA {_fmt_duration(eta)}")
+
+    def show(self, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self._last < self.interval:
+            return
+        self._last = now
+        if self.tty:
+            self.stream.write("\r" + self.line() + "\x1b[K")
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if not self.enabled:
+            return
+        self.show(force=True)
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --------------------------------------------------------------------------
+# Running
+
+
+def _batches(cells: list[dict], cost: Callable[[dict], float], slots: int,
+             batch_size: int | None) -> list[list[dict]]:
+    """Longest first, cut into batches.
+
+    With ``batch_size`` set, batches hold that many cells. Otherwise a batch
+    holds at least ``2 × slots`` cells and about 1/40 of the total cost, so
+    that cheap cells share a batch and costly ones commit soon.
+    """
+    ordered = sorted(cells, key=cost, reverse=True)
+    if batch_size:
+        return [ordered[i:i + batch_size] for i in range(0, len(ordered), batch_size)]
+    total = sum(cost(c) for c in ordered)
+    target = total / 40.0
+    minimum, maximum = 2 * slots, 512
+    batches: list[list[dict]] = []
+    current: list[dict] = []
+    current_cost = 0.0
+    for cell in ordered:
+        current.append(cell)
+        current_cost += cost(cell)
+        if len(current) >= maximum or (len(current) >= minimum and current_cost >= target):
+            batches.append(current)
+            current, current_cost = [], 0.0
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _run_batch(sc, task: Callable[[dict], dict], batch: list[dict], group: str) -> list[dict]:
+    sc.setJobGroup(group, f"{len(batch)} cells", interruptOnCancel=True)
+    return sc.parallelize(batch, len(batch)).map(task).collect()
+
+
+def pending_cells(study: Study, out_dir: Path) -> tuple[list[dict], int]:
+    """The cells not yet in ``out_dir``, and how many were found done."""
+    store = ResultStore(out_dir, study.schema, study.key_columns)
+    done = store.done_keys()
+    pending = [c for c in study.cells if study.key(c) not in done]
+    return pending, len(study.cells) - len(pending)
+
+
+def run_study(
+    study: Study,
+    out_dir: Path,
+    session_factory: Callable[[], object] | None = None,
+    session=None,
+    batch_size: int | None = None,
+    jobs_in_flight: int = 2,
+    progress: bool = True,
+    on_commit: Callable[[Path, int], None] | None = None,
+) -> RunStats:
+    """Run the study's missing cells; commit each finished batch atomically.
+
+    Either pass a live ``session`` or a ``session_factory`` (called only if
+    some cell is left to run). Returns the statistics of this run.
+    """
+    out_dir = Path(out_dir)
+    check_manifest(out_dir, study.kind, study.config.get("model_version"))
+    write_manifest(out_dir, study.kind, study.config)
+    store = ResultStore(out_dir, study.schema, study.key_columns)
+    pending, skipped = pending_cells(study, out_dir)
+    stats = RunStats(cells_total=len(study.cells), cells_skipped=skipped)
+    total_cost = sum(study.cost(c) for c in study.cells)
+    pending_cost = sum(study.cost(c) for c in pending)
+    meter = Progress(study.kind, len(study.cells), skipped, total_cost, total_cost - pending_cost,
+                     enabled=progress)
+    if not pending:
+        stats.completed = True
+        if progress:
+            sys.stderr.write(f"[{study.kind}] all {len(study.cells)} cells already done in {out_dir}\n")
+        return stats
+
+    t0 = time.monotonic()
+    if session is None:
+        if session_factory is None:
+            raise ValueError("run_study needs a session or a session_factory")
+        session = session_factory()
+    stats.startup_seconds = time.monotonic() - t0
+    sc = session.sparkContext
+    stats.master = sc.master
+    stats.slots = max(1, int(sc.defaultParallelism))
+    batches = _batches(pending, study.cost, stats.slots, batch_size)
+    run_id = uuid.uuid4().hex[:8]
+    meter.show(force=True)
+
+    # Progress inside running batches, from Spark's status tracker.
+    running: dict[str, list[dict]] = {}
+    running_lock = threading.Lock()
+    stop = threading.Event()
+
+    def watch() -> None:
+        tracker = sc.statusTracker()
+        while not stop.wait(0.5):
+            try:
+                with running_lock:
+                    groups = dict(running)
+                tasks, cost = 0, 0.0
+                for group, batch in groups.items():
+                    finished = 0
+                    for job_id in tracker.getJobIdsForGroup(group):
+                        job = tracker.getJobInfo(job_id)
+                        if job is None:
+                            continue
+                        for stage_id in job.stageIds:
+                            stage = tracker.getStageInfo(stage_id)
+                            if stage is not None:
+                                finished += stage.numCompletedTasks
+                    finished = min(finished, len(batch))
+                    tasks += finished
+                    cost += finished * sum(study.cost(c) for c in batch) / len(batch)
+                meter.set_running(tasks, cost)
+                meter.show()
+            except Exception:  # the tracker is best effort; never kill the run
+                pass
+
+    watcher = threading.Thread(target=watch, name="study-progress", daemon=True)
+    watcher.start()
+    started = time.monotonic()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_in_flight))
+    futures: dict[concurrent.futures.Future, tuple[str, list[dict]]] = {}
+    queue = list(enumerate(batches))
+    try:
+        def submit_next() -> None:
+            if not queue:
+                return
+            i, batch = queue.pop(0)
+            group = f"cbalgebra-{study.kind}-{run_id}-{i}"
+            with running_lock:
+                running[group] = batch
+            futures[pool.submit(_run_batch, sc, study.task, batch, group)] = (group, batch)
+
+        for _ in range(max(1, jobs_in_flight)):
+            submit_next()
+        while futures:
+            done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                group, batch = futures.pop(future)
+                rows = future.result()
+                c0 = time.monotonic()
+                part = store.commit(rows)
+                stats.commit_seconds += time.monotonic() - c0
+                stats.batches += 1
+                stats.cells_run += len(rows)
+                for row in rows:
+                    stats.task_seconds += float(row.get("task_seconds", 0.0))
+                    stats.gen_seconds += float(row.get("gen_seconds", 0.0))
+                    stats.reduce_seconds += float(row.get("reduce_seconds", 0.0))
+                with running_lock:
+                    running.pop(group, None)
+                meter.committed(len(rows), sum(study.cost(c) for c in batch))
+                meter.set_running(0, 0.0)
+                meter.show()
+                if on_commit is not None:
+                    on_commit(part, len(rows))
+                submit_next()
+        stats.completed = True
+    except BaseException:
+        try:
+            sc.cancelAllJobs()
+        except Exception:
+            pass
+        raise
+    finally:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        stats.wall_seconds = time.monotonic() - started
+        stats.overhead_seconds = max(0.0, stats.slots * stats.wall_seconds - stats.task_seconds)
+        meter.finish()
+    return stats
+
+
+def merge_stats(previous: Iterable[dict]) -> dict:
+    """Add up the statistics of several runs of one study (resumed runs)."""
+    total: dict = {}
+    for stats in previous:
+        for key, value in stats.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[key] = total.get(key, 0) + value
+    return total
