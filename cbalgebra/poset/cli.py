@@ -1,0 +1,227 @@
+"""``cbalgebra poset FILE``: draw the filters poset of a document.
+
+Input: a document of ``subscribe P`` lines (each filter of P is one
+element), or with ``--advertisements`` its ``advertise A`` lines. SFF lines
+``ifconfig N P;`` count as subscriptions of interface N. ``publish`` and
+driver statements are ignored.
+
+Who subscribes: a statement's subscriber is, in order of precedence,
+
+1. ``--subscriber NAME`` (one subscriber for the whole file, so a
+   subscription covered by an earlier one of the same file adds nothing);
+2. the statement's own subscriber: the interface of an ``ifconfig`` line,
+   or the ``from NAME`` clause of a statement where the grammar has one
+   (``DocumentItem.origin``);
+3. otherwise its line number, ``L12``: every statement is its own
+   subscriber.
+
+Output: ``--format text`` (an indented outline, the default without ``-o``),
+``dot``, ``svg`` and ``png`` (through Graphviz ``dot``), or ``html`` (one
+interactive page, no network). The format defaults to the extension of
+``-o``.
+
+Exit codes: 0 done, 2 bad input or arguments, 3 a covering question was
+undecided, 69 Graphviz is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from cbalgebra.poset.core import ADVERTISEMENTS, SUBSCRIPTIONS, Poset
+
+__all__ = ["from_document", "outline", "register", "run"]
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_UNDECIDED, EXIT_UNAVAILABLE = 0, 2, 3, 69
+FORMATS = ("text", "dot", "svg", "png", "html")
+_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".txt": "text"}
+
+
+def from_document(
+    source: str | Iterable[Any], *, advertisements: bool = False, subscriber: Any = None
+) -> tuple[Poset, int]:
+    """Build a poset from a document's text (or parsed items).
+
+    Returns the poset and the number of statements used. See the module
+    docstring for who the subscriber of each statement is.
+    """
+    from cbalgebra.parse import parse_document
+    from cbalgebra.values import Predicate
+
+    items = parse_document(source) if isinstance(source, str) else list(source)
+    poset = Poset(ADVERTISEMENTS if advertisements else SUBSCRIPTIONS)
+    used = 0
+    for k, item in enumerate(items, 1):
+        if advertisements:
+            if item.kind != "advertise":
+                continue
+        elif item.kind not in ("subscribe", "ifconfig"):
+            continue
+        if subscriber is not None:
+            who = subscriber
+        elif item.kind == "ifconfig":
+            who = item.interface
+        elif getattr(item, "origin", None) is not None:
+            who = item.origin
+        else:
+            who = f"L{item.line}" if getattr(item, "line", 0) else f"#{k}"
+        used += 1
+        if advertisements:
+            poset.insert(item.value, who)
+        else:
+            for f in Predicate.of(item.value):
+                poset.insert(f, who)
+    return poset, used
+
+
+def outline(poset: Poset, title: str | None = None) -> str:
+    """The Hasse diagram as an indented outline, one element per line.
+
+    An element with several predecessors is listed under each of them; after
+    the first time, as ``(see above)`` without its successors.
+    """
+    kind = "Advertisements" if poset.kind == ADVERTISEMENTS else "Subscriptions"
+    lines = [f"{title or kind + ' poset'}: {poset.shape()}"]
+    shown: set = set()
+
+    def walk(e: Any, depth: int) -> None:
+        subs = ", ".join(sorted(map(str, e.subscribers)))
+        mark = "" if e.satisfiable else "⊥ "
+        if e in shown:
+            lines.append(f"{'  ' * depth}{mark}{e.value}  (see above)")
+            return
+        shown.add(e)
+        lines.append(f"{'  ' * depth}{mark}{e.value}  <- {subs}")
+        for s in e.successors:
+            walk(s, depth + 1)
+
+    for e in poset.elements():
+        if e.is_root:
+            walk(e, 0)
+    return "\n".join(lines) + "\n"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "poset",
+        help="draw the filters poset (Hasse diagram of covering) of a document",
+        description=(
+            "Build Siena's filters poset from a document's subscribe lines (or advertise lines) "
+            "and draw it: roots on top, edges from covering to covered, each node with its "
+            "filter and subscribers. A statement's subscriber is --subscriber, else an ifconfig "
+            "line's interface, else its line number (L12)."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a document (subscribe/advertise lines or SFF), or - for stdin")
+    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output)")
+    p.add_argument("-f", "--format", choices=FORMATS,
+                   help="text, dot, svg, png or html (default: from OUT's extension, else text)")
+    p.add_argument("-a", "--advertisements", action="store_true",
+                   help="draw the advertisements poset (A^A) of the advertise lines")
+    p.add_argument("--subscriber", metavar="NAME", help="one subscriber for every statement")
+    p.add_argument("--top-levels", type=int, metavar="K", help="draw only the top K levels")
+    p.add_argument("--max-nodes", type=int, default=300, metavar="N",
+                   help="above N elements draw only the top levels that fit (default 300)")
+    p.add_argument("--title", help="title of the picture")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    from cbalgebra.covering.errors import UndecidedError
+    from cbalgebra.parse import ParseError
+    from cbalgebra.poset.render import GraphvizError
+    from cbalgebra.values import InvalidValueError
+
+    fmt = args.format
+    out = args.output
+    if fmt is None:
+        fmt = _EXTENSIONS.get(Path(out).suffix.lower(), None) if out else "text"
+        if fmt is None:
+            return _fail(f"cannot tell the format from {out!r}: give --format ({', '.join(FORMATS)})")
+    if fmt == "png" and not out:
+        return _fail("png output needs -o FILE")
+    if args.top_levels is not None and args.top_levels < 1:
+        return _fail("--top-levels must be at least 1")
+    if args.max_nodes < 1:
+        return _fail("--max-nodes must be at least 1")
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(args.file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return _fail(f"no such file: {args.file}")
+    except IsADirectoryError:
+        return _fail(f"{args.file} is a directory")
+    except UnicodeDecodeError as e:
+        return _fail(f"{args.file} is not UTF-8 text ({e.reason} at byte {e.start})")
+    except OSError as e:
+        return _fail(f"cannot read {args.file}: {e.strerror}")
+
+    try:
+        poset, used = from_document(text, advertisements=args.advertisements, subscriber=args.subscriber)
+    except ParseError as e:
+        return _fail(f"{args.file}: {e}")
+    except InvalidValueError as e:
+        return _fail(f"{args.file}: {e}")
+    except UndecidedError as e:
+        return _fail(f"{args.file}: a covering question was undecided: {e}", EXIT_UNDECIDED)
+
+    if used == 0:
+        from cbalgebra.parse import parse_document
+
+        kinds = [item.kind for item in parse_document(text)]
+        if not args.advertisements and "advertise" in kinds:
+            return _fail(f"{args.file} has no subscriptions; it has {kinds.count('advertise')} "
+                         "advertisements (use --advertisements)")
+        if args.advertisements and ("subscribe" in kinds or "ifconfig" in kinds):
+            return _fail(f"{args.file} has no advertise lines; drop --advertisements to draw its subscriptions")
+        what = "advertise" if args.advertisements else "subscribe"
+        return _fail(f"{args.file} has no {what} lines")
+
+    options = {"max_nodes": args.max_nodes, "top_levels": args.top_levels, "title": args.title}
+    try:
+        if fmt == "text":
+            data: str | bytes = outline(poset, args.title)
+        elif fmt == "dot":
+            data = poset.to_dot(**options)
+        elif fmt == "svg":
+            data = poset.to_svg(**options)
+        elif fmt == "png":
+            data = poset.to_png(**options)
+        else:
+            data = poset.to_html(**options)
+    except GraphvizError as e:
+        return _fail(str(e), EXIT_UNAVAILABLE)
+
+    if out:
+        try:
+            if isinstance(data, bytes):
+                Path(out).write_bytes(data)
+            else:
+                Path(out).write_text(data, encoding="utf-8")
+        except OSError as e:
+            return _fail(f"cannot write {out}: {e.strerror}")
+        print(f"wrote {out}: {poset.shape()}")
+    else:
+        sys.stdout.write(data if isinstance(data, str) else data.decode("latin-1"))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cbalgebra.poset")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    register(sub)
+    args = parser.parse_args(["poset", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)

@@ -1,0 +1,361 @@
+"""The filters poset: the three insert cases of §3.5, unsubscription (§2.4.3),
+and a hypothesis state machine checking the Hasse diagram against the
+transitive reduction of covering computed independently."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+import cbalgebra as cb
+from cbalgebra.poset import COVERED, INSERTED, MERGED, Poset
+from cbalgebra.values import Advertisement, Constraint, Filter, Message
+
+F = cb.parse_filter
+
+
+def edges_of(p: Poset) -> set[tuple[str, str]]:
+    return {(str(a), str(b)) for a, b in p.edges()}
+
+
+# ---------------------------------------------------------------- the three cases
+def test_three_cases_of_insert():
+    p = Poset()
+    r = p.insert("[string airline any]", 3)
+    assert r.case == INSERTED and p.roots() == [F("[string airline any]")]
+    r = p.insert('[airline = "UA", dest = "ARN"]', 2)
+    assert r.case == INSERTED
+    assert p.predecessors('[airline = "UA", dest = "ARN"]') == [F("[string airline any]")]
+    # Case 2: an equal element gains the subscriber.
+    r = p.insert("[string airline any]", "a")
+    assert r.case == MERGED and p.subscribers("[string airline any]") == {3, "a"}
+    # Case 1: a covering element already holds the subscriber.
+    r = p.insert('[airline = "UA"]', "a")
+    assert r.case == COVERED and r.element.value == F("[string airline any]")
+    assert len(p) == 2
+    p.check_invariants()
+
+
+def test_insert_between_predecessors_and_successors():
+    p = Poset()
+    p.insert("[int x > 0]", "u")
+    p.insert("[int x > 10]", "v")
+    p.insert("[int x > 5]", "w")
+    assert p.successors("[int x > 0]") == [F("[int x > 5]")]
+    assert p.successors("[int x > 5]") == [F("[int x > 10]")]
+    assert p.predecessors("[int x > 10]") == [F("[int x > 5]")]
+    assert edges_of(p) == {("[int x > 0]", "[int x > 5]"), ("[int x > 5]", "[int x > 10]")}
+
+
+def test_merge_and_cancel_covered_subscriptions_of_the_subscriber():
+    p = Poset()
+    p.insert("[int x > 10]", "u")
+    p.insert("[int x > 20]", "v")
+    p.insert("[int x > 30]", "u")  # covered by u's [x > 10]: no change
+    assert len(p) == 2
+    r = p.insert("[int x > 0]", "v")  # covers both; v leaves [x > 20], which is dropped
+    assert r.case == INSERTED
+    assert r.cancelled == (F("[int x > 20]"),) and r.dropped == (F("[int x > 20]"),)
+    assert p.subscriptions("v") == [F("[int x > 0]")]
+    assert edges_of(p) == {("[int x > 0]", "[int x > 10]")}
+    p.check_invariants()
+
+
+def test_equivalent_filters_are_one_element():
+    p = Poset()
+    p.insert("[int x > 1]", "u")
+    r = p.insert("[int x >= 2]", "v")
+    assert r.case == MERGED and len(p) == 1
+    assert p.subscribers("[int x >= 2]") == {"u", "v"}
+    assert p.element("[int x >= 2]").equivalents == (F("[int x >= 2]"),)
+    assert F("[int x > 1, int x any]") in p
+    p.remove("[int x >= 2]", "u")
+    assert p.subscribers("[int x > 1]") == {"v"}
+
+
+def test_unsatisfiable_filters_are_one_least_element():
+    p = Poset()
+    p.insert("[int x > 0]", "u")
+    p.insert("[string y any]", "v")
+    r = p.insert("[int x > 5, int x < 3]", "w")
+    assert r.case == INSERTED and not r.element.satisfiable
+    assert set(p.predecessors("[int x > 5, int x < 3]")) == {F("[int x > 0]"), F("[string y any]")}
+    assert p.insert('[string y = "a", string y = "b"]', "z").case == MERGED
+    # Anyone holding a subscription already covers an unsatisfiable one.
+    assert p.insert("[int q < -9223372036854775808]", "u").case == COVERED
+    p.check_invariants()
+
+
+def test_remove_cancels_what_it_covers():
+    p = Poset()
+    p.insert("[int x > 10]", "u")
+    p.insert("[string s any]", "u")
+    p.insert("[int x > 20]", "v")
+    r = p.remove("[int x > 0]", "u")  # covers u's [x > 10], not [s any]
+    assert r.cancelled == (F("[int x > 10]"),) and r.dropped == (F("[int x > 10]"),)
+    assert p.subscriptions("u") == [F("[string s any]")]
+    assert set(p.roots()) == {F("[int x > 20]"), F("[string s any]")}
+    r = p.remove("[int x > 50]", "v")  # covers nothing of v
+    assert not r.changed and len(p) == 2
+    p.check_invariants()
+
+
+def test_match_prunes_below_non_matching_elements():
+    p = Poset()
+    p.insert("[int x > 0]", "a")
+    p.insert("[int x > 10]", "b")
+    p.insert('[string s >* "ab"]', "c")
+    m = cb.parse_message("[int x = 5]")
+    assert p.match(m) == {"a"}
+    assert p.match(cb.parse_message('[int x = 50, string s = "abc"]')) == {"a", "b", "c"}
+
+
+def test_iteration_len_levels_and_shape():
+    p = Poset()
+    for i, text in enumerate(["[int x > 0]", "[int x > 5]", "[int x > 9]", "[string s any]", '[string s = "q"]']):
+        p.insert(text, f"s{i}")
+    assert len(p) == 5
+    assert list(p)[:2] == [F("[int x > 0]"), F("[string s any]")]
+    assert p.levels() == [
+        [F("[int x > 0]"), F("[string s any]")],
+        [F("[int x > 5]"), F('[string s = "q"]')],
+        [F("[int x > 9]")],
+    ]
+    shape = p.shape()
+    assert (shape.elements, shape.roots, shape.depth, shape.width, shape.widest_level) == (5, 2, 3, 2, 0)
+    assert "5 elements, 2 roots" in str(shape)
+
+
+def test_insert_predicate_and_text_values():
+    p = Poset()
+    results = p.insert_predicate('[int x > 1] || [int x > 3] || [string s *< "z"]', "u")
+    # A predicate keeps its filters in canonical order: [s *< "z"], [x > 1], [x > 3].
+    assert [r.case for r in results] == [INSERTED, INSERTED, COVERED]
+    assert len(p) == 2
+
+
+def test_kinds_do_not_mix():
+    p = Poset()
+    p.insert("[int x > 1]", "u")
+    with pytest.raises(TypeError):
+        p.insert(Advertisement([Constraint("int", "x", ">", 1)]), "u")
+    with pytest.raises(TypeError):
+        p.insert(cb.parse_predicate("[int x > 1] || [int y > 1]"), "u")
+    with pytest.raises(KeyError):
+        p.element("[int x > 100]")
+
+
+def test_advertisement_poset():
+    p = Poset("advertisements")
+    p.insert('[string what = "alarm", string what = "login", string user any]', "s1")
+    p.insert('[string what = "login", string user any]', "s2")
+    p.insert('[string what = "login"]', "s3")
+    p.insert("[int load < 10]", "s4")
+    assert p.roots() == [cb.parse_advertisement('[string what = "alarm", string what = "login", string user any]'),
+                         cb.parse_advertisement("[int load < 10]")]
+    assert p.successors('[string what = "login", string user any]') == [cb.parse_advertisement('[string what = "login"]')]
+    assert p.match(cb.parse_message('[string what = "login", string user = "ingmar"]')) == {"s1", "s2"}
+
+
+# ------------------------------------------------------- regression: known bugs
+def test_regression_successor_search_checks_covering():
+    """An earlier implementation took all successors of the new element's
+    predecessors as its successors, without checking covering."""
+    p = Poset()
+    p.insert("[string a any]", "r")
+    p.insert('[string a = "x"]', "u")
+    p.insert('[string a = "y"]', "v")
+    p.insert('[string a >* "x"]', "w")
+    assert p.successors('[string a >* "x"]') == [F('[string a = "x"]')]
+    assert p.successors("[string a any]") == [F('[string a = "y"]'), F('[string a >* "x"]')]
+    # A successor that is not below any predecessor of the new element.
+    p.insert('[string a = "x", int b = 1]', "z")
+    p.insert("[int b = 1]", "q")
+    assert p.successors("[int b = 1]") == [F('[string a = "x", int b = 1]')]
+    assert set(p.predecessors('[string a = "x", int b = 1]')) == {F('[string a = "x"]'), F("[int b = 1]")}
+    p.check_invariants()
+
+
+def test_regression_removal_leaves_no_stale_roots():
+    p = Poset()
+    p.insert("[string a any]", "r1")
+    p.insert("[int b any]", "r2")
+    p.insert('[string a = "x", int b = 1]', "c")
+    p.insert("[string a any]", "r1b")
+    p.remove("[string a any]", "r1")
+    assert p.roots() == [F("[string a any]"), F("[int b any]")]
+    p.remove("[string a any]", "r1b")
+    assert p.roots() == [F("[int b any]")]
+    assert p.predecessors('[string a = "x", int b = 1]') == [F("[int b any]")]
+    p.remove("[int b any]", "r2")
+    assert p.roots() == [F('[string a = "x", int b = 1]')]
+    assert p.element('[string a = "x", int b = 1]').is_root
+    p.check_invariants()
+
+
+def test_regression_removal_adds_no_shortcut_edges():
+    p = Poset()
+    p.insert("[int x > 0]", "a")
+    p.insert("[int x > 5]", "b")
+    p.insert("[int x > 0, int y any]", "c")
+    p.insert("[int x > 9, int y any]", "d")
+    assert edges_of(p) == {
+        ("[int x > 0]", "[int x > 5]"),
+        ("[int x > 0]", "[int x > 0, int y any]"),
+        ("[int x > 5]", "[int x > 9, int y any]"),
+        ("[int x > 0, int y any]", "[int x > 9, int y any]"),
+    }
+    # [x > 0] still reaches [x > 9, y any] through [x > 5]: no direct edge.
+    p.remove("[int x > 0, int y any]", "c")
+    assert edges_of(p) == {("[int x > 0]", "[int x > 5]"), ("[int x > 5]", "[int x > 9, int y any]")}
+    # Without [x > 5] the edge is needed.
+    p.remove("[int x > 5]", "b")
+    assert edges_of(p) == {("[int x > 0]", "[int x > 9, int y any]")}
+    p.check_invariants()
+
+
+# ------------------------------------------------------------- state machine
+NAMES = ("a", "b", "c")
+INT_OPS = ("=", "!=", "<", ">", "<=", ">=", "any")
+STR_OPS = ("=", "!=", "<", ">", ">*", "*<", "*", "any")
+STRINGS = ("", "a", "ab", "b", "ba")
+
+
+@st.composite
+def constraints(draw):
+    name = draw(st.sampled_from(NAMES))
+    if draw(st.booleans()):
+        op = draw(st.sampled_from(INT_OPS))
+        return Constraint("int", name, op, None if op == "any" else draw(st.integers(-2, 2)))
+    op = draw(st.sampled_from(STR_OPS))
+    return Constraint("string", name, op, None if op == "any" else draw(st.sampled_from(STRINGS)))
+
+
+filters = st.lists(constraints(), min_size=0, max_size=3).map(Filter)
+advertisements = st.lists(constraints(), min_size=0, max_size=4).map(Advertisement)
+SUBSCRIBERS = st.sampled_from(("u1", "u2", "u3", "u4"))
+
+
+def reference_reduction(values: list) -> tuple[set, set]:
+    """Edges and roots of the Hasse diagram of covering over ``values``,
+    computed from pairwise cb.covers with networkx."""
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(values)))
+    for i, a in enumerate(values):
+        for j, b in enumerate(values):
+            if i != j and cb.covers(a, b):
+                g.add_edge(i, j)
+    cond = nx.condensation(g)
+    assert all(len(cond.nodes[n]["members"]) == 1 for n in cond), "equivalent elements stored twice"
+    red = nx.transitive_reduction(cond)
+    member = {n: next(iter(cond.nodes[n]["members"])) for n in cond}
+    edges = {(str(values[member[u]]), str(values[member[v]])) for u, v in red.edges}
+    roots = {str(values[member[n]]) for n in red if red.in_degree(n) == 0}
+    return edges, roots
+
+
+class PosetMachine(RuleBasedStateMachine):
+    kind = "subscriptions"
+    values = filters
+
+    def __init__(self):
+        super().__init__()
+        self.poset = Poset(self.kind)
+        self.model: dict[str, list] = {}  # subscriber → its active subscriptions (Siena semantics)
+        self.seen: list = []
+
+    def _subscribe(self, x, u):
+        held = self.model.setdefault(u, [])
+        if any(cb.covers(f, x) for f in held):
+            return COVERED
+        self.model[u] = [f for f in held if not cb.covers(x, f)] + [x]
+        return None
+
+    @rule(x=st.data(), u=SUBSCRIBERS)
+    def insert(self, x, u):
+        value = x.draw(self.values)
+        expect = self._subscribe(value, u)
+        result = self.poset.insert(value, u)
+        assert (result.case == COVERED) == (expect == COVERED)
+        assert cb.covers(result.element.value, value)
+        self.seen.append(value)
+
+    @precondition(lambda self: self.seen)
+    @rule(data=st.data(), u=SUBSCRIBERS)
+    def reinsert_seen(self, data, u):
+        value = data.draw(st.sampled_from(self.seen))
+        expect = self._subscribe(value, u)
+        assert (self.poset.insert(value, u).case == COVERED) == (expect == COVERED)
+
+    @rule(data=st.data(), u=SUBSCRIBERS)
+    def remove(self, data, u):
+        if self.seen and data.draw(st.booleans()):
+            value = data.draw(st.sampled_from(self.seen))
+        else:
+            value = data.draw(self.values)
+        self.model[u] = [f for f in self.model.get(u, []) if not cb.covers(value, f)]
+        result = self.poset.remove(value, u)
+        assert all(cb.covers(value, c) for c in result.cancelled)
+
+    @invariant()
+    def structure_matches_reference(self):
+        p = self.poset
+        p.check_invariants()
+        values = list(p)
+        assert len(values) == len(p) == len(set(values))
+        edges, roots = reference_reduction(values)
+        assert edges_of(p) == edges
+        assert {str(r) for r in p.roots()} == roots
+        assert {str(e.value) for e in p.elements() if not e.predecessors} == roots
+
+    @invariant()
+    def subscribers_match_model(self):
+        p = self.poset
+        expected: dict[str, set] = {}
+        for u, held in self.model.items():
+            for f in held:
+                e = p.element(f)  # KeyError: a subscription was lost
+                assert u in e.subscribers
+                expected.setdefault(str(e.value), set()).add(u)
+            # One element per active subscription: none lost, none duplicated.
+            assert len({p.element(f) for f in held}) == len(held)
+            assert len(p.subscriptions(u)) == len(held)
+        assert {str(e.value): set(e.subscribers) for e in p.elements()} == expected
+
+
+class AdvertisementMachine(PosetMachine):
+    kind = "advertisements"
+    values = advertisements
+
+
+TestPosetMachine = PosetMachine.TestCase
+TestPosetMachine.settings = settings(
+    max_examples=150, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+TestAdvertisementMachine = AdvertisementMachine.TestCase
+TestAdvertisementMachine.settings = settings(
+    max_examples=60, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def test_custom_covering_relation_equality_gives_a_flat_poset():
+    p = Poset(covers=lambda a, b: a == b)
+    p.insert("[int x > 0]", "u")
+    p.insert("[int x > 5]", "v")
+    p.insert("[int x > 0]", "v")
+    assert len(p) == 2 and p.shape().edges == 0
+    assert p.subscribers("[int x > 0]") == {"u", "v"}
+
+
+def test_stats_count_fewer_checks_than_naive():
+    p = Poset()
+    for i in range(60):
+        p.insert(Filter([Constraint("int", f"n{i % 12}", ">", i)]), f"s{i}")
+    assert p.stats.inserts == 60
+    assert 0 < p.stats.insert_checks < p.stats.naive_checks
+    assert p.stats.avoided > 0.5
+    m = Message({"n3": 100})
+    assert p.match(m) == {f"s{i}" for i in range(60) if i % 12 == 3}
