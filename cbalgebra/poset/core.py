@@ -761,17 +761,32 @@ class Poset:
                 up[a] = None
             return up
         seen: set[Element] = set()
-        stack = [r for r in self._root_candidates(xsig, xbot)]
+        stack = self._root_candidates(xsig, xbot)
+        if xbot:  # only with a custom covering relation: check everything
+            while stack:
+                e = stack.pop()
+                if e not in seen:
+                    seen.add(e)
+                    if self._check(e.value, x, counter):
+                        up[e] = None
+                        stack.extend(e._succs)
+            return up
+        # The loop of every insert: the necessary condition inlined.
+        ads = self._kind == ADVERTISEMENTS
+        covers = self._covers
+        checks = 0
         while stack:
             e = stack.pop()
             if e in seen:
                 continue
             seen.add(e)
-            if not self._may_cover(e._sig, e._bottom, xsig, xbot):
+            if e._bottom or not (xsig <= e._sig if ads else e._sig <= xsig):
                 continue
-            if self._check(e.value, x, counter):
+            checks += 1
+            if covers(e.value, x):
                 up[e] = None
                 stack.extend(e._succs)
+        setattr(self.stats, counter, getattr(self.stats, counter) + checks)
         return up
 
     def _root_candidates(self, xsig: frozenset, xbot: bool) -> list[Element]:
@@ -829,19 +844,26 @@ class Poset:
             return []
         descending = self._kind == ADVERTISEMENTS
         cands.sort(key=lambda e: (-e._size if descending else e._size, e._seq))
+        # Everything below a covered candidate is covered: mark it without a
+        # check. A covered candidate is maximal unless reached from above.
         inside: set[Element] = set()
+        below: set[Element] = set()
+        positives = []
         for c in cands:
             if c in inside:
                 continue
             if self._check(x, c.value, counter):
-                stack = [c]
+                positives.append(c)
+                inside.add(c)
+                stack = list(c._succs)
                 while stack:
                     n = stack.pop()
+                    below.add(n)
                     if n in inside:
                         continue
                     inside.add(n)
                     stack.extend(n._succs)
-        return [e for e in inside if not any(p in inside for p in e._preds)]
+        return [c for c in positives if c not in below]
 
     def _find(self, x: Value, counter: str) -> Element | None:
         e = self._by_value.get(x)

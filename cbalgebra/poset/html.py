@@ -33,6 +33,16 @@ def _script_safe(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
+def _json_for_script(data: Any) -> str:
+    """JSON that cannot end or confuse its <script> block: no raw < > &."""
+    return (
+        json.dumps(data, ensure_ascii=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+
+
 def to_html(poset: Poset, *, max_nodes: int = MAX_NODES, top_levels: int | None = None, title: str | None = None) -> str:
     """The interactive page as a string."""
     view = select(poset, max_nodes=max_nodes, top_levels=top_levels, title=title)
@@ -100,7 +110,7 @@ def to_html(poset: Poset, *, max_nodes: int = MAX_NODES, top_levels: int | None 
 <div id="help">Drag to pan · wheel to zoom · click a filter to highlight everything it covers</div>
 <aside id="info" hidden></aside>
 </main>
-<script type="application/json" id="poset-data">{_script_safe(json.dumps(payload, ensure_ascii=False))}</script>
+<script type="application/json" id="poset-data">{_json_for_script(payload)}</script>
 <script>
 {_script_safe(_asset("poset.js"))}
 </script>

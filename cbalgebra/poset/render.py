@@ -338,10 +338,10 @@ def draw(view: View, *, id_prefix: str = "") -> Drawing:
         (f'<svg class="poset-svg" xmlns="http://www.w3.org/2000/svg" width="{lay.width:.0f}" height="{lay.height:.0f}" '
         f'viewBox="0 0 {lay.width:.0f} {lay.height:.0f}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" '
         'font-size="12">'),
-        (f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+        (f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#7a8799"/></marker></defs>'),
         f'<g class="scene" id="{id_prefix}scene">',
-        '<g class="edges">',
+        '<g class="edge-layer">',
     ]
     for a, b in view.edges:
         ia, ib = view.ids[a], view.ids[b]
@@ -351,7 +351,7 @@ def draw(view: View, *, id_prefix: str = "") -> Drawing:
             f'stroke="#7a8799" stroke-width="1.2" marker-end="url(#{marker})"/>'
         )
     parts.append("</g>")
-    parts.append('<g class="nodes">')
+    parts.append('<g class="node-layer">')
     for e in view.elements:
         i = view.ids[e]
         b = boxes[i]

@@ -11,7 +11,7 @@
   var matchesOut = document.getElementById("matches");
   var info = document.getElementById("info");
 
-  var nodes = {};   // id -> <g class="node">
+  var nodes = {};   // data-id -> node group element
   Array.prototype.forEach.call(svg.querySelectorAll("g.node"), function (g) {
     nodes[g.getAttribute("data-id")] = g;
   });
