@@ -341,6 +341,43 @@ TestAdvertisementMachine.settings = settings(
 )
 
 
+def random_filter(rng) -> Filter:
+    """Filters over a few names with small constants: many covering pairs,
+    some equivalences and some unsatisfiable conjunctions."""
+    cs = []
+    for _ in range(rng.choice((1, 1, 2, 2, 2, 3))):
+        name = rng.choice("abcdefgh"[: rng.choice((3, 8))])
+        if name in "abcd":
+            op = rng.choice(("=", "!=", "<", ">", "<=", ">=", "any"))
+            cs.append(Constraint("int", name, op, None if op == "any" else rng.randint(-4, 4)))
+        else:
+            op = rng.choice(("=", "!=", ">*", "*<", "*", "<", "any"))
+            cs.append(Constraint("string", name, op, None if op == "any" else rng.choice(("", "a", "ab", "abc", "b"))))
+    return Filter(cs)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_larger_random_poset_matches_reference(seed):
+    import random
+
+    rng = random.Random(seed)
+    p = Poset()
+    inserted = []
+    for i in range(700):
+        f = random_filter(rng)
+        p.insert(f, f"s{rng.randrange(250)}")
+        inserted.append(f)
+        if i % 7 == 6:
+            p.remove(rng.choice(inserted), f"s{rng.randrange(250)}")
+    p.check_invariants()
+    values = list(p)
+    assert len(values) > 250
+    edges, roots = reference_reduction(values)
+    assert edges_of(p) == edges
+    assert {str(r) for r in p.roots()} == roots
+    assert p.stats.insert_checks < p.stats.naive_checks / 4
+
+
 def test_custom_covering_relation_equality_gives_a_flat_poset():
     p = Poset(covers=lambda a, b: a == b)
     p.insert("[int x > 0]", "u")

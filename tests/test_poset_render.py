@@ -258,6 +258,14 @@ def test_cli_bad_input_exits_2_with_one_message(tmp_path, capsys, content, args,
     assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
+def test_outline_of_a_very_deep_poset():
+    p = Poset()
+    for i in range(1500):
+        p.insert(Filter([Constraint("int", "x", ">", i)]), i)
+    text = poset_cli.outline(p)
+    assert text.count("\n") == 1501 and text.splitlines()[-1].startswith(" " * 2998 + "[int x > 1499]")
+
+
 def test_cli_missing_file(capsys):
     assert run_cli("/nonexistent/file.txt") == 2
     assert "no such file" in capsys.readouterr().err

@@ -87,21 +87,20 @@ def outline(poset: Poset, title: str | None = None) -> str:
     kind = "Advertisements" if poset.kind == ADVERTISEMENTS else "Subscriptions"
     lines = [f"{title or kind + ' poset'}: {poset.shape()}"]
     shown: set = set()
-
-    def walk(e: Any, depth: int) -> None:
-        subs = ", ".join(sorted(map(str, e.subscribers)))
-        mark = "" if e.satisfiable else "⊥ "
-        if e in shown:
-            lines.append(f"{'  ' * depth}{mark}{e.value}  (see above)")
-            return
-        shown.add(e)
-        lines.append(f"{'  ' * depth}{mark}{e.value}  <- {subs}")
-        for s in e.successors:
-            walk(s, depth + 1)
-
-    for e in poset.elements():
-        if e.is_root:
-            walk(e, 0)
+    for root in poset.elements():
+        if not root.is_root:
+            continue
+        stack = [(root, 0)]  # iterative: posets can be deeper than Python's recursion limit
+        while stack:
+            e, depth = stack.pop()
+            mark = "" if e.satisfiable else "⊥ "
+            if e in shown:
+                lines.append(f"{'  ' * depth}{mark}{e.value}  (see above)")
+                continue
+            shown.add(e)
+            subs = ", ".join(sorted(map(str, e.subscribers)))
+            lines.append(f"{'  ' * depth}{mark}{e.value}  <- {subs}")
+            stack.extend((s, depth + 1) for s in reversed(e.successors))
     return "\n".join(lines) + "\n"
 
 

@@ -842,8 +842,29 @@ class Poset:
         cands = [c for c in self._down_candidates(xsig, xbot) if c not in up]
         if not cands:
             return []
+        if up and len(cands) > 8:
+            # What x covers lies below everything covering x: below each of
+            # x's future predecessors. Walk below one (within a budget).
+            below = self._below_some_predecessor(up, 4 * len(cands))
+            if below is not None:
+                cands = [c for c in cands if c in below]
+                if not cands:
+                    return []
+        # Try the highest candidates first: those with no candidate above them
+        # (⊥, with its many predecessors, is never one of them unless alone),
+        # then the rest by size: fewer constraints tend to be higher for
+        # filters, more for advertisements.
+        cset = set(cands)
+        tops = []
+        rest = []
+        for c in cands:
+            if not c._bottom and not any(p in cset for p in c._preds):
+                tops.append(c)
+            else:
+                rest.append(c)
         descending = self._kind == ADVERTISEMENTS
-        cands.sort(key=lambda e: (-e._size if descending else e._size, e._seq))
+        rest.sort(key=lambda e: (-e._size if descending else e._size, e._seq))
+        cands = tops + rest
         # Everything below a covered candidate is covered: mark it without a
         # check. A covered candidate is maximal unless reached from above.
         inside: set[Element] = set()
@@ -864,6 +885,24 @@ class Poset:
                     inside.add(n)
                     stack.extend(n._succs)
         return [c for c in positives if c not in below]
+
+    @staticmethod
+    def _below_some_predecessor(up: dict[Element, None], budget: int) -> set[Element] | None:
+        """The descendants of a minimal element of ``up`` (the one that looks
+        most specific), or None when there are more than ``budget``."""
+        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        best = min(minimal, key=lambda u: len(u._succs))
+        seen: set[Element] = set()
+        stack = list(best._succs)
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if len(seen) > budget:
+                return None
+            stack.extend(n._succs)
+        return seen
 
     def _find(self, x: Value, counter: str) -> Element | None:
         e = self._by_value.get(x)
