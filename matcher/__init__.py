@@ -1,0 +1,46 @@
+"""The forwarding engine of seed 000 §4: a compiled content-based forwarding table.
+
+- ``ForwardingTable.compile({iface: Predicate | Filter}, preprocessing_rounds=10)``,
+  ``ForwardingTable.from_arrays(...)`` (columns, for millions of constraints) and
+  ``ForwardingTable.from_document(text)`` (SFF driver files and our documents);
+- ``table.forward(message, broadcast=None)`` and
+  ``table.forward_batch(messages, broadcast=None)`` (all cores);
+- ``messages_from_document(text)`` and ``read_document(text)``;
+- ``warm_up()`` compiles the numba kernels once; ``compile_times()`` reports it.
+
+Names resolve lazily: ``import cbalgebra.matcher.cli`` (done by the CLI to
+register its command) does not import numba.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "ForwardingTable",
+    "MessageBatch",
+    "compile_times",
+    "messages_from_document",
+    "read_document",
+    "warm_up",
+]
+
+_LAZY = {
+    "ForwardingTable": "cbalgebra.matcher.table",
+    "MessageBatch": "cbalgebra.matcher.table",
+    "compile_times": "cbalgebra.matcher.table",
+    "warm_up": "cbalgebra.matcher.table",
+    "messages_from_document": "cbalgebra.matcher.document",
+    "read_document": "cbalgebra.matcher.document",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -1,0 +1,506 @@
+"""Forwarding benchmark: the issue's targets and the shape of seed 000
+Figures 8–11, on the §5.1 workload (``cbalgebra.workloads.forwarding``).
+
+    .venv/bin/python benchmarks/forward.py [--quick] [--out DIR] [--seed S] [--only SECTIONS]
+
+SECTIONS (comma-separated, default all): numba, targets, fig89, fig10, fig11.
+Not a test: nothing is asserted. Writes into DIR (default benchmarks/results):
+
+- ``forward_targets.csv``   the issue's targets, measured, with the target beside;
+- ``forward_fig8_9.csv``    time per message against total constraints (I = F, 10, 20, 40; r = 0 and 10);
+- ``forward_fig10.csv``     time per message against filters per interface at a fixed size;
+- ``forward_fig11.csv``     gain of pre-processing rounds 0..100 over r = 0;
+- ``forward_env.json``      machine, versions, load, numba compile times, wall time;
+- ``forward_fig8.png`` … ``forward_fig11.png`` and ``forward_report.md`` (tables for the README).
+
+Timing: every number is measured in this process, side by side with its
+baseline (r = 0 against r = 10; the naive Python loop over ``cb.matches``;
+one thread against two). "kernel" times come from the compiled batch kernel
+on pre-encoded messages, one thread (the paper's matching time);
+"forward()" times are end to end per call, Python included. The machine is
+shared: each measurement is repeated and the best repetition kept, and the
+load average is recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import cbalgebra as cb
+from cbalgebra.matcher import ForwardingTable, compile_times, warm_up
+
+ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger("forward-bench")
+
+# The paper's results (seed 000 §1, §5.2–5.4), for the report.
+PAPER = {
+    "fig8": "I = F (centralized): about 330 ms per message at 5 M constraints (1 M filters and interfaces); "
+            "the selectivity table cuts matching time by up to 40 %",
+    "fig9": "I = 10, 20, 40: much faster and sublinear; r = 0 and r = 10 indistinguishable; "
+            "I = 20 with 250,000 filters and 5 M constraints: 3 ms per 10-attribute message (950 MHz)",
+    "fig10": "at a fixed table size, time per message falls as filters per interface grow (large disjunctions "
+             "are the best case); the selectivity table helps on the left (few filters per interface)",
+    "fig11": "gain of pre-processing over r = 0 (one filter per interface): positive at first, largest for 5 M "
+             "constraints, ineffective and then a cost after 50–70 rounds",
+}
+
+
+# ------------------------------------------------------------------ helpers
+def loadavg() -> float:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return float("nan")
+
+
+def kernel_seconds_per_message(table: ForwardingTable, batch, repeats: int = 3, threads: int = 1) -> float:
+    """Best of ``repeats`` runs of the batch kernel, per message."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        table.forward_batch_csr(batch, threads=threads)
+        best = min(best, time.perf_counter() - t0)
+    return best / max(1, len(batch))
+
+
+def forward_times(table: ForwardingTable, messages, passes: int = 3) -> np.ndarray:
+    """Per-message ``forward()`` times of the pass with the lowest median."""
+    best = None
+    for _ in range(passes):
+        ts = np.empty(len(messages))
+        for k, m in enumerate(messages):
+            t0 = time.perf_counter()
+            table.forward(m)
+            ts[k] = time.perf_counter() - t0
+        if best is None or np.median(ts) < np.median(best):
+            best = ts
+    return best
+
+
+def naive_seconds_per_message(predicates: dict, messages) -> float:
+    t0 = time.perf_counter()
+    for m in messages:
+        [i for i, p in predicates.items() if cb.matches(p, m)]
+    return (time.perf_counter() - t0) / max(1, len(messages))
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    if not rows:
+        return
+    keys = list(rows[0])
+    for r in rows[1:]:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def workload_for(constraints: int, interfaces: int | None, seed: int, messages: int,
+                 attributes=(1, 20)) -> cb.workloads.ForwardingWorkload:
+    """C ≈ I × f̄ × 5. ``interfaces=None`` is the centralized case I = F
+    (one filter per interface); otherwise f ~ U[1, f_h) as in the paper."""
+    filters = max(1, round(constraints / 5))
+    if interfaces is None:
+        return cb.workloads.forwarding(interfaces=filters, filters_per_interface=1, messages=messages,
+                                       attributes_per_message=attributes, seed=seed)
+    f_h = max(2, round(2 * filters / interfaces))
+    return cb.workloads.forwarding(interfaces=interfaces, filters_per_interface=(1, f_h), messages=messages,
+                                   attributes_per_message=attributes, seed=seed)
+
+
+# ------------------------------------------------------------------ numba
+def section_numba(env: dict) -> None:
+    """Cold numba compile time (fresh cache directory, in a subprocess) and
+    the warm-up of this process (loaded from the cache if it is warm)."""
+    code = ("import time, logging; t = time.perf_counter(); "
+            "from cbalgebra.matcher import warm_up, compile_times; warm_up(); "
+            "import json; print(json.dumps({'total': time.perf_counter() - t, 'kernels': compile_times()}))")
+    with tempfile.TemporaryDirectory() as tmp:
+        envv = dict(os.environ, NUMBA_CACHE_DIR=tmp)
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], env=envv, capture_output=True, text=True, check=True)
+        cold = json.loads(out.stdout.strip().splitlines()[-1])
+        cold["wall"] = time.perf_counter() - t0
+    env["numba_cold"] = cold
+    log.info("numba cold compile (fresh cache): %.1f s of kernels %s", sum(cold["kernels"].values()),
+             {k: round(v, 2) for k, v in cold["kernels"].items()})
+
+
+# ------------------------------------------------------------------ targets
+def section_targets(quick: bool, seed: int) -> list[dict]:
+    rows: list[dict] = []
+
+    def add(metric, value, unit, target=None, better="low", note=""):
+        ok = "" if target is None else ("yes" if (value <= target if better == "low" else value >= target) else "no")
+        rows.append({"metric": metric, "value": round(float(value), 3), "unit": unit,
+                     "target": "" if target is None else target, "met": ok, "note": note, "load": loadavg()})
+        log.info("%-55s %12.3f %-10s target %s %s", metric, value, unit, target, ok)
+
+    # -- I = 20, 250,000 filters of U[1,10) constraints, 10-attribute messages
+    n_f = 25_000 if quick else 250_000
+    n_m = 500 if quick else 2000
+    w = cb.workloads.forwarding(interfaces=20, filters_per_interface=n_f // 20, messages=n_m,
+                                attributes_per_message=10, seed=seed)
+    tag = f"I=20 F={n_f} C={w.n_constraints}"
+    t0 = time.perf_counter()
+    table = w.table(preprocessing_rounds=10)
+    add(f"{tag}: compile from arrays", time.perf_counter() - t0, "s")
+    st = table.stats()
+    add(f"{tag}: compiled table bytes per constraint", st["bytes_per_constraint"], "B", 24)
+    add(f"{tag}: compiled table size", st["nbytes"] / 2**20, "MiB")
+    msgs = w.messages
+    table.forward(msgs[0])
+    t0r = table.with_preprocessing_rounds(0)
+    ft = forward_times(table, msgs)
+    ft0 = forward_times(t0r, msgs)
+    add(f"{tag}: forward() median per message, r=10", 1e6 * np.median(ft), "us", 90)
+    add(f"{tag}: forward() p90 per message, r=10", 1e6 * np.percentile(ft, 90), "us")
+    add(f"{tag}: forward() median per message, r=0", 1e6 * np.median(ft0), "us")
+    batch = table.encode(msgs)
+    k1 = kernel_seconds_per_message(table, batch)
+    add(f"{tag}: kernel mean per message, 1 thread, r=10", 1e6 * k1, "us")
+    batch0 = t0r.encode(msgs)
+    add(f"{tag}: kernel mean per message, 1 thread, r=0", 1e6 * kernel_seconds_per_message(t0r, batch0), "us")
+    k2 = kernel_seconds_per_message(table, batch, threads=2)
+    add(f"{tag}: batch throughput, 1 thread (encoded)", 1 / k1, "msg/s")
+    add(f"{tag}: batch throughput, 2 threads (encoded)", 1 / k2, "msg/s", 25_000, better="high")
+    add(f"{tag}: speed-up 2 threads / 1 thread", k1 / k2, "x")
+    t0 = time.perf_counter()
+    table.forward_batch(msgs)
+    add(f"{tag}: forward_batch(list of Message), 2 threads, end to end", n_m / (time.perf_counter() - t0), "msg/s")
+    matched = np.mean([len(r) for r in table.forward_batch(batch)])
+    add(f"{tag}: interfaces matched per message (of 20)", matched, "")
+    preds = w.predicates()
+    sub = msgs[: (5 if quick else 20)]
+    naive = naive_seconds_per_message(preds, sub)
+    add(f"{tag}: naive Python loop over cb.matches per message", 1e6 * naive, "us", note=f"{len(sub)} messages")
+    add(f"{tag}: speed-up of forward() over the naive loop", naive / np.median(ft), "x")
+    t0 = time.perf_counter()
+    ForwardingTable.compile(preds)
+    add(f"{tag}: compile(dict of Predicate)", time.perf_counter() - t0, "s")
+    del preds, table, t0r, w
+
+    # -- centralized: 200,000 interfaces of one filter
+    n_i = 20_000 if quick else 200_000
+    w = cb.workloads.forwarding(interfaces=n_i, filters_per_interface=1, messages=n_m // 2, seed=seed)
+    tag = f"I=F={n_i} C={w.n_constraints}"
+    t0 = time.perf_counter()
+    table = w.table(preprocessing_rounds=10)
+    add(f"{tag}: compile from arrays", time.perf_counter() - t0, "s")
+    add(f"{tag}: compiled table bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
+    msgs = w.messages
+    table.forward(msgs[0])
+    t0r = table.with_preprocessing_rounds(0)
+    ft = forward_times(table, msgs)
+    ft0 = forward_times(t0r, msgs)
+    add(f"{tag}: forward() median per message, r=10", 1e3 * np.median(ft), "ms", 1.0)
+    add(f"{tag}: forward() median per message, r=0", 1e3 * np.median(ft0), "ms")
+    batch = table.encode(msgs)
+    k1 = kernel_seconds_per_message(table, batch)
+    k2 = kernel_seconds_per_message(table, batch, threads=2)
+    add(f"{tag}: batch throughput, 1 thread (encoded)", 1 / k1, "msg/s")
+    add(f"{tag}: batch throughput, 2 threads (encoded)", 1 / k2, "msg/s")
+    add(f"{tag}: interfaces matched per message", np.mean([len(r) for r in table.forward_batch(batch)]), "")
+    del table, t0r, w
+
+    # -- compiling 5 M constraints
+    n_f = 100_000 if quick else 1_000_000
+    for interfaces, fpi in ((20, n_f // 20), (n_f, 1)):
+        w = cb.workloads.forwarding(interfaces=interfaces, filters_per_interface=fpi, messages=10, seed=seed)
+        t0 = time.perf_counter()
+        table = w.table()
+        dt = time.perf_counter() - t0
+        add(f"compile I={interfaces} F={n_f} C={w.n_constraints} from arrays", dt, "s", None if quick else 30)
+        add(f"  ... bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
+        del table, w
+    return rows
+
+
+# ------------------------------------------------------------------ figures
+def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
+    t_build = time.perf_counter()
+    table = w.table(preprocessing_rounds=max(rounds))
+    build = time.perf_counter() - t_build
+    tables = {r: table.with_preprocessing_rounds(r) for r in rounds}
+    msgs = w.messages
+    batches = {r: t.encode(msgs) for r, t in tables.items()}
+    for r, t in tables.items():
+        t.forward(msgs[0])
+    kernel = {r: float("inf") for r in rounds}
+    fwd = {r: None for r in rounds}
+    for _ in range(passes):  # interleaved, so both see the same machine
+        for r, t in tables.items():
+            kernel[r] = min(kernel[r], kernel_seconds_per_message(t, batches[r], repeats=1))
+            ts = forward_times(t, msgs, passes=1)
+            if fwd[r] is None or np.median(ts) < np.median(fwd[r]):
+                fwd[r] = ts
+    matched = float(np.mean(np.diff(table.forward_batch_csr(batches[max(rounds)])[0])))
+    rows = []
+    for r in rounds:
+        rows.append({
+            "interfaces": w.n_interfaces, "filters": w.n_filters, "constraints": w.n_constraints,
+            "filters_per_interface": round(w.n_filters / w.n_interfaces, 2), "rounds": r,
+            "kernel_us": round(1e6 * kernel[r], 2), "forward_median_us": round(1e6 * float(np.median(fwd[r])), 2),
+            "forward_p90_us": round(1e6 * float(np.percentile(fwd[r], 90)), 2), "matched": round(matched, 2),
+            "messages": len(msgs), "compile_s": round(build, 3),
+            "bytes_per_constraint": round(table.stats()["bytes_per_constraint"], 2), "load": loadavg(),
+        })
+    return rows
+
+
+def section_fig89(quick: bool, seed: int) -> list[dict]:
+    sizes = [1_000, 10_000, 100_000] if quick else [1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000,
+                                                    2_000_000, 5_000_000]
+    n_m = 100 if quick else 200
+    rows = []
+    for config in ("I=F", 10, 20, 40):
+        for c in sizes:
+            w = workload_for(c, None if config == "I=F" else config, seed, n_m)
+            for row in measure_point(w):
+                row["config"] = str(config) if config == "I=F" else f"I={config}"
+                rows.append(row)
+                log.info("fig8/9 %-5s C=%-8d r=%-3d kernel %9.1f us  forward() %9.1f us  matched %.1f",
+                         row["config"], row["constraints"], row["rounds"], row["kernel_us"],
+                         row["forward_median_us"], row["matched"])
+            del w
+    return rows
+
+
+def section_fig10(quick: bool, seed: int) -> list[dict]:
+    c = 100_000 if quick else 1_000_000
+    filters = c // 5
+    ratios = [1, 10, 100, 1_000, 10_000] + ([] if quick else [100_000])
+    n_m = 100 if quick else 200
+    rows = []
+    for ratio in ratios:
+        w = cb.workloads.forwarding(interfaces=max(1, filters // ratio), filters_per_interface=ratio, messages=n_m,
+                                    seed=seed)
+        for row in measure_point(w):
+            rows.append(row)
+            log.info("fig10 F/I=%-7d I=%-7d r=%-3d kernel %9.1f us  forward() %9.1f us  matched %.1f", ratio,
+                     row["interfaces"], row["rounds"], row["kernel_us"], row["forward_median_us"], row["matched"])
+    return rows
+
+
+def section_fig11(quick: bool, seed: int) -> list[dict]:
+    sizes = [10_000, 100_000] if quick else [100_000, 1_000_000, 5_000_000]
+    rounds = [0, 1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+    n_m = 100 if quick else 200
+    rows = []
+    for c in sizes:
+        w = workload_for(c, None, seed, n_m)
+        base = w.table(preprocessing_rounds=max(rounds))
+        tables = {r: base.with_preprocessing_rounds(r) for r in rounds}
+        batch = {r: t.encode(w.messages) for r, t in tables.items()}
+        best = {r: float("inf") for r in rounds}
+        for _ in range(5):  # interleaved repetitions, best of 5
+            for r in rounds:
+                best[r] = min(best[r], kernel_seconds_per_message(tables[r], batch[r], repeats=1))
+        for r in rounds:
+            gain = 100.0 * (best[0] - best[r]) / best[0]
+            rows.append({"constraints": w.n_constraints, "interfaces": w.n_interfaces, "rounds": r,
+                         "effective_rounds": tables[r].preprocessing_rounds, "kernel_us": round(1e6 * best[r], 2),
+                         "gain_percent": round(gain, 2), "load": loadavg()})
+            log.info("fig11 C=%-8d r=%-3d kernel %9.1f us  gain %6.1f %%", w.n_constraints, r, 1e6 * best[r], gain)
+        del w, base, tables
+    return rows
+
+
+# ------------------------------------------------------------------ plots
+def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    made = []
+
+    def series(rows, config, r, key):
+        pts = sorted((row["constraints"], row[key]) for row in rows if row.get("config") == config
+                     and row["rounds"] == r)
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    if fig89:
+        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+        for r, style in ((0, "o--"), (10, "s-")):
+            x, y = series(fig89, "I=F", r, "kernel_us")
+            ax.plot(x, [v / 1000 for v in y], style, label=f"I = F, r = {r}")
+        ax.set(xscale="log", yscale="log", xlabel="total constraints", ylabel="time per message (ms)",
+               title="Figure 8 shape: centralized router (one filter per interface)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "forward_fig8.png", dpi=120)
+        plt.close(fig)
+        made.append("forward_fig8.png")
+
+        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+        for config, color in (("I=10", "C0"), ("I=20", "C1"), ("I=40", "C2")):
+            for r, style in ((0, "o--"), (10, "s-")):
+                x, y = series(fig89, config, r, "kernel_us")
+                ax.plot(x, [v / 1000 for v in y], style, color=color, label=f"{config.replace('=', ' = ')}, r = {r}")
+        ax.set(xscale="log", yscale="log", xlabel="total constraints", ylabel="time per message (ms)",
+               title="Figure 9 shape: routers with I = 10, 20, 40 interfaces")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(ncol=2, fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "forward_fig9.png", dpi=120)
+        plt.close(fig)
+        made.append("forward_fig9.png")
+
+    if fig10:
+        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+        for r, style in ((0, "o--"), (10, "s-")):
+            pts = sorted((row["filters_per_interface"], row["kernel_us"]) for row in fig10 if row["rounds"] == r)
+            ax.plot([p[0] for p in pts], [p[1] / 1000 for p in pts], style, label=f"r = {r}")
+        c = fig10[0]["constraints"]
+        ax.set(xscale="log", yscale="log", xlabel="filters per interface (F / I)", ylabel="time per message (ms)",
+               title=f"Figure 10 shape: about {c:,} constraints, F = {fig10[0]['filters']:,}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "forward_fig10.png", dpi=120)
+        plt.close(fig)
+        made.append("forward_fig10.png")
+
+    if fig11:
+        fig, ax = plt.subplots(figsize=(6.4, 4.6))
+        for c in sorted({row["constraints"] for row in fig11}):
+            pts = sorted((row["rounds"], row["gain_percent"]) for row in fig11 if row["constraints"] == c)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{c:,} constraints")
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set(xlabel="pre-processing rounds", ylabel="gain over r = 0 (%)",
+               title="Figure 11 shape: cost/benefit of pre-processing (I = F)")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "forward_fig11.png", dpi=120)
+        plt.close(fig)
+        made.append("forward_fig11.png")
+    return made
+
+
+def report(out: Path, env: dict, targets: list[dict], fig89: list[dict], fig10: list[dict],
+           fig11: list[dict]) -> None:
+    lines = ["# Forwarding benchmark (generated by benchmarks/forward.py)", ""]
+    lines.append(f"Machine: {env['cpu']}, {env['cores']} cores; numba {env['numba']} ({env['threading_layer']}); "
+                 f"load average {env['load_start']} at start, {env['load_end']} at end; "
+                 f"wall time {env['wall_seconds']:.0f} s{' (--quick)' if env['quick'] else ''}.")
+    lines.append("")
+    if targets:
+        lines += ["| measurement | value | unit | target | met |", "|---|---:|---|---:|---|"]
+        for r in targets:
+            lines.append(f"| {r['metric']} | {r['value']:,} | {r['unit']} | {r['target']} | {r['met']} |")
+        lines.append("")
+    if fig89:
+        lines += ["## Figures 8 and 9: kernel time per message (µs), r = 0 / r = 10", "",
+                  "| constraints | I = F | I = 10 | I = 20 | I = 40 |", "|---:|---:|---:|---:|---:|"]
+        sizes = sorted({(round(row["constraints"], -2)) for row in fig89})
+        by = {}
+        for row in fig89:
+            by[(row["config"], round(row["constraints"], -2), row["rounds"])] = row["kernel_us"]
+        for c in sizes:
+            cells = []
+            for config in ("I=F", "I=10", "I=20", "I=40"):
+                a, b = by.get((config, c, 0)), by.get((config, c, 10))
+                cells.append(f"{a:,.0f} / {b:,.0f}" if a is not None and b is not None else "")
+            lines.append(f"| {c:,} | " + " | ".join(cells) + " |")
+        lines += ["", f"Paper (Fig. 8): {PAPER['fig8']}.", f"Paper (Fig. 9): {PAPER['fig9']}.", ""]
+    if fig10:
+        lines += ["## Figure 10: kernel time per message (µs) at a fixed size", "",
+                  "| filters per interface | interfaces | r = 0 | r = 10 |", "|---:|---:|---:|---:|"]
+        for fpi in sorted({row["filters_per_interface"] for row in fig10}):
+            r0 = [row for row in fig10 if row["filters_per_interface"] == fpi and row["rounds"] == 0][0]
+            r10 = [row for row in fig10 if row["filters_per_interface"] == fpi and row["rounds"] == 10][0]
+            lines.append(f"| {fpi:,} | {r0['interfaces']:,} | {r0['kernel_us']:,.1f} | {r10['kernel_us']:,.1f} |")
+        lines += ["", f"Paper (Fig. 10): {PAPER['fig10']}.", ""]
+    if fig11:
+        sizes = sorted({row["constraints"] for row in fig11})
+        lines += ["## Figure 11: gain of pre-processing over r = 0 (%)", "",
+                  "| rounds | " + " | ".join(f"{c:,} constraints" for c in sizes) + " |",
+                  "|---:|" + "---:|" * len(sizes)]
+        for r in sorted({row["rounds"] for row in fig11}):
+            cells = [f"{row['gain_percent']:+.1f}" for c in sizes for row in fig11
+                     if row["constraints"] == c and row["rounds"] == r]
+            lines.append(f"| {r} | " + " | ".join(cells) + " |")
+        lines += ["", f"Paper (Fig. 11): {PAPER['fig11']}.", ""]
+    (out / "forward_report.md").write_text("\n".join(lines) + "\n")
+
+
+# ------------------------------------------------------------------ main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
+    ap.add_argument("--out", default=None,
+                    help="output folder (default benchmarks/results; with --quick a temporary folder)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="numba,targets,fig89,fig10,fig11", help="sections to run")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    if args.out is None:
+        out = Path(tempfile.mkdtemp(prefix="forward-quick-")) if args.quick else ROOT / "benchmarks" / "results"
+    else:
+        out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    sections = {s.strip() for s in args.only.split(",") if s.strip()}
+    t_start = time.perf_counter()
+
+    import numba
+
+    env = {
+        "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(), "python": platform.python_version(),
+        "numba": numba.__version__, "numpy": np.__version__, "quick": args.quick, "seed": args.seed,
+        "load_start": loadavg(),
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                env["cpu"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    if "numba" in sections:
+        section_numba(env)
+    t0 = time.perf_counter()
+    warm_up()
+    env["warm_up_seconds"] = time.perf_counter() - t0
+    env["threading_layer"] = numba.threading_layer()
+    targets = fig89 = fig10 = fig11 = []
+    if "targets" in sections:
+        targets = section_targets(args.quick, args.seed)
+        write_csv(out / f"forward_targets.csv", targets)
+    if "fig89" in sections:
+        fig89 = section_fig89(args.quick, args.seed)
+        write_csv(out / f"forward_fig8_9.csv", fig89)
+    if "fig10" in sections:
+        fig10 = section_fig10(args.quick, args.seed)
+        write_csv(out / f"forward_fig10.csv", fig10)
+    if "fig11" in sections:
+        fig11 = section_fig11(args.quick, args.seed)
+        write_csv(out / f"forward_fig11.csv", fig11)
+    env["numba_this_process"] = compile_times()
+    env["load_end"] = loadavg()
+    env["wall_seconds"] = time.perf_counter() - t_start
+    env["plots"] = plots(out, fig89, fig10, fig11)
+    report(out, env, targets, fig89, fig10, fig11)
+    (out / f"forward_env.json").write_text(json.dumps(env, indent=2, default=str) + "\n")
+    log.info("results in %s; done in %.0f s", out, env["wall_seconds"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

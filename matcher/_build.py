@@ -1,0 +1,437 @@
+"""Compile a forwarding table into the flat arrays of ``_kernels``.
+
+Everything here is vectorized numpy over one row per constraint occurrence:
+the only Python loops run over distinct names and distinct string constants.
+The input is a :class:`RawTable` (see ``ForwardingTable.from_arrays``); the
+output a :class:`Compiled` holding the table tuple ``T`` and parameters ``P``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from cbalgebra.matcher import _kernels as K
+
+TABLE_FIELDS = (
+    "ntk", "kstart", "cval", "loff", "links", "finfo", "always", "dead",
+    "sel_name", "sel_type", "sel_bits", "tchars", "toff", "thash", "hslots",
+    "kmaxlen", "klenmask",
+)
+
+TYPE_NAMES = ("string", "int", "float", "bool", "any")
+TYPE_CODE = {t: i for i, t in enumerate(TYPE_NAMES)}
+OP_NAMES = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
+OP_CODE = {o: i for i, o in enumerate(OP_NAMES)}
+
+# allowed[type, op]: DESIGN.md "Semantics we fixed"
+ALLOWED = np.zeros((5, 10), dtype=bool)
+ALLOWED[K.T_STRING, :] = True
+ALLOWED[[K.T_INT, K.T_FLOAT], :6] = True
+ALLOWED[[K.T_INT, K.T_FLOAT], K.OP_ANY] = True
+ALLOWED[K.T_BOOL, [K.OP_EQ, K.OP_NE, K.OP_ANY]] = True
+ALLOWED[K.T_ANY, K.OP_ANY] = True
+
+_FLIP = np.int64(0x7FFFFFFFFFFFFFFF)
+INT32_MAX = 2**31 - 1
+
+
+def float_keys(x: np.ndarray) -> np.ndarray:
+    """An int64 for each finite double with the same order (-0.0 as 0.0)."""
+    x = np.asarray(x, dtype=np.float64) + 0.0  # -0.0 + 0.0 == 0.0
+    bits = x.view(np.int64)
+    return np.where(bits < 0, bits ^ _FLIP, bits)
+
+
+@dataclass
+class RawTable:
+    """A forwarding table as columns, one row per constraint occurrence.
+
+    - ``interfaces``: every interface id (int64), including interfaces whose
+      predicate is empty; ``filter_interface[f]``: the interface of filter f.
+    - ``c_filter``, ``c_name`` (index into ``names``), ``c_type`` and ``c_op``
+      (codes of ``TYPE_NAMES`` / ``OP_NAMES``), ``c_value`` (int64): the value
+      of an int; 0/1 for a bool; the IEEE-754 bits of a float
+      (``np.float64(x).view(np.int64)``); for a string the index into
+      ``strings``; ignored for ``any``.
+    """
+
+    interfaces: np.ndarray
+    filter_interface: np.ndarray
+    c_filter: np.ndarray
+    c_name: np.ndarray
+    c_type: np.ndarray
+    c_op: np.ndarray
+    c_value: np.ndarray
+    names: Sequence[str]
+    strings: Sequence[str]
+
+
+@dataclass
+class Compiled:
+    T: tuple
+    P: np.ndarray
+    interfaces: np.ndarray            # dense index -> external id (sorted)
+    names: list[str]                  # name id -> name
+    lookup: dict[str, tuple[int, int]]  # name -> (name id, bitmask of message types that matter)
+    strings: list[str]                # rank -> interned constant
+    n_constraints: int                # occurrences, after removing duplicates within a filter
+    n_distinct: int
+    n_filters: int
+    n_live: int
+    counter_dtype: np.dtype
+    selectivity: "Selectivity"
+    stats: dict = field(default_factory=dict)
+    #: identity of the message encoding (names, strings): shared by the tables
+    #: ``with_preprocessing_rounds`` derives, so their MessageBatch is reusable
+    token: object = field(default_factory=object)
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(a.nbytes for a in self.T) + self.P.nbytes)
+
+    def array_bytes(self) -> dict[str, int]:
+        return {name: int(a.nbytes) for name, a in zip(TABLE_FIELDS, self.T)}
+
+
+@dataclass
+class Selectivity:
+    """The whole selectivity table, most selective entry first (CSR)."""
+
+    name: np.ndarray     # int32 name id
+    type: np.ndarray     # int8 type code, 4 = any type
+    offsets: np.ndarray  # int64
+    ifaces: np.ndarray   # int32 dense interface indices
+
+    def __len__(self) -> int:
+        return int(self.name.shape[0])
+
+    def bitmaps(self, rounds: int, nwords: int) -> np.ndarray:
+        r = min(rounds, len(self))
+        bits = np.zeros((nwords, r), dtype=np.uint64)  # word-major: one pass ORs every round
+        if r:
+            rows = np.repeat(np.arange(r), np.diff(self.offsets[: r + 1]))
+            ifs = self.ifaces[: self.offsets[r]].astype(np.int64)
+            K.first_call("set_bits", K.set_bits, (bits, rows, ifs))
+        return bits
+
+
+def _flags(s: np.ndarray) -> np.ndarray:
+    """For a sorted array: True where a new value starts."""
+    new = np.empty(s.shape[0], dtype=bool)
+    if s.shape[0]:
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+    return new
+
+
+def _uniq(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (by sorting: numpy's hash-based unique is slow on
+    millions of int64 here)."""
+    s = np.sort(x)
+    return s[_flags(s)]
+
+
+def _uniq_counts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = np.sort(x)
+    idx = np.flatnonzero(_flags(s))
+    return s[idx], np.diff(np.append(idx, s.shape[0]))
+
+
+def _validate(raw: RawTable) -> None:
+    n = raw.c_filter.shape[0]
+    for name in ("c_name", "c_type", "c_op", "c_value"):
+        if getattr(raw, name).shape[0] != n:
+            raise ValueError(f"{name} has {getattr(raw, name).shape[0]} rows, c_filter has {n}")
+    nf = raw.filter_interface.shape[0]
+    if n and (raw.c_filter.min() < 0 or raw.c_filter.max() >= nf):
+        raise ValueError("c_filter refers to a filter that does not exist")
+    if n and (raw.c_name.min() < 0 or raw.c_name.max() >= len(raw.names)):
+        raise ValueError("c_name refers to a name that does not exist")
+    if n and (raw.c_type.min() < 0 or raw.c_type.max() > 4 or raw.c_op.min() < 0 or raw.c_op.max() > 9):
+        raise ValueError("unknown type or operator code")
+    bad = ~ALLOWED[raw.c_type, raw.c_op]
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"operator {OP_NAMES[raw.c_op[k]]!r} does not apply to type {TYPE_NAMES[raw.c_type[k]]!r} "
+            f"(constraint on {raw.names[raw.c_name[k]]!r})"
+        )
+    if raw.interfaces.size and raw.interfaces.min() < 0:
+        raise ValueError("interface ids must be >= 0")
+    known = _uniq(np.asarray(raw.interfaces, dtype=np.int64))
+    pos = np.minimum(np.searchsorted(known, raw.filter_interface), max(0, known.shape[0] - 1))
+    if nf and (known.shape[0] == 0 or (known[pos] != raw.filter_interface).any()):
+        raise ValueError("filter_interface refers to an interface missing from interfaces")
+    strs = raw.c_type == K.T_STRING
+    ops = raw.c_op != K.OP_ANY
+    sv = raw.c_value[strs & ops]
+    if sv.size and (sv.min() < 0 or sv.max() >= len(raw.strings)):
+        raise ValueError("a string constraint refers to a string that does not exist")
+    bv = raw.c_value[(raw.c_type == K.T_BOOL) & ops]
+    if bv.size and ((bv != 0) & (bv != 1)).any():
+        raise ValueError("bool values must be 0 or 1")
+    fv = raw.c_value[(raw.c_type == K.T_FLOAT) & ops].view(np.float64)
+    if fv.size and not np.isfinite(fv).all():
+        raise ValueError("float values must be finite")
+
+
+def _dedupe_names(names: Sequence[str], c_name: np.ndarray) -> tuple[list[str], np.ndarray]:
+    index: dict[str, int] = {}
+    remap = np.empty(len(names), dtype=np.int64)
+    for i, s in enumerate(names):
+        remap[i] = index.setdefault(s, len(index))
+    return list(index), remap[c_name] if c_name.size else c_name.astype(np.int64)
+
+
+def _intern_strings(strings: Sequence[str], used: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Sorted distinct constants (code-point order) and input index -> rank."""
+    rank = np.full(len(strings), -1, dtype=np.int64)
+    if not used.size:
+        return [], rank
+    idx = _uniq(used)
+    distinct = sorted({strings[i] for i in idx})
+    pos = {s: r for r, s in enumerate(distinct)}
+    rank[idx] = [pos[strings[i]] for i in idx]
+    return distinct, rank
+
+
+def _string_pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    off = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=off[1:])
+    chars = np.frombuffer("".join(strings).encode("utf-32-le"), dtype="<u4").astype(np.uint32)
+    return chars, off
+
+
+def _group_starts(*cols: np.ndarray) -> np.ndarray:
+    """Boolean 'new group' flags for rows sorted by ``cols``."""
+    n = cols[0].shape[0]
+    new = np.zeros(n, dtype=bool)
+    if n:
+        new[0] = True
+        for c in cols:
+            new[1:] |= c[1:] != c[:-1]
+    return new
+
+
+def compile_raw(raw: RawTable, rounds: int) -> Compiled:
+    _validate(raw)
+    stats: dict[str, float] = {}
+
+    # -- interfaces, dense in ascending id order
+    ifaces = _uniq(np.asarray(raw.interfaces, dtype=np.int64))
+    n_if = ifaces.shape[0]
+    f_iface = np.searchsorted(ifaces, raw.filter_interface).astype(np.int64)
+    nf = f_iface.shape[0]
+
+    # -- names and string constants
+    names, c_name = _dedupe_names(raw.names, raw.c_name)
+    c_type = raw.c_type.astype(np.int64)
+    c_op = raw.c_op.astype(np.int64)
+    c_val_in = raw.c_value.astype(np.int64)
+    is_str = (c_type == K.T_STRING) & (c_op != K.OP_ANY)
+    strings, rank = _intern_strings(raw.strings, c_val_in[is_str])
+
+    # -- keys (name, type)
+    kcode = c_name * 5 + c_type
+    present = np.zeros(len(names) * 5, dtype=bool)
+    present[kcode] = True
+    keycodes = np.flatnonzero(present)
+    dense_key = np.cumsum(present) - 1
+    c_key = dense_key[kcode].astype(np.int64)
+    nkeys = keycodes.shape[0]
+
+    # -- each constraint's value as an ordered int64
+    cv = np.zeros(c_val_in.shape[0], dtype=np.int64)
+    m = (c_type == K.T_INT) | (c_type == K.T_BOOL)
+    cv[m] = c_val_in[m]
+    m = c_type == K.T_FLOAT
+    cv[m] = float_keys(c_val_in[m].view(np.float64))
+    m = is_str & (c_op <= K.OP_GE)
+    cv[m] = 2 * rank[c_val_in[m]] + 1
+    m = is_str & (c_op > K.OP_GE)
+    cv[m] = rank[c_val_in[m]]
+    cv[c_op == K.OP_ANY] = 0
+
+    # -- distinct constraints in (op, key, value) order, with their filters
+    order = np.lexsort((raw.c_filter, cv, c_key, c_op))
+    s_op, s_key, s_cv = c_op[order], c_key[order], cv[order]
+    s_f = np.asarray(raw.c_filter, dtype=np.int64)[order]
+    new_c = _group_starts(s_op, s_key, s_cv)
+    keep = new_c.copy()
+    if keep.size:
+        keep[1:] |= s_f[1:] != s_f[:-1]  # drop a constraint repeated inside a filter
+    u_of_row = np.cumsum(new_c) - 1
+    n_distinct = int(new_c.sum())
+    d_op, d_key, d_cv = s_op[new_c], s_key[new_c], s_cv[new_c]
+    link_u = u_of_row[keep]
+    links64 = s_f[keep]
+    n_links = links64.shape[0]
+    if n_links > INT32_MAX or nf > INT32_MAX:
+        raise ValueError("table too large: more than 2**31 - 1 constraints or filters")
+    loff = np.zeros(n_distinct + 1, dtype=np.int64)
+    np.cumsum(np.bincount(link_u, minlength=n_distinct), out=loff[1:])
+    loff = loff.astype(np.int32)
+    links = links64.astype(np.int32)
+
+    # -- filters: size and interface packed in one word
+    f_size = np.bincount(links64, minlength=nf).astype(np.int64)
+    max_size = int(f_size.max()) if nf else 0
+    if max_size <= 255 and n_if < 2**24:
+        shift, finfo_dtype, counter_dtype = 8, np.uint32, np.uint8
+    else:
+        shift, finfo_dtype, counter_dtype = 32, np.uint64, np.int32
+    finfo = ((f_iface.astype(np.uint64) << np.uint64(shift)) | f_size.astype(np.uint64)).astype(finfo_dtype)
+
+    # -- interfaces without filters never match; empty filters always do
+    nwords = max(1, (n_if + 63) // 64)
+    live = np.zeros(n_if, dtype=bool)
+    live[f_iface] = True
+    dead = np.zeros(nwords, dtype=np.uint64)
+    dead_idx = np.concatenate([np.flatnonzero(~live), np.arange(n_if, nwords * 64)]).astype(np.int64)
+    K.first_call("set_bits", K.set_bits, (dead.reshape(nwords, 1), np.zeros(dead_idx.shape[0], np.int64), dead_idx))
+    always = _uniq(f_iface[f_size == 0]).astype(np.int32)
+
+    # -- key tables
+    kstart = np.zeros(K.NOPS * nkeys + 1, dtype=np.int64)
+    np.cumsum(np.bincount(d_op * nkeys + d_key, minlength=K.NOPS * nkeys), out=kstart[1:])
+    kstart = kstart.astype(np.int32)
+    ntk = np.full(len(names) * 5, -1, dtype=np.int32)
+    ntk[keycodes] = np.arange(nkeys, dtype=np.int32)
+    key_name = keycodes // 5
+    key_type = keycodes % 5
+    relevant = np.zeros(len(names), dtype=np.int64)
+    np.bitwise_or.at(relevant, key_name, np.where(key_type == K.T_ANY, 0b1111, 1 << key_type))
+
+    # -- strings: pool, hashes, pattern hash table
+    tchars, toff = _string_pool(strings)
+    thash = K.first_call("string_hashes", K.string_hashes, (tchars, toff))
+    pat = np.flatnonzero(d_op >= K.OP_PREFIX)
+    pat = pat[d_op[pat] <= K.OP_SUBSTRING]
+    hsize = 1
+    while hsize < 2 * pat.shape[0]:
+        hsize *= 2
+    hslots = np.full(hsize, -1, dtype=np.int32)
+    if pat.size:
+        K.first_call("fill_pattern_slots", K.fill_pattern_slots,
+                     (hslots, hsize - 1, pat.astype(np.int64), d_op[pat], d_key[pat], d_cv[pat], thash))
+    kmaxlen = np.zeros(3 * nkeys, dtype=np.int32)
+    klenmask = np.zeros(3 * nkeys, dtype=np.uint64)
+    if pat.size:
+        plen = (toff[d_cv[pat] + 1] - toff[d_cv[pat]]).astype(np.int64)
+        slot = (d_op[pat] - K.OP_PREFIX) * nkeys + d_key[pat]
+        np.maximum.at(kmaxlen, slot, plen.astype(np.int32))
+        np.bitwise_or.at(klenmask, slot, np.left_shift(np.uint64(1), np.minimum(plen, 63).astype(np.uint64)))
+
+    # -- selectivity table (§4.3), typed where every filter agrees on the type
+    sel = _selectivity(links64, link_u, d_key, key_name, key_type, f_iface, nf, n_if)
+
+    hmask = hsize - 1
+    sub_base = int(kstart[K.OP_SUBSTRING * nkeys]) if nkeys else 0
+    n_sub = int(kstart[K.OP_ANY * nkeys]) - sub_base if nkeys else 0
+    P = np.zeros(K.NPARAMS, dtype=np.int64)
+    P[K.P_NKEYS] = nkeys
+    P[K.P_NNAMES] = len(names)
+    P[K.P_NIFACES] = n_if
+    P[K.P_WORDS] = nwords
+    P[K.P_SHIFT] = shift
+    P[K.P_HMASK] = hmask
+    P[K.P_SUBBASE] = sub_base
+    P[K.P_NSUB] = n_sub
+    P[K.P_NFILTERS] = nf
+    P[K.P_NLIVE] = int(live.sum())
+    compiled = Compiled(
+        T=(), P=P, interfaces=ifaces, names=names, lookup={s: (i, int(relevant[i])) for i, s in enumerate(names)},
+        strings=strings, n_constraints=int(n_links), n_distinct=n_distinct,
+        n_filters=nf, n_live=int(live.sum()), counter_dtype=np.dtype(counter_dtype), selectivity=sel,
+        stats=stats,
+    )
+    compiled._parts = dict(
+        ntk=ntk, kstart=kstart, cval=d_cv.astype(np.int64), loff=loff, links=links, finfo=finfo,
+        always=always, dead=dead, tchars=tchars, toff=toff, thash=thash, hslots=hslots,
+        kmaxlen=kmaxlen, klenmask=klenmask,
+    )
+    set_rounds(compiled, rounds)
+    return compiled
+
+
+def set_rounds(compiled: Compiled, rounds: int) -> None:
+    """Keep the first ``rounds`` entries of the selectivity table as bitmaps."""
+    parts = compiled._parts
+    sel = compiled.selectivity
+    r = min(int(rounds), len(sel))
+    nwords = int(compiled.P[K.P_WORDS])
+    parts["sel_name"] = sel.name[:r].copy()
+    parts["sel_type"] = sel.type[:r].copy()
+    parts["sel_bits"] = sel.bitmaps(r, nwords)
+    compiled.P[K.P_ROUNDS] = r
+    compiled.T = tuple(parts[name] for name in TABLE_FIELDS)
+
+
+def _selectivity(links: np.ndarray, link_u: np.ndarray, d_key: np.ndarray, key_name: np.ndarray,
+                 key_type: np.ndarray, f_iface: np.ndarray, nf: int, n_if: int) -> Selectivity:
+    """Determinant attributes: (name, type) or name (any type) constrained by
+    every filter of an interface. Entries are sorted by the number of
+    interfaces they exclude, largest first (ties by name id, then type)."""
+    empty = Selectivity(np.zeros(0, np.int32), np.zeros(0, np.int8), np.zeros(1, np.int64), np.zeros(0, np.int32))
+    if links.size == 0:
+        return empty
+    nnames = int(key_name.max()) + 1 if key_name.size else 1
+    lk = d_key[link_u]
+    ln = key_name[lk].astype(np.int64)
+    lt = key_type[lk].astype(np.int64)
+    f_count = np.bincount(f_iface, minlength=n_if)
+
+    def determinants(lf: np.ndarray, code: np.ndarray, ncodes: int) -> tuple[np.ndarray, np.ndarray]:
+        # distinct (filter, code) pairs, then (interface, code) pairs counted
+        pairs = _uniq(lf * ncodes + code)
+        pf = pairs // ncodes
+        pc = pairs % ncodes
+        ic, counts = _uniq_counts(f_iface[pf] * ncodes + pc)
+        iface = ic // ncodes
+        code_ = ic % ncodes
+        full = counts == f_count[iface]
+        return iface[full], code_[full]
+
+    # typed: code = name * 4 + type (specific types only)
+    typed = lt < K.T_ANY
+    t_if, t_code = determinants(links[typed], (ln * 4 + lt)[typed], nnames * 4)
+    # name level: some constraint on the name, whatever its type
+    a_if, a_name = determinants(links, ln, nnames)
+    # a typed determinant makes the name-level one redundant for that interface
+    covered = _uniq(t_if * nnames + t_code // 4)
+    probe = a_if * nnames + a_name
+    at = np.minimum(np.searchsorted(covered, probe), max(0, covered.shape[0] - 1))
+    keep = ~((covered.shape[0] > 0) & (covered[at] == probe)) if covered.shape[0] else np.ones(probe.shape, bool)
+    a_if, a_name = a_if[keep], a_name[keep]
+
+    e_name = np.concatenate([t_code // 4, a_name])
+    e_type = np.concatenate([t_code % 4, np.full(a_name.shape[0], K.T_ANY, dtype=np.int64)])
+    e_if = np.concatenate([t_if, a_if])
+    if e_if.size == 0:
+        return empty
+    ecode = e_name * 5 + e_type
+    order0 = np.argsort(ecode, kind="stable")
+    sorted_codes = ecode[order0]
+    starts = _flags(sorted_codes)
+    codes = sorted_codes[starts]
+    sizes = np.diff(np.append(np.flatnonzero(starts), sorted_codes.shape[0]))
+    inv = np.empty(ecode.shape[0], dtype=np.int64)
+    inv[order0] = np.cumsum(starts) - 1
+    # most selective first; ties by (name, type) code for determinism
+    rank_order = np.lexsort((codes, -sizes))
+    new_pos = np.empty_like(rank_order)
+    new_pos[rank_order] = np.arange(rank_order.shape[0])
+    row = new_pos[inv]
+    o = np.lexsort((e_if, row))
+    offsets = np.zeros(codes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes[rank_order], out=offsets[1:])
+    return Selectivity(
+        name=(codes[rank_order] // 5).astype(np.int32),
+        type=(codes[rank_order] % 5).astype(np.int8),
+        offsets=offsets,
+        ifaces=e_if[o].astype(np.int32),
+    )

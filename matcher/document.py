@@ -1,0 +1,104 @@
+"""Forwarding tables and messages from documents.
+
+Two dialects, both read by :func:`cbalgebra.parse_document`:
+
+- **SFF driver files**: ``ifconfig N f1 | f2 ;`` configures interface N and
+  ``select a = 1 b = "x" ;`` is a message.
+- **Our documents**: ``subscribe P`` lines, each one a destination of its own
+  (the k-th ``subscribe`` is interface k, counting from 0 — the centralized
+  router of the paper), and ``publish M`` lines as messages.
+
+Decisions (documented in the README):
+
+- Several ``ifconfig`` statements for one interface add up: the interface's
+  predicate is the disjunction of all of them (what the routing protocol of
+  seed 000 §2.1 does when a new receiver advertisement arrives).
+  ``ifconfig N false;``-style empty predicates still declare the interface.
+- ``clear;`` forgets every interface configured before it. The table is the
+  state at the end of the document.
+- ``set preprocessing_limit = N;`` sets the number of pre-processing rounds
+  (the last one wins); an explicit ``preprocessing_rounds`` argument
+  overrides it. Other ``set`` variables and the commands ``consolidate``,
+  ``timer``, ``statistics`` and ``output`` are accepted and ignored.
+- ``advertise`` statements describe publishers, not destinations: ignored.
+- A document may not mix ``ifconfig`` and ``subscribe`` (interface numbers
+  would be ambiguous): that is a ParseError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cbalgebra.parse import ParseError, parse_document
+from cbalgebra.values import Message, Predicate
+
+__all__ = ["DocumentTable", "read_document", "messages_from_document", "table_from_document"]
+
+
+@dataclass
+class DocumentTable:
+    """What a document says: the predicates per interface, the messages and
+    the pre-processing limit it sets (None if it sets none)."""
+
+    predicates: dict[int, Predicate] = field(default_factory=dict)
+    messages: list[Message] = field(default_factory=list)
+    message_lines: list[int] = field(default_factory=list)
+    preprocessing_limit: int | None = None
+
+
+def _error(text: str, line: int, reason: str) -> ParseError:
+    lines = text.splitlines()
+    context = lines[line - 1] if 0 < line <= len(lines) else ""
+    return ParseError(reason, line, 1, context + "\n^")
+
+
+def read_document(text: str) -> DocumentTable:
+    """Parse a document into interfaces, messages and settings."""
+    items = parse_document(text)
+    doc = DocumentTable()
+    filters: dict[int, list] = {}
+    kinds_seen: dict[str, int] = {}
+    n_subscribe = 0
+    for item in items:
+        kind = item.kind
+        if kind in ("ifconfig", "subscribe"):
+            other = "subscribe" if kind == "ifconfig" else "ifconfig"
+            if other in kinds_seen:
+                raise _error(text, item.line,
+                             f"'{kind}' after '{other}' (line {kinds_seen[other]}): a document configures "
+                             "interfaces with either ifconfig or subscribe statements, not both")
+            kinds_seen.setdefault(kind, item.line)
+        if kind == "ifconfig":
+            filters.setdefault(item.interface, []).extend(item.value.filters)
+        elif kind == "subscribe":
+            filters[n_subscribe] = list(item.value.filters)
+            n_subscribe += 1
+        elif kind in ("select", "publish"):
+            doc.messages.append(item.value)
+            doc.message_lines.append(item.line)
+        elif kind == "command":
+            words = item.value
+            if words and words[0] == "clear":
+                filters.clear()
+            elif len(words) >= 2 and words[0] == "set" and words[1] in ("preprocessing_limit", "preprocessing_rounds"):
+                value = words[-1]
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise _error(text, item.line, f"{words[1]} must be an int >= 0, not {value!r}")
+                doc.preprocessing_limit = value
+    doc.predicates = {iface: Predicate(fs) for iface, fs in filters.items()}
+    return doc
+
+
+def messages_from_document(text: str) -> list[Message]:
+    """The messages of a document: its ``select`` and ``publish`` statements, in order."""
+    return read_document(text).messages
+
+
+def table_from_document(text: str, preprocessing_rounds: int | None = None):
+    from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
+
+    doc = read_document(text)
+    rounds = preprocessing_rounds
+    if rounds is None:
+        rounds = DEFAULT_ROUNDS if doc.preprocessing_limit is None else doc.preprocessing_limit
+    return ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds)

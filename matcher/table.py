@@ -1,0 +1,542 @@
+"""``ForwardingTable``: the public face of the forwarding engine.
+
+Build a table once (``compile``, ``from_arrays`` or ``from_document``), then
+``forward`` messages one at a time or ``forward_batch`` them on all cores.
+The work per message happens in ``_kernels`` (``@njit``); this module only
+validates input, encodes messages to arrays and decodes the results.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import struct
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cbalgebra.matcher import _build as B
+from cbalgebra.matcher import _kernels as K
+from cbalgebra.values import Filter, Message, Predicate
+
+__all__ = ["ForwardingTable", "MessageBatch", "warm_up", "compile_times"]
+
+log = logging.getLogger("cbalgebra.matcher")
+
+DEFAULT_ROUNDS = 10
+
+
+# ---------------------------------------------------------------- messages
+@dataclass(frozen=True)
+class MessageBatch:
+    """Messages encoded for one table (``ForwardingTable.encode``).
+
+    ``attrs[k] = (name id, type code, value)``; ``m_off[m]:m_off[m + 1]`` are
+    the rows of message m. A string's value is its index in the code-point
+    pool ``s_chars`` / ``s_off``; a float's is its order-preserving int64.
+    Attributes whose name and type no constraint of the table mentions are
+    dropped: they cannot satisfy anything.
+    """
+
+    m_off: np.ndarray    # int64, M + 1
+    attrs: np.ndarray    # int64, (n, 3)
+    s_chars: np.ndarray  # uint32 code points
+    s_off: np.ndarray    # int64
+    maxlen: int
+    token: object
+
+    def __len__(self) -> int:
+        return int(self.m_off.shape[0] - 1)
+
+
+_TYPE_CODE = {"string": K.T_STRING, "int": K.T_INT, "float": K.T_FLOAT, "bool": K.T_BOOL}
+
+# ----------------------------------------------------------- numba warm-up
+compile_times = K.compile_times
+_first_call = K.first_call
+
+
+def warm_up() -> float:
+    """Compile the kernels once for the usual table layout (logged); returns
+    the seconds this took. Later tables reuse the compiled code."""
+    t0 = time.perf_counter()
+    table = ForwardingTable.compile({0: Filter()}, preprocessing_rounds=1)
+    table.forward(Message())
+    table.forward_batch([Message()])
+    return time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------- table
+class ForwardingTable:
+    """A compiled content-based forwarding table (seed 000 §4).
+
+    ``forward(m, B)`` computes CBF(m, B, T): the sorted ids of the interfaces
+    in ``B`` (all interfaces when ``B`` is None) whose predicate matches m,
+    with exactly the semantics of :func:`cbalgebra.matches`.
+    """
+
+    def __init__(self, compiled: B.Compiled, rounds_requested: int, compile_seconds: float) -> None:
+        self._c = compiled
+        self._rounds_requested = rounds_requested
+        self.compile_seconds = compile_seconds
+        self._local = threading.local()
+        self._serial_variant = f"serial/{compiled.counter_dtype.name}"
+        self._parallel_variant = f"parallel/{compiled.counter_dtype.name}"
+
+    # ----------------------------------------------------------- building
+    @classmethod
+    def compile(cls, table: Mapping[int, Predicate | Filter], preprocessing_rounds: int = DEFAULT_ROUNDS
+                ) -> ForwardingTable:
+        """Compile ``{interface_id: Predicate | Filter}``; ids are ints >= 0.
+
+        ``preprocessing_rounds`` is how many entries of the selectivity table
+        are checked before counting (0 turns the pre-processing off).
+        """
+        t0 = time.perf_counter()
+        if not isinstance(table, Mapping):
+            raise TypeError(f"compile expects a mapping of interface id to predicate, not {type(table).__name__}")
+        rounds = _check_rounds(preprocessing_rounds)
+        name_ids: dict[str, int] = {}
+        string_ids: dict[str, int] = {}
+        ifaces: list[int] = []
+        f_iface: list[int] = []
+        cf: list[int] = []
+        cn: list[int] = []
+        ct: list[int] = []
+        co: list[int] = []
+        cval: list[int] = []
+        fpos: list[int] = []
+        fval: list[float] = []
+        type_code = B.TYPE_CODE
+        op_code = B.OP_CODE
+        for iface, pred in table.items():
+            ifaces.append(_check_iface(iface))
+            if isinstance(pred, Filter):
+                filters: Iterable[Filter] = (pred,)
+            elif isinstance(pred, Predicate):
+                filters = pred.filters
+            else:
+                raise TypeError(f"interface {iface}: expected a Predicate or Filter, not {type(pred).__name__}")
+            for f in filters:
+                fid = len(f_iface)
+                f_iface.append(iface)
+                for c in f.constraints:
+                    cf.append(fid)
+                    cn.append(name_ids.setdefault(c.name, len(name_ids)))
+                    t = type_code[c.type]
+                    ct.append(t)
+                    co.append(op_code[c.op])
+                    v = c.value
+                    if v is None:
+                        cval.append(0)
+                    elif t == K.T_STRING:
+                        cval.append(string_ids.setdefault(v, len(string_ids)))
+                    elif t == K.T_FLOAT:
+                        fpos.append(len(cval))
+                        fval.append(v)
+                        cval.append(0)
+                    else:
+                        cval.append(int(v))
+        values = np.array(cval, dtype=np.int64)
+        if fpos:
+            values[np.array(fpos)] = np.array(fval, dtype=np.float64).view(np.int64)
+        raw = B.RawTable(
+            interfaces=np.array(ifaces, dtype=np.int64),
+            filter_interface=np.array(f_iface, dtype=np.int64),
+            c_filter=np.array(cf, dtype=np.int64),
+            c_name=np.array(cn, dtype=np.int64),
+            c_type=np.array(ct, dtype=np.int8),
+            c_op=np.array(co, dtype=np.int8),
+            c_value=values,
+            names=list(name_ids),
+            strings=list(string_ids),
+        )
+        return cls._from_raw(raw, rounds, t0)
+
+    @classmethod
+    def _from_raw(cls, raw: B.RawTable, rounds: int, t0: float) -> ForwardingTable:
+        jit_before = sum(compile_times().values())
+        compiled = B.compile_raw(raw, rounds)
+        jit = sum(compile_times().values()) - jit_before
+        # numba's first calls are reported by compile_times(), not here
+        return cls(compiled, rounds, time.perf_counter() - t0 - jit)
+
+    @classmethod
+    def from_arrays(cls, *, interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value,
+                    names: Sequence[str], strings: Sequence[str] = (),
+                    preprocessing_rounds: int = DEFAULT_ROUNDS) -> ForwardingTable:
+        """The fast constructor: a table given as columns, one row per constraint.
+
+        - ``interfaces``: all interface ids (ints >= 0), including those with
+          an empty predicate; ``filter_interface[f]``: the interface of filter f
+          (a filter with no rows is the empty filter, which matches everything).
+        - ``c_filter[k]``, ``c_name[k]`` (index into ``names``), ``c_type[k]``
+          (0 string, 1 int, 2 float, 3 bool, 4 any), ``c_op[k]`` (0 ``=``,
+          1 ``!=``, 2 ``<``, 3 ``>``, 4 ``<=``, 5 ``>=``, 6 prefix, 7 suffix,
+          8 substring, 9 any) and ``c_value[k]`` (int64: the int; 0/1 for a
+          bool; the float's IEEE-754 bits, ``np.float64(x).view(np.int64)``;
+          for a string, its index into ``strings``; ignored for any).
+
+        Names and strings must be valid (no surrogates; names non-empty): they
+        are not re-checked here. ``compile`` is the general entry point; the
+        workload generator uses this one to build millions of constraints
+        without Python objects.
+        """
+        t0 = time.perf_counter()
+        rounds = _check_rounds(preprocessing_rounds)
+        raw = B.RawTable(
+            interfaces=np.asarray(interfaces, dtype=np.int64),
+            filter_interface=np.asarray(filter_interface, dtype=np.int64),
+            c_filter=np.asarray(c_filter, dtype=np.int64),
+            c_name=np.asarray(c_name, dtype=np.int64),
+            c_type=np.asarray(c_type, dtype=np.int8),
+            c_op=np.asarray(c_op, dtype=np.int8),
+            c_value=np.asarray(c_value, dtype=np.int64),
+            names=list(names),
+            strings=list(strings),
+        )
+        return cls._from_raw(raw, rounds, t0)
+
+    @classmethod
+    def from_document(cls, text: str, preprocessing_rounds: int | None = None) -> ForwardingTable:
+        """Build a table from a document (see ``cbalgebra.matcher.document``)."""
+        from cbalgebra.matcher.document import table_from_document
+
+        return table_from_document(text, preprocessing_rounds)
+
+    def with_preprocessing_rounds(self, rounds: int) -> ForwardingTable:
+        """The same table with another number of pre-processing rounds; the
+        arrays are shared, only the selectivity bitmaps are rebuilt."""
+        rounds = _check_rounds(rounds)
+        c = self._c
+        clone = B.Compiled(**{k: getattr(c, k) for k in c.__dataclass_fields__})
+        clone.P = c.P.copy()
+        clone._parts = dict(c._parts)
+        B.set_rounds(clone, rounds)
+        return ForwardingTable(clone, rounds, 0.0)
+
+    # ------------------------------------------------------------ facts
+    @property
+    def interfaces(self) -> np.ndarray:
+        """All interface ids, sorted."""
+        return self._c.interfaces.copy()
+
+    @property
+    def preprocessing_rounds(self) -> int:
+        """Rounds actually run: the request, capped by the selectivity table's length."""
+        return int(self._c.P[K.P_ROUNDS])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the compiled arrays (the whole table, not the per-thread scratch)."""
+        return self._c.nbytes
+
+    def selectivity_table(self, limit: int | None = None) -> list[tuple[str, str, list[int]]]:
+        """The selectivity table of §4.3, most selective entry first: (name,
+        type or 'any', interface ids for which that attribute is a
+        determinant). Only the first ``preprocessing_rounds`` entries are used
+        when forwarding."""
+        c = self._c
+        sel = c.selectivity
+        n = len(sel) if limit is None else min(int(limit), len(sel))
+        out = []
+        for e in range(n):
+            ifs = sel.ifaces[sel.offsets[e]:sel.offsets[e + 1]]
+            out.append((c.names[int(sel.name[e])], B.TYPE_NAMES[int(sel.type[e])],
+                        [int(i) for i in c.interfaces[ifs]]))
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        c = self._c
+        return {
+            "interfaces": int(c.interfaces.shape[0]),
+            "live_interfaces": c.n_live,
+            "filters": c.n_filters,
+            "constraints": c.n_constraints,
+            "distinct_constraints": c.n_distinct,
+            "names": len(c.names),
+            "strings": len(c.strings),
+            "selectivity_entries": len(c.selectivity),
+            "preprocessing_rounds": self.preprocessing_rounds,
+            "nbytes": self.nbytes,
+            "bytes_per_constraint": self.nbytes / max(1, c.n_constraints),
+            "array_bytes": c.array_bytes(),
+            "compile_seconds": self.compile_seconds,
+            "layout": "compact" if c.counter_dtype == np.uint8 else "wide",
+        }
+
+    def __repr__(self) -> str:
+        c = self._c
+        return (f"ForwardingTable({c.interfaces.shape[0]} interfaces, {c.n_filters} filters, "
+                f"{c.n_constraints} constraints, rounds={self.preprocessing_rounds})")
+
+    # -------------------------------------------------------- messages
+    def encode(self, messages: Iterable[Message]) -> MessageBatch:
+        """Encode messages for this table (reusable across calls)."""
+        lookup = self._c.lookup
+        m_off = [0]
+        flat: list[int] = []
+        fpos: list[int] = []
+        fvals: list[float] = []
+        strs: list[str] = []
+        n = 0
+        for msg in messages:
+            if not isinstance(msg, Message):
+                raise TypeError(f"expected a Message, not {type(msg).__name__}")
+            for name, attr in msg.attributes:
+                hit = lookup.get(name)
+                if hit is None:
+                    continue
+                t = _TYPE_CODE[attr.type]
+                if not (hit[1] >> t) & 1:
+                    continue
+                if t == K.T_STRING:
+                    flat += (hit[0], t, len(strs))
+                    strs.append(attr.value)
+                elif t == K.T_FLOAT:
+                    fpos.append(n)
+                    fvals.append(attr.value)
+                    flat += (hit[0], t, 0)
+                else:
+                    flat += (hit[0], t, int(attr.value))
+                n += 1
+            m_off.append(n)
+        attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
+        if fpos:
+            attrs[np.array(fpos, dtype=np.int64), 2] = B.float_keys(np.array(fvals, dtype=np.float64))
+        s_chars, s_off, maxlen = _pool(strs)
+        return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
+                            maxlen=maxlen, token=self._c.token)
+
+    def _batch_of(self, messages) -> MessageBatch:
+        if isinstance(messages, MessageBatch):
+            if messages.token is not self._c.token:
+                raise ValueError("this MessageBatch was encoded for another table")
+            return messages
+        if isinstance(messages, Message):
+            raise TypeError("forward_batch expects a sequence of messages; use forward for one")
+        return self.encode(messages)
+
+    def _broadcast(self, broadcast, n_messages: int, per_message_ok: bool):
+        """(b_sel, b_off, b_ifaces) for the kernels: dense indices of the
+        interfaces of B that exist in the table."""
+        if broadcast is None:
+            return np.full(n_messages, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32)
+        sets = None
+        if per_message_ok and isinstance(broadcast, (list, tuple)) and broadcast and all(
+            not isinstance(b, (int, np.integer)) for b in broadcast
+        ):
+            sets = list(broadcast)
+            if len(sets) != n_messages:
+                raise ValueError(f"{len(sets)} broadcast sets for {n_messages} messages")
+        if sets is None:
+            dense = self._dense(broadcast)
+            return np.zeros(n_messages, np.int64), np.array([0, dense.shape[0]], np.int64), dense
+        parts = []
+        for b in sets:
+            parts.append(np.array([], np.int32) if b is None else self._dense(b))
+        off = np.zeros(len(parts) + 1, np.int64)
+        np.cumsum([p.shape[0] for p in parts], out=off[1:])
+        sel = np.arange(n_messages, dtype=np.int64)
+        for k, b in enumerate(sets):
+            if b is None:
+                sel[k] = -1
+        return sel, off, (np.concatenate(parts) if parts else np.zeros(0, np.int32)).astype(np.int32)
+
+    def _dense(self, ids) -> np.ndarray:
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, (Iterable, np.ndarray)):
+            raise TypeError("broadcast must be a collection of interface ids")
+        arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
+        if arr.size == 0:
+            return np.zeros(0, np.int32)
+        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError("broadcast interface ids must be integers")
+        arr = arr.astype(np.int64).ravel()
+        known = self._c.interfaces
+        pos = np.searchsorted(known, arr)
+        pos_c = np.minimum(pos, max(known.shape[0] - 1, 0))
+        ok = (pos < known.shape[0]) & (known[pos_c] == arr) if known.size else np.zeros(arr.shape, bool)
+        return np.unique(pos[ok]).astype(np.int32)
+
+    # ------------------------------------------------------- forwarding
+    def _scratch(self, maxlen: int):
+        """This thread's working memory for the serial kernel (grown on demand)."""
+        loc = self._local
+        s = getattr(loc, "scratch", None)
+        if s is None or s[6].shape[0] < maxlen + 1:
+            s = K.new_scratch(self._c.P, np.zeros(0, self._c.counter_dtype), max(maxlen, 64))
+            loc.scratch = s
+            loc.stamp = getattr(loc, "stamp", 0)
+        return s
+
+    def _run_serial(self, batch: MessageBatch, b_sel, b_off, b_ifaces) -> tuple[np.ndarray, np.ndarray]:
+        c = self._c
+        S = self._scratch(batch.maxlen)
+        n = len(batch)
+        out = np.empty(max(1, n * max(1, c.n_live)), dtype=np.int32)
+        cnt = np.zeros(n, dtype=np.int64)
+        args = (c.T, c.P, batch.attrs, batch.m_off, batch.s_chars, batch.s_off,
+                b_sel, b_off, b_ifaces, S, self._local.stamp, out, cnt)
+        self._local.stamp = _first_call(self._serial_variant, K.forward_serial, args)
+        return cnt, out
+
+    def forward(self, message: Message, broadcast: Iterable[int] | None = None) -> np.ndarray:
+        """The sorted ids (int64) of the interfaces in ``broadcast`` (default:
+        all) whose predicate matches ``message``. Ids in ``broadcast`` that
+        the table does not know are ignored."""
+        if not isinstance(message, Message):
+            raise TypeError(f"forward expects a Message, not {type(message).__name__}")
+        c = self._c
+        lookup = c.lookup
+        flat: list[int] = []
+        strs: list[str] = []
+        n = 0
+        for name, attr in message.attributes:
+            hit = lookup.get(name)
+            if hit is None:
+                continue
+            t = _TYPE_CODE[attr.type]
+            if not (hit[1] >> t) & 1:
+                continue
+            if t == K.T_STRING:
+                flat += (hit[0], t, len(strs))
+                strs.append(attr.value)
+            elif t == K.T_FLOAT:
+                flat += (hit[0], t, _float_key(attr.value))
+            else:
+                flat += (hit[0], t, int(attr.value))
+            n += 1
+        attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
+        s_chars, s_off, maxlen = _pool(strs)
+        if broadcast is None:
+            b_sel, b_off, b_ifaces = _NO_BROADCAST
+        else:
+            b_sel, b_off, b_ifaces = self._broadcast(broadcast, 1, per_message_ok=False)
+        loc = self._local
+        d = loc.__dict__
+        S = d.get("scratch")
+        if S is None or S[6].shape[0] < maxlen + 1:
+            S = self._scratch(maxlen)
+        one = d.get("one")
+        if one is None:
+            one = loc.one = (np.empty(max(1, c.n_live), np.int32), np.zeros(1, np.int64), np.array([0, 0], np.int64))
+        out, cnt, m_off = one
+        m_off[1] = n
+        args = (c.T, c.P, attrs, m_off, s_chars, s_off, b_sel, b_off, b_ifaces, S, loc.stamp, out, cnt)
+        loc.stamp = _first_call(self._serial_variant, K.forward_serial, args)
+        return c.interfaces[out[: cnt[0]]]
+
+    def forward_batch(self, messages, broadcast=None, *, threads: int | None = None) -> list[np.ndarray]:
+        """Forward many messages on all cores; one sorted id array per message.
+
+        ``messages``: a sequence of Message or a :class:`MessageBatch` from
+        ``encode``. ``broadcast``: None, one collection of ids for every
+        message, or a list with one collection (or None) per message.
+        ``threads``: numba threads to use (default: all).
+        """
+        offsets, ids = self.forward_batch_csr(messages, broadcast, threads=threads)
+        if offsets.shape[0] <= 2:
+            return [ids] if offsets.shape[0] == 2 else []
+        return np.split(ids, offsets[1:-1])
+
+    def forward_batch_csr(self, messages, broadcast=None, *, threads: int | None = None
+                          ) -> tuple[np.ndarray, np.ndarray]:
+        """Like ``forward_batch`` but returns (offsets, ids): message m went to
+        ``ids[offsets[m]:offsets[m + 1]]``."""
+        import numba
+
+        batch = self._batch_of(messages)
+        c = self._c
+        n = len(batch)
+        b_sel, b_off, b_ifaces = self._broadcast(broadcast, n, per_message_ok=True)
+        if n == 0:
+            return np.zeros(1, np.int64), np.zeros(0, np.int64)
+        nthreads = numba.get_num_threads() if threads is None else int(threads)
+        if nthreads < 1:
+            raise ValueError("threads must be >= 1")
+        need = max(1, c.n_live)
+        nch = min(n, max(1, nthreads * 4))
+        bounds = np.linspace(0, n, nch + 1).astype(np.int64)
+        lo, hi = bounds[:-1].copy(), bounds[1:].copy()
+        keep = hi > lo
+        lo, hi = lo[keep], hi[keep]
+        out_cnt = np.zeros(n, dtype=np.int64)
+        pieces: list[tuple[int, np.ndarray]] = []
+        proto = np.zeros(0, c.counter_dtype)
+        est = 8
+        old = numba.get_num_threads()
+        numba.set_num_threads(min(nthreads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            while lo.shape[0]:
+                per = int(np.max(hi - lo))
+                cap = int(min(per * need, max(need, per * est) + need))
+                out = np.empty(cap * lo.shape[0], dtype=np.int32)
+                stop = np.empty(lo.shape[0], dtype=np.int64)
+                args = (c.T, c.P, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, batch.maxlen, b_sel, b_off, b_ifaces, proto, lo, hi, cap, need,
+                        out, out_cnt, stop)
+                with numba.parallel_chunksize(1):
+                    _first_call(self._parallel_variant, K.forward_parallel, args)
+                for ch in range(lo.shape[0]):
+                    k = int(out_cnt[lo[ch]:stop[ch]].sum())
+                    pieces.append((int(lo[ch]), out[ch * cap: ch * cap + k].copy()))
+                done = stop >= hi
+                if not done.all():
+                    done_msgs = max(1, int((stop - lo).sum()))
+                    est = max(est * 2, int(out_cnt.sum() / done_msgs) + 1)
+                lo, hi = stop[~done], hi[~done]
+        finally:
+            numba.set_num_threads(old)
+        pieces.sort(key=lambda p: p[0])
+        dense = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int32)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(out_cnt, out=offsets[1:])
+        return offsets, c.interfaces[dense]
+
+
+_NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
+_FLIP = 0x7FFFFFFFFFFFFFFF
+
+
+def _float_key(x: float) -> int:
+    """The order-preserving int64 of a finite double (as ``_build.float_keys``)."""
+    (bits,) = struct.unpack("<q", struct.pack("<d", x + 0.0))
+    return bits ^ _FLIP if bits < 0 else bits
+
+
+def _pool(strs: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Code points of the strings, their offsets and the longest length."""
+    if not strs:
+        return _EMPTY_CHARS, _EMPTY_OFF, 0
+    off = [0]
+    total = 0
+    longest = 0
+    for s in strs:
+        k = len(s)
+        total += k
+        off.append(total)
+        if k > longest:
+            longest = k
+    chars = np.frombuffer(bytearray("".join(strs).encode("utf-32-le")), dtype="<u4")
+    return chars, np.array(off, dtype=np.int64), longest
+
+
+_EMPTY_CHARS = np.zeros(0, np.uint32)
+_EMPTY_OFF = np.zeros(1, np.int64)
+
+
+def _check_rounds(rounds: Any) -> int:
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 0:
+        raise ValueError(f"preprocessing_rounds must be an int >= 0, not {rounds!r}")
+    return int(rounds)
+
+
+def _check_iface(iface: Any) -> int:
+    if isinstance(iface, bool) or not isinstance(iface, (int, np.integer)):
+        raise TypeError(f"interface ids must be ints, not {iface!r}")
+    if iface < 0 or iface > np.iinfo(np.int64).max:
+        raise ValueError(f"interface ids must be ints >= 0, not {iface}")
+    return int(iface)
