@@ -20,7 +20,7 @@ from cbalgebra.studies.spark import DEFAULT_MASTER
 DEFAULT_SEED = 2003
 
 #: Full sizes and --quick sizes.
-GENERAL_FULL = {"universes": "10000,100000,1000000", "points": 25, "replicates": 20}
+GENERAL_FULL = {"universes": "10000,100000,1000000", "points": 25, "replicates": 10}
 GENERAL_QUICK = {"universes": "10000", "points": 7, "replicates": 4}
 DNF_FULL = {"max_n": 10_000, "points": 17, "replicates": 30}
 DNF_QUICK = {"max_n": 200, "points": 6, "replicates": 5}

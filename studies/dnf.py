@@ -12,6 +12,7 @@ Nothing here imports Spark.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import time
@@ -164,3 +165,36 @@ def known_reducers() -> tuple[str, ...]:
         if names:
             return tuple(names)
     return REDUCERS
+
+
+def code_fingerprint() -> str:
+    """A short hash of the code a DNF cell's result depends on.
+
+    The generator (with its word list), the reducers, covering and the value
+    types: a rerun into an output directory made by other versions of them
+    must not mix old and new results.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    digest = hashlib.sha256(f"dnf-model-{MODEL_VERSION}".encode())
+    roots = []
+    for module in ("cbalgebra.workloads._dnf", "cbalgebra.reducers", "cbalgebra.covering", "cbalgebra.values"):
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or spec.origin is None:
+            continue
+        origin = Path(spec.origin)
+        if spec.submodule_search_locations:
+            roots.extend(sorted(p for p in origin.parent.rglob("*.py")))
+        else:
+            roots.append(origin)
+            data = origin.parent / "data"
+            if module.endswith("_dnf") and data.is_dir():
+                roots.extend(sorted(p for p in data.iterdir() if p.is_file()))
+    for path in roots:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -44,7 +44,7 @@ VOLATILE_COLUMNS = ("gen_seconds", "reduce_seconds", "task_seconds", "host", "pi
 def general_study(
     universes: Sequence[int] = general.DEFAULT_UNIVERSES,
     points: int = 25,
-    replicates: int = 20,
+    replicates: int = 10,
     seed: int = 2003,
     distributions: Sequence[str] = general.DISTRIBUTIONS,
     selectivity: float = general.DEFAULT_SELECTIVITY,
@@ -85,7 +85,7 @@ def dnf_study(
     config = {
         "scenarios": list(scenarios), "max_n": max_n, "min_n": min_n, "points": points, "ns": ns,
         "replicates": replicates, "reducers": list(reducers), "seed": seed, "quick": quick,
-        "model_version": dnf.MODEL_VERSION,
+        "model_version": dnf.MODEL_VERSION, "code_fingerprint": dnf.code_fingerprint(),
     }
     return Study(
         kind=DNF_KIND,

@@ -190,8 +190,12 @@ class ResultStore:
         _fsync_dir(self.path)
 
 
-def check_manifest(out_dir: Path, kind: str, model_version: object = None) -> None:
-    """Refuse to mix two kinds of study, or two versions of a model, in one directory."""
+#: Manifest entries that must match for finished cells to be reused.
+COMPATIBILITY_KEYS = ("model_version", "code_fingerprint")
+
+
+def check_manifest(out_dir: Path, kind: str, config: dict | None = None) -> None:
+    """Refuse to mix two kinds of study, or results of other code, in one directory."""
     path = Path(out_dir) / MANIFEST
     if path.exists():
         try:
@@ -201,12 +205,14 @@ def check_manifest(out_dir: Path, kind: str, model_version: object = None) -> No
         existing = manifest.get("kind")
         if existing and existing != kind:
             raise StudyError(f"{out_dir} holds an {existing} study; use another --out for {kind}")
-        old_version = manifest.get("config", {}).get("model_version")
-        if model_version is not None and old_version is not None and old_version != model_version:
-            raise StudyError(
-                f"{out_dir} holds results of model version {old_version}, not {model_version}; "
-                "use another --out"
-            )
+        old_config = manifest.get("config", {})
+        for key in COMPATIBILITY_KEYS:
+            old, new = old_config.get(key), (config or {}).get(key)
+            if old is not None and new is not None and old != new:
+                raise StudyError(
+                    f"{out_dir} holds results computed with another {key.replace('_', ' ')} "
+                    f"({old} here, {new} now); use another --out"
+                )
     elif (Path(out_dir) / RESULTS).exists():
         raise StudyError(f"{out_dir}/{RESULTS} exists but {MANIFEST} does not; use another --out")
 
@@ -365,7 +371,7 @@ def run_study(
     some cell is left to run). Returns the statistics of this run.
     """
     out_dir = Path(out_dir)
-    check_manifest(out_dir, study.kind, study.config.get("model_version"))
+    check_manifest(out_dir, study.kind, study.config)
     write_manifest(out_dir, study.kind, study.config)
     store = ResultStore(out_dir, study.schema, study.key_columns)
     pending, skipped = pending_cells(study, out_dir)
