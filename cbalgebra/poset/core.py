@@ -388,6 +388,21 @@ class Poset:
             queue.extend(n._succs)
         return list(seen)
 
+    @staticmethod
+    def descendants_within(e: Element, budget: int) -> set[Element] | None:
+        """The elements strictly below ``e``, or None if there are more than ``budget``."""
+        seen: set[Element] = set()
+        stack = list(e._succs)
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if len(seen) > budget:
+                return None
+            stack.extend(n._succs)
+        return seen
+
     def ancestors(self, e: Element) -> list[Element]:
         """Elements strictly covering ``e``, breadth first."""
         seen: dict[Element, None] = {}
@@ -493,12 +508,19 @@ class Poset:
         held = self._by_sub.get(subscriber)
         if not held:
             return (), (), ()
-        hit = []
-        for e in sorted(held, key=_seq):
-            if e is keep:
-                continue
-            if e.value == x or x in e._aliases or self._may_cover(xsig, xbot, e._sig, e._bottom) and self._check(x, e.value, counter):
-                hit.append(e)
+        below = self.descendants_within(keep, len(held)) if keep is not None else None
+        if below is not None:
+            # x is stored as ``keep``: what it covers is exactly what lies below.
+            hit = sorted((e for e in held if e in below), key=_seq)
+        else:
+            hit = []
+            for e in held:
+                if e is keep:
+                    continue
+                if (e.value == x or x in e._aliases
+                        or (self._may_cover(xsig, xbot, e._sig, e._bottom) and self._check(x, e.value, counter))):
+                    hit.append(e)
+            hit.sort(key=_seq)
         dropped: list[Value] = []
         released: dict[Element, None] = {}
         for e in hit:
@@ -797,7 +819,7 @@ class Poset:
         # Filters: a root covering x has names within x's names.
         out = [r for r in self._nosig if r in roots]
         counts: dict[Element, int] = {}
-        for name in xsig:
+        for name in sorted(xsig):
             for e in self._postings.get(name, ()):
                 if e in roots:
                     counts[e] = counts.get(e, 0) + 1
@@ -820,7 +842,7 @@ class Poset:
             # b with sig(b) ⊆ sig(x).
             out = list(self._nosig)
             counts: dict[Element, int] = {}
-            for name in xsig:
+            for name in sorted(xsig):
                 for e in self._postings.get(name, ()):
                     counts[e] = counts.get(e, 0) + 1
             out.extend(e for e, n in counts.items() if n == len(e._sig))
@@ -828,7 +850,7 @@ class Poset:
         # Filters: unsatisfiable ones, and those whose names include x's.
         if not xsig:
             return list(self._elements)
-        lists = sorted((self._postings.get(n, {}) for n in xsig), key=len)
+        lists = sorted((self._postings.get(n, {}) for n in sorted(xsig)), key=len)
         if not lists[0]:
             return list(self._bottoms)
         out = [e for e in lists[0] if xsig <= e._sig]
@@ -886,23 +908,11 @@ class Poset:
                     stack.extend(n._succs)
         return [c for c in positives if c not in below]
 
-    @staticmethod
-    def _below_some_predecessor(up: dict[Element, None], budget: int) -> set[Element] | None:
+    def _below_some_predecessor(self, up: dict[Element, None], budget: int) -> set[Element] | None:
         """The descendants of a minimal element of ``up`` (the one that looks
         most specific), or None when there are more than ``budget``."""
         minimal = [u for u in up if not any(s in up for s in u._succs)]
-        best = min(minimal, key=lambda u: len(u._succs))
-        seen: set[Element] = set()
-        stack = list(best._succs)
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            if len(seen) > budget:
-                return None
-            stack.extend(n._succs)
-        return seen
+        return self.descendants_within(min(minimal, key=lambda u: len(u._succs)), budget)
 
     def _find(self, x: Value, counter: str) -> Element | None:
         e = self._by_value.get(x)

@@ -200,6 +200,8 @@ class Network:
                 changed.append(e)
         changed.extend(result.released)
         changed_set = set(changed)
+        budget = sum(len(f) for f in server.forwarded.values())
+        below_target = poset.descendants_within(target, budget) if target is not None else None
         for y in server.neighbors:
             old = server.forwarded[y]
             entering = [
@@ -211,7 +213,9 @@ class Network:
                 if not m._alive or m in changed_set:
                     if not (m._alive and self._is_member(m, y)):
                         leaving.append(m)
-                elif target_enters and m is not target and self._covered_by(poset, target, m):
+                elif target_enters and m is not target and (
+                    m in below_target if below_target is not None else self._covered_by(poset, target, m)
+                ):
                     leaving.append(m)
             if not entering and not leaving:
                 continue
