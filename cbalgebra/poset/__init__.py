@@ -10,6 +10,7 @@ network of servers, and pictures of the Hasse diagram.
 - :mod:`cbalgebra.poset.cli`: the ``cbalgebra poset`` command.
 """
 
+from cbalgebra.poset.cli import from_document
 from cbalgebra.poset.core import (
     ADVERTISEMENTS,
     COVERED,
@@ -23,6 +24,7 @@ from cbalgebra.poset.core import (
     RemoveResult,
     Shape,
 )
+from cbalgebra.poset.network import Network, Server
 
 __all__ = [
     "ADVERTISEMENTS",
@@ -32,8 +34,11 @@ __all__ = [
     "SUBSCRIPTIONS",
     "Element",
     "InsertResult",
+    "Network",
     "Poset",
     "PosetStats",
     "RemoveResult",
+    "Server",
     "Shape",
+    "from_document",
 ]

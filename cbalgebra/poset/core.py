@@ -550,6 +550,14 @@ class Poset:
         self._unindex(e)
         if preds:
             for s in succs:
+                if s._bottom and self._exact:
+                    # Every element covers ⊥: p still reaches it through any
+                    # other successor, and needs the edge only if it has none.
+                    for p in preds:
+                        if not p._succs:
+                            p._succs[s] = None
+                            s._preds[p] = None
+                    continue
                 reached = self._ancestors_among(s, preds)
                 for p in preds:
                     if p not in reached:
