@@ -40,7 +40,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def demo_study(out_dir, master: str = "local[2]", progress: bool = True) -> Path:
+def demo_study(out_dir, master: str = "local[*]", progress: bool = True) -> Path:
     """A small α study on the embedded Spark; returns the path of its plot (PNG).
 
     Runs the DNF study (Figures 6 and 7 in miniature, ``siena`` reducer) when
@@ -51,10 +51,11 @@ def demo_study(out_dir, master: str = "local[2]", progress: bool = True) -> Path
 
     out_dir = Path(out_dir)
     if jobs.dnf_available():
-        study = jobs.dnf_study(max_n=300, points=6, replicates=6, quick=True)
+        study = jobs.dnf_study(max_n=150, points=5, replicates=4, quick=True)
         key = "figure:alpha_dnf"
     else:
-        study = jobs.general_study(universes=(10_000,), points=8, replicates=4, quick=True)
+        study = jobs.general_study(universes=(10_000,), points=6, replicates=3, quick=True)
         key = "figure:fig5_general"
-    outputs = jobs.execute(study, out_dir / study.kind, master=master, progress=progress)
+    outputs = jobs.execute(study, out_dir / study.kind, master=master, progress=progress,
+                           figures="overview")
     return outputs[key]

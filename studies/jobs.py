@@ -151,6 +151,7 @@ def execute(
     jobs_in_flight: int = 2,
     on_commit=None,
     finalize_outputs: bool = True,
+    figures: str = "all",
 ) -> dict[str, Path]:
     """Run the study's missing cells, then write summary, figures and report.
 
@@ -179,11 +180,14 @@ def execute(
     _record_run(out_dir, study, stats)
     if not finalize_outputs:
         return {"results": out_dir / "results.parquet"}
-    return finalize(study, out_dir)
+    return finalize(study, out_dir, figures=figures)
 
 
-def finalize(study: Study, out_dir: Path) -> dict[str, Path]:
-    """Compact the results; write summary.csv, the figures and report.md."""
+def finalize(study: Study, out_dir: Path, figures: str = "all") -> dict[str, Path]:
+    """Compact the results; write summary.csv, the figures and report.md.
+
+    ``figures="overview"`` draws only the one-figure overview (the demo).
+    """
     from cbalgebra.studies import plots, report
     from cbalgebra.studies.summary import dnf_summary, general_summary, summary_csv
 
@@ -197,18 +201,19 @@ def finalize(study: Study, out_dir: Path) -> dict[str, Path]:
     if study.kind == GENERAL_KIND:
         summary = general_summary(results)
         atomic_write_text(out_dir / "summary.csv", summary_csv(summary))
-        figures = plots.plot_general(summary, out_dir, study.config.get("selectivity"))
+        drawn = plots.plot_general(summary, out_dir, study.config.get("selectivity"))
         text = report.general_report(summary, results, study.config, timing)
     else:
         summary = dnf_summary(results, tuple(dnf.SCENARIOS), study.config.get("reducers", ()))
         atomic_write_text(out_dir / "summary.csv", summary_csv(summary))
-        figure_sets = plots.plot_dnf(summary, out_dir)
-        figures = [p for paths in figure_sets.values() for p in paths]
+        which = ("overview",) if figures == "overview" else ("fig6", "fig7", "overview")
+        figure_sets = plots.plot_dnf(summary, out_dir, which)
+        drawn = [p for paths in figure_sets.values() for p in paths]
         text = report.dnf_report(summary, results, study.config, timing)
     outputs["summary"] = out_dir / "summary.csv"
     atomic_write_text(out_dir / "report.md", text)
     outputs["report"] = out_dir / "report.md"
-    for path in figures:
+    for path in drawn:
         if path.suffix == ".png":
             outputs.setdefault("figure", path)
             outputs[f"figure:{path.stem}"] = path

@@ -32,9 +32,9 @@ def _pyplot():
 def save_figure(fig, out_dir: Path, stem: str) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg`` atomically; return their paths."""
     paths = []
-    for fmt, kwargs in (("png", {"dpi": 150}), ("svg", {})):
+    for fmt, kwargs in (("png", {"dpi": 130}), ("svg", {})):
         buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, bbox_inches="tight", metadata=_metadata(fmt), **kwargs)
+        fig.savefig(buf, format=fmt, metadata=_metadata(fmt), **kwargs)
         path = Path(out_dir) / f"{stem}.{fmt}"
         atomic_write_bytes(path, buf.getvalue())
         paths.append(path)
@@ -179,7 +179,8 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
     return paths
 
 
-def plot_dnf(summary: pd.DataFrame, out_dir: Path) -> dict[str, list[Path]]:
+def plot_dnf(summary: pd.DataFrame, out_dir: Path,
+             which: tuple[str, ...] = ("fig6", "fig7", "overview")) -> dict[str, list[Path]]:
     """Figure 6 (Zipf scenarios), Figure 7 (uniform scenarios) and an overview of all."""
     from cbalgebra.studies.dnf import SCENARIOS
 
@@ -188,12 +189,13 @@ def plot_dnf(summary: pd.DataFrame, out_dir: Path) -> dict[str, list[Path]]:
     out = {}
     fig6 = [s for s in known if s.startswith("zipf-")]
     fig7 = [s for s in known if s.startswith("uniform-")]
-    if fig6:
+    if fig6 and "fig6" in which:
         out["fig6"] = plot_dnf_panels(summary, fig6, out_dir, "fig6_zipf",
                                       "Disjunction advantage, Zipf distribution of attribute names")
-    if fig7:
+    if fig7 and "fig7" in which:
         out["fig7"] = plot_dnf_panels(summary, fig7, out_dir, "fig7_uniform",
                                       "Disjunction advantage, uniform distribution of attribute names")
-    out["overview"] = plot_dnf_panels(summary, known, out_dir, "alpha_dnf",
-                                      "Disjunction advantage of random DNF predicates")
+    if "overview" in which:
+        out["overview"] = plot_dnf_panels(summary, known, out_dir, "alpha_dnf",
+                                          "Disjunction advantage of random DNF predicates")
     return out

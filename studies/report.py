@@ -391,19 +391,25 @@ def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timin
 
 def _dnf_discussion(summary: pd.DataFrame, main: str, scenarios: list[str]) -> str:
     """Why our curves may differ from the paper's: what we know of both set-ups."""
-    return (
-        "## Why our numbers may differ from the paper's\n\n"
-        f"- **The reducer.** The paper's algorithm removes a constraint implied by another in the same "
+    lines = ["## Why our numbers may differ from the paper's\n"]
+    lines.append(
+        f"- **The reducer.** The paper's algorithm drops a constraint implied by another in the same "
         f"conjunction and a conjunction implied by another conjunction. `{main}` is our version of that "
-        "simple algorithm; where it recognises more implications (or fewer) than the paper's code, α "
-        "moves down (or up) at every n. Running `--reducers siena,merge,exact` on the same predicate "
-        "sets shows how much the algorithm alone matters.\n"
-        "- **The generator.** The paper fixes the number of constraints per conjunction, the operators "
-        "and the integer values, but its 200 string values come from a news corpus we do not have; "
-        "`dnf_predicates` uses its own list of 200 terms, and how often two string constraints are "
-        "comparable depends on that list. The paper also does not give the Zipf exponent for names "
-        "(we use 1), nor how many predicate sets it drew per point (we draw the number above).\n"
-        "- **Sampling noise.** Percentiles of a few tens of sets are themselves noisy: the minimum and "
-        "maximum of 30 sets move from run to run, while the median is stable to about ±0.01 for "
-        "n ≥ 100.\n"
+        "simple algorithm; where it recognises more implications than the paper's code (or fewer), α "
+        "moves down (or up) at every n. `--reducers siena,merge,exact` runs stronger reducers on the "
+        "same predicate sets and shows how much the algorithm alone matters."
     )
+    lines.append(
+        "- **The generator.** The paper fixes the sizes of the conjunctions, the operators and their "
+        "weights and the integer values, but not the rest. `cbalgebra.workloads.dnf_predicates` "
+        "draws every constraint's name independently, so a name can repeat inside a conjunction "
+        "(`x > 3 ∧ x > 7` reduces, `x = 3 ∧ x = 5` is empty); each name is string- or int-typed once "
+        "and for all; the 200 string values are its own list of common English terms, not the "
+        "paper's news-corpus terms; the Zipf exponent for names is 1. Each of these choices changes "
+        "how often two constraints are comparable, and so α, most of all with few names."
+    )
+    lines.append(
+        "- **How many sets.** The paper does not say how many predicate sets it drew per point. With "
+        "30, the minimum and maximum are noisy, the median much less so."
+    )
+    return "\n".join(lines) + "\n"
