@@ -18,8 +18,10 @@ baseline (r = 0 against r = 10; the naive Python loop over ``cb.matches``;
 one thread against two). "kernel" times come from the compiled batch kernel
 on pre-encoded messages, one thread (the paper's matching time);
 "forward()" times are end to end per call, Python included. The machine is
-shared: each measurement is repeated and the best repetition kept, and the
-load average is recorded.
+shared with other jobs, so single-thread times are CPU time of this process
+(``process_time`` / ``thread_time``), with wall-clock times beside them;
+each measurement is repeated and the best repetition kept; batch throughput
+is wall clock with the CPU utilization it got; the load average is recorded.
 """
 
 from __future__ import annotations
@@ -65,27 +67,34 @@ def loadavg() -> float:
         return float("nan")
 
 
-def kernel_seconds_per_message(table: ForwardingTable, batch, repeats: int = 3, threads: int = 1) -> float:
-    """Best of ``repeats`` runs of the batch kernel, per message."""
+def kernel_seconds_per_message(table: ForwardingTable, batch, repeats: int = 3, threads: int = 1,
+                               clock=time.process_time) -> float:
+    """Best of ``repeats`` runs of the batch kernel, per message. With one
+    thread the default clock is the process's CPU time, which a shared
+    machine does not inflate; pass ``time.perf_counter`` for wall time."""
     best = float("inf")
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock()
         table.forward_batch_csr(batch, threads=threads)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, clock() - t0)
     return best / max(1, len(batch))
 
 
-def forward_times(table: ForwardingTable, messages, passes: int = 3) -> np.ndarray:
-    """Per-message ``forward()`` times of the pass with the lowest median."""
+def forward_times(table: ForwardingTable, messages, passes: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Per-message ``forward()`` times (CPU time of this thread, and wall
+    time) of the pass with the lowest median CPU time."""
     best = None
     for _ in range(passes):
-        ts = np.empty(len(messages))
+        cpu = np.empty(len(messages))
+        wall = np.empty(len(messages))
         for k, m in enumerate(messages):
+            c0 = time.thread_time()
             t0 = time.perf_counter()
             table.forward(m)
-            ts[k] = time.perf_counter() - t0
-        if best is None or np.median(ts) < np.median(best):
-            best = ts
+            wall[k] = time.perf_counter() - t0
+            cpu[k] = time.thread_time() - c0
+        if best is None or np.median(cpu) < np.median(best[0]):
+            best = (cpu, wall)
     return best
 
 
@@ -141,6 +150,30 @@ def section_numba(env: dict) -> None:
 
 
 # ------------------------------------------------------------------ targets
+def add_batch(add, tag, table, batch, msgs, target) -> None:
+    """Batch throughput on 1 and 2 threads, wall clock, with the CPU
+    utilization (CPU seconds / wall seconds) that shows whether both cores
+    were actually ours."""
+    rates = {}
+    for threads in (1, 2):
+        best = (0.0, 0.0)
+        for _ in range(5):
+            c0, t0 = time.process_time(), time.perf_counter()
+            table.forward_batch_csr(batch, threads=threads)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            if len(batch) / wall > best[0]:
+                best = (len(batch) / wall, cpu / wall)
+        rates[threads] = best
+        add(f"{tag}: batch throughput, {threads} thread{'s' if threads > 1 else ''} (encoded messages, wall)",
+            best[0], "msg/s", target if threads == 2 else None, better="high",
+            note=f"CPU utilization {best[1]:.2f} cores")
+    add(f"{tag}: speed-up 2 threads / 1 thread", rates[2][0] / rates[1][0], "x")
+    t0 = time.perf_counter()
+    table.forward_batch(msgs)
+    add(f"{tag}: forward_batch(list of Message) end to end, 2 threads (wall)", len(msgs) / (time.perf_counter() - t0),
+        "msg/s")
+
+
 def section_targets(quick: bool, seed: int) -> list[dict]:
     rows: list[dict] = []
 
@@ -165,30 +198,26 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     msgs = w.messages
     table.forward(msgs[0])
     t0r = table.with_preprocessing_rounds(0)
-    ft = forward_times(table, msgs)
-    ft0 = forward_times(t0r, msgs)
-    add(f"{tag}: forward() median per message, r=10", 1e6 * np.median(ft), "us", 90)
-    add(f"{tag}: forward() p90 per message, r=10", 1e6 * np.percentile(ft, 90), "us")
-    add(f"{tag}: forward() median per message, r=0", 1e6 * np.median(ft0), "us")
+    ft, fw = forward_times(table, msgs)
+    ft0, fw0 = forward_times(t0r, msgs)
+    add(f"{tag}: forward() median per message, r=10 (CPU time)", 1e6 * np.median(ft), "us", 90)
+    add(f"{tag}: forward() median per message, r=10 (wall)", 1e6 * np.median(fw), "us", 90)
+    add(f"{tag}: forward() p90 per message, r=10 (CPU time)", 1e6 * np.percentile(ft, 90), "us")
+    add(f"{tag}: forward() median per message, r=0 (CPU time)", 1e6 * np.median(ft0), "us")
     batch = table.encode(msgs)
     k1 = kernel_seconds_per_message(table, batch)
-    add(f"{tag}: kernel mean per message, 1 thread, r=10", 1e6 * k1, "us")
+    add(f"{tag}: kernel mean per message, 1 thread, r=10 (CPU time)", 1e6 * k1, "us")
     batch0 = t0r.encode(msgs)
-    add(f"{tag}: kernel mean per message, 1 thread, r=0", 1e6 * kernel_seconds_per_message(t0r, batch0), "us")
-    k2 = kernel_seconds_per_message(table, batch, threads=2)
-    add(f"{tag}: batch throughput, 1 thread (encoded)", 1 / k1, "msg/s")
-    add(f"{tag}: batch throughput, 2 threads (encoded)", 1 / k2, "msg/s", 25_000, better="high")
-    add(f"{tag}: speed-up 2 threads / 1 thread", k1 / k2, "x")
-    t0 = time.perf_counter()
-    table.forward_batch(msgs)
-    add(f"{tag}: forward_batch(list of Message), 2 threads, end to end", n_m / (time.perf_counter() - t0), "msg/s")
+    add(f"{tag}: kernel mean per message, 1 thread, r=0 (CPU time)",
+        1e6 * kernel_seconds_per_message(t0r, batch0), "us")
+    add_batch(add, tag, table, batch, msgs, 25_000)
     matched = np.mean([len(r) for r in table.forward_batch(batch)])
     add(f"{tag}: interfaces matched per message (of 20)", matched, "")
     preds = w.predicates()
     sub = msgs[: (5 if quick else 20)]
     naive = naive_seconds_per_message(preds, sub)
     add(f"{tag}: naive Python loop over cb.matches per message", 1e6 * naive, "us", note=f"{len(sub)} messages")
-    add(f"{tag}: speed-up of forward() over the naive loop", naive / np.median(ft), "x")
+    add(f"{tag}: speed-up of forward() over the naive loop", naive / np.median(fw), "x")
     t0 = time.perf_counter()
     ForwardingTable.compile(preds)
     add(f"{tag}: compile(dict of Predicate)", time.perf_counter() - t0, "s")
@@ -205,15 +234,13 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     msgs = w.messages
     table.forward(msgs[0])
     t0r = table.with_preprocessing_rounds(0)
-    ft = forward_times(table, msgs)
-    ft0 = forward_times(t0r, msgs)
-    add(f"{tag}: forward() median per message, r=10", 1e3 * np.median(ft), "ms", 1.0)
-    add(f"{tag}: forward() median per message, r=0", 1e3 * np.median(ft0), "ms")
+    ft, fw = forward_times(table, msgs)
+    ft0, fw0 = forward_times(t0r, msgs)
+    add(f"{tag}: forward() median per message, r=10 (CPU time)", 1e3 * np.median(ft), "ms", 1.0)
+    add(f"{tag}: forward() median per message, r=10 (wall)", 1e3 * np.median(fw), "ms", 1.0)
+    add(f"{tag}: forward() median per message, r=0 (CPU time)", 1e3 * np.median(ft0), "ms")
     batch = table.encode(msgs)
-    k1 = kernel_seconds_per_message(table, batch)
-    k2 = kernel_seconds_per_message(table, batch, threads=2)
-    add(f"{tag}: batch throughput, 1 thread (encoded)", 1 / k1, "msg/s")
-    add(f"{tag}: batch throughput, 2 threads (encoded)", 1 / k2, "msg/s")
+    add_batch(add, tag, table, batch, msgs, None)
     add(f"{tag}: interfaces matched per message", np.mean([len(r) for r in table.forward_batch(batch)]), "")
     del table, t0r, w
 
@@ -241,12 +268,15 @@ def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
     for r, t in tables.items():
         t.forward(msgs[0])
     kernel = {r: float("inf") for r in rounds}
+    kernel_wall = {r: float("inf") for r in rounds}
     fwd = {r: None for r in rounds}
     for _ in range(passes):  # interleaved, so both see the same machine
         for r, t in tables.items():
             kernel[r] = min(kernel[r], kernel_seconds_per_message(t, batches[r], repeats=1))
+            kernel_wall[r] = min(kernel_wall[r], kernel_seconds_per_message(t, batches[r], repeats=1,
+                                                                            clock=time.perf_counter))
             ts = forward_times(t, msgs, passes=1)
-            if fwd[r] is None or np.median(ts) < np.median(fwd[r]):
+            if fwd[r] is None or np.median(ts[0]) < np.median(fwd[r][0]):
                 fwd[r] = ts
     matched = float(np.mean(np.diff(table.forward_batch_csr(batches[max(rounds)])[0])))
     rows = []
@@ -254,8 +284,10 @@ def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
         rows.append({
             "interfaces": w.n_interfaces, "filters": w.n_filters, "constraints": w.n_constraints,
             "filters_per_interface": round(w.n_filters / w.n_interfaces, 2), "rounds": r,
-            "kernel_us": round(1e6 * kernel[r], 2), "forward_median_us": round(1e6 * float(np.median(fwd[r])), 2),
-            "forward_p90_us": round(1e6 * float(np.percentile(fwd[r], 90)), 2), "matched": round(matched, 2),
+            "kernel_us": round(1e6 * kernel[r], 2), "kernel_wall_us": round(1e6 * kernel_wall[r], 2),
+            "forward_median_us": round(1e6 * float(np.median(fwd[r][0])), 2),
+            "forward_wall_median_us": round(1e6 * float(np.median(fwd[r][1])), 2),
+            "forward_p90_us": round(1e6 * float(np.percentile(fwd[r][0], 90)), 2), "matched": round(matched, 2),
             "messages": len(msgs), "compile_s": round(build, 3),
             "bytes_per_constraint": round(table.stats()["bytes_per_constraint"], 2), "load": loadavg(),
         })

@@ -29,11 +29,28 @@ class _BadInput(Exception):
     pass
 
 
+_DESCRIPTION = """\
+Forward each message through a compiled forwarding table and print the
+interfaces it goes to.
+
+TABLE_FILE: an SFF driver file (ifconfig N f1 | f2 ... ;) or one of our
+documents (subscribe statements; the k-th is interface k). Several ifconfig
+statements for one interface add up (disjunction); clear; forgets the table
+so far; set preprocessing_limit = N; sets the pre-processing rounds.
+Messages: the select/publish statements of MESSAGES_FILE, or of TABLE_FILE
+when MESSAGES_FILE is left out. - reads standard input.
+
+Output: one line per message, the interface ids separated by spaces (an
+empty line when the message goes nowhere), or one JSON document (--json).
+Exit codes: 0 success, 2 bad input, 70 internal error."""
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "forward",
         help="forward messages through a content-based forwarding table (seed 000 §4)",
-        description=__doc__.split("\n\n")[1] + " " + __doc__.split("\n\n")[2],
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document; - for stdin")
     p.add_argument("messages", metavar="MESSAGES_FILE", nargs="?",

@@ -66,7 +66,7 @@ def warm_up() -> float:
     t0 = time.perf_counter()
     table = ForwardingTable.compile({0: Filter()}, preprocessing_rounds=1)
     table.forward(Message())
-    table.forward_batch([Message()])
+    table.forward_batch([Message(), Message()], threads=2)
     return time.perf_counter() - t0
 
 
@@ -374,15 +374,25 @@ class ForwardingTable:
         return s
 
     def _run_serial(self, batch: MessageBatch, b_sel, b_off, b_ifaces) -> tuple[np.ndarray, np.ndarray]:
+        """All messages on the calling thread: (count per message, dense ids).
+        Runs in slices so that the output buffer (a message may go to every
+        live interface) stays below a few million entries."""
         c = self._c
         S = self._scratch(batch.maxlen)
         n = len(batch)
-        out = np.empty(max(1, n * max(1, c.n_live)), dtype=np.int32)
+        width = max(1, c.n_live)
+        step = max(1, min(n, _SERIAL_OUT_ENTRIES // width))
         cnt = np.zeros(n, dtype=np.int64)
-        args = (c.T, c.P, batch.attrs, batch.m_off, batch.s_chars, batch.s_off,
-                b_sel, b_off, b_ifaces, S, self._local.stamp, out, cnt)
-        self._local.stamp = _first_call(self._serial_variant, K.forward_serial, args)
-        return cnt, out
+        out = np.empty(step * width, dtype=np.int32)
+        pieces = []
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            part = cnt[lo:hi]
+            args = (c.T, c.P, batch.attrs, batch.m_off[lo:hi + 1], batch.s_chars, batch.s_off,
+                    b_sel[lo:hi], b_off, b_ifaces, S, self._local.stamp, out, part)
+            self._local.stamp = _first_call(self._serial_variant, K.forward_serial, args)
+            pieces.append(out[: int(part.sum())].copy())
+        return cnt, (np.concatenate(pieces) if len(pieces) > 1 else pieces[0])
 
     def forward(self, message: Message, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """The sorted ids (int64) of the interfaces in ``broadcast`` (default:
@@ -458,6 +468,11 @@ class ForwardingTable:
         nthreads = numba.get_num_threads() if threads is None else int(threads)
         if nthreads < 1:
             raise ValueError("threads must be >= 1")
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        if nthreads == 1 or n == 1:  # the calling thread, no parallel machinery
+            cnt, dense = self._run_serial(batch, b_sel, b_off, b_ifaces)
+            np.cumsum(cnt, out=offsets[1:])
+            return offsets, c.interfaces[dense]
         need = max(1, c.n_live)
         nch = min(n, max(1, nthreads * 4))
         bounds = np.linspace(0, n, nch + 1).astype(np.int64)
@@ -492,11 +507,11 @@ class ForwardingTable:
             numba.set_num_threads(old)
         pieces.sort(key=lambda p: p[0])
         dense = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int32)
-        offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(out_cnt, out=offsets[1:])
         return offsets, c.interfaces[dense]
 
 
+_SERIAL_OUT_ENTRIES = 1 << 22
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
 _FLIP = 0x7FFFFFFFFFFFFFFF
 

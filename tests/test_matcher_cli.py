@@ -1,0 +1,93 @@
+"""``cbalgebra forward`` (through the main CLI and ``python -m cbalgebra.matcher``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import cbalgebra as cb
+from cbalgebra.cli import main
+
+TABLE = """// Figure 2 of seed 000, as an SFF driver file
+set preprocessing_limit = 5;
+ifconfig 1 dest = "Atlanta", price < 500 | stock = "DYS", quantity > 1000, price < 500;
+ifconfig 2 airline = "UA", orig = "Chicago", dest = "Atlanta" | dest = "New York", price < 200
+  | orig = "Chicago" | airline = "UA", upgradeable = true;
+ifconfig 3 stock = "MSFT", price < 200;
+select orig = "Chicago" price = 100;
+select stock = "MSFT" price = 150;
+select price = 1;
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    table = tmp_path / "table.sff"
+    table.write_text(TABLE)
+    msgs = tmp_path / "messages.txt"
+    msgs.write_text('publish [string dest = "New York", int price = 10, string stock = "MSFT"]\n')
+    return table, msgs
+
+
+def test_forward_text_and_json(files, capsys):
+    table, msgs = files
+    assert main(["forward", str(table)]) == 0
+    assert capsys.readouterr().out == "2\n3\n\n"
+    assert main(["forward", str(table), str(msgs), "--batch"]) == 0
+    assert capsys.readouterr().out == "2 3\n"
+    assert main(["forward", str(table), "--json", "--broadcast", "1,3", "--preprocessing-rounds", "0"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["interfaces"] == [1, 2, 3] and doc["preprocessing_rounds"] == 0
+    assert [r["interfaces"] for r in doc["results"]] == [[], [3], []]
+    assert [r["line"] for r in doc["results"]] == [7, 8, 9]
+
+
+def test_forward_stats_and_stdin(files, capsys, monkeypatch):
+    table, _ = files
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("select price = 100 stock = \"MSFT\";\n"))
+    assert main(["forward", str(table), "-", "--stats"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "3\n"
+    assert "constraints" in out.err and "us/message" in out.err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["forward", "/no/such/file.sff"], "no such file"),
+    (["forward", "{bad}"], "line 1"),
+    (["forward", "{table}", "--broadcast", "x"], "--broadcast"),
+    (["forward", "{mixed}"], "either ifconfig or subscribe"),
+])
+def test_forward_errors_one_line(files, tmp_path, capsys, args, needle):
+    table, _ = files
+    bad = tmp_path / "bad.sff"
+    bad.write_text("ifconfig 1 price <;\n")
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("ifconfig 1 x = 1;\nsubscribe x = 2\n")
+    args = [a.format(bad=bad, table=table, mixed=mixed) for a in args]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_forward_on_generated_sff(tmp_path, capsys):
+    w = cb.workloads.forwarding(interfaces=8, filters_per_interface=(1, 30), messages=50, seed=3)
+    path = tmp_path / "w.sff"
+    w.write_sff(path)
+    assert main(["forward", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    expected = [" ".join(str(i) for i, p in sorted(w.predicates().items()) if cb.matches(p, m)) for m in w.messages]
+    assert lines == expected
+
+
+def test_python_dash_m(files):
+    table, msgs = files
+    r = subprocess.run([sys.executable, "-m", "cbalgebra.matcher", "forward", str(table), str(msgs)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "2 3\n"
+    r = subprocess.run([sys.executable, "-m", "cbalgebra.matcher", "forward", str(table) + ".missing"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
