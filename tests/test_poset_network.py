@@ -75,6 +75,12 @@ def test_figures_3_to_5_literally():
     net.check()
     assert net.traffic.subscribe == 6 and net.traffic.unsubscribe == 0
     assert net.traffic.flooding == 9
+    # Server 1's table drawn as in Figure 5: subscribers and forwards.
+    dot = s1.to_dot()
+    assert "Server 1: subscriptions poset" in dot
+    assert r"[string airline any]\nsubscribers: 3, a\nforwards: 2, 3, 4" in dot
+    assert r'[string airline = \"UA\", string dest = \"ARN\"]\nsubscribers: 2\nforwards: -' in dot
+    assert "forwards: 2, 3, 4" in s1.to_html()
 
 
 def test_figures_without_covering_cost_more():

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from cbalgebra.poset.render import MAX_NODES, draw, select, summary_line
 
 if TYPE_CHECKING:
-    from cbalgebra.poset.core import Poset
+    from collections.abc import Callable
+
+    from cbalgebra.poset.core import Element, Poset
 
 __all__ = ["to_html"]
 
@@ -43,9 +45,16 @@ def _json_for_script(data: Any) -> str:
     )
 
 
-def to_html(poset: Poset, *, max_nodes: int = MAX_NODES, top_levels: int | None = None, title: str | None = None) -> str:
-    """The interactive page as a string."""
-    view = select(poset, max_nodes=max_nodes, top_levels=top_levels, title=title)
+def to_html(
+    poset: Poset,
+    *,
+    max_nodes: int = MAX_NODES,
+    top_levels: int | None = None,
+    title: str | None = None,
+    annotate: Callable[[Element], list[str]] | None = None,
+) -> str:
+    """The interactive page as a string. ``annotate(element)`` may add label lines."""
+    view = select(poset, max_nodes=max_nodes, top_levels=top_levels, title=title, annotate=annotate)
     drawing = draw(view)
     drawn = set(view.elements)
     nodes: dict[str, Any] = {}

@@ -85,6 +85,20 @@ class Server:
         """The values this server has forwarded to ``neighbor`` (an antichain)."""
         return [e.value for e in sorted(self.forwarded[neighbor], key=lambda e: e._seq)]
 
+    def _forwards_line(self, e: Element) -> list[str]:
+        to = sorted(str(y) for y in self.neighbors if e in self.forwarded[y])
+        return ["forwards: " + (", ".join(to) if to else "-")]
+
+    def to_dot(self, **options: Any) -> str:
+        """This server's poset, each element labelled with subscribers and
+        forwards (as in the paper's Figures 3-5)."""
+        options.setdefault("title", f"Server {self.name}: subscriptions poset")
+        return self.poset.to_dot(annotate=self._forwards_line, **options)
+
+    def to_html(self, **options: Any) -> str:
+        options.setdefault("title", f"Server {self.name}: subscriptions poset")
+        return self.poset.to_html(annotate=self._forwards_line, **options)
+
     def __repr__(self) -> str:
         return f"<Server {self.name}: {len(self.poset)} elements, neighbours {list(self.neighbors)}>"
 

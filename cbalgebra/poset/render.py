@@ -17,7 +17,8 @@ import html
 import itertools
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -64,7 +65,12 @@ class View:
     notes: list[str]
     shape: Shape
     title: str
-    covered: dict[Element, list[Element]] = field(default_factory=dict)
+    #: Extra label lines per element (for example a server's forwards sets).
+    annotate: Callable[[Element], list[str]] | None = None
+
+    def labels(self, e: Element) -> list[str]:
+        extra = self.annotate(e) if self.annotate is not None else []
+        return label_lines(e, self.hidden_successors.get(e, 0), extra)
 
     @property
     def truncated(self) -> bool:
@@ -91,7 +97,14 @@ def coverage(poset: Poset) -> dict[Element, int]:
 EXACT_COVERAGE_LIMIT = 40_000
 
 
-def select(poset: Poset, *, max_nodes: int = MAX_NODES, top_levels: int | None = None, title: str | None = None) -> View:
+def select(
+    poset: Poset,
+    *,
+    max_nodes: int = MAX_NODES,
+    top_levels: int | None = None,
+    title: str | None = None,
+    annotate: Callable[[Element], list[str]] | None = None,
+) -> View:
     """Choose what to draw.
 
     A poset of at most ``max_nodes`` elements is drawn whole. Otherwise the
@@ -163,7 +176,7 @@ def select(poset: Poset, *, max_nodes: int = MAX_NODES, top_levels: int | None =
         )
     if title is None:
         title = "Advertisements poset" if poset.kind == "advertisements" else "Subscriptions poset"
-    return View(poset, chosen, ids, dict(level_of), edges, hidden_succ, notes, shape, title)
+    return View(poset, chosen, ids, dict(level_of), edges, hidden_succ, notes, shape, title, annotate)
 
 
 def _short(s: str, limit: int) -> str:
@@ -205,11 +218,12 @@ def subscribers_line(e: Element, limit: int = LINE_CHARS) -> str:
     return "subscribers: " + ", ".join(shown) + f" +{len(subs) - len(shown)}"
 
 
-def label_lines(e: Element, hidden: int = 0) -> list[str]:
+def label_lines(e: Element, hidden: int = 0, extra: list[str] | None = None) -> list[str]:
     lines = filter_lines(e.value)
     if not e.satisfiable:
         lines[0] = "⊥ " + lines[0]
     lines.append(subscribers_line(e))
+    lines.extend(_short(line, LINE_CHARS + 8) for line in extra or ())
     if hidden:
         lines.append(f"▼ {hidden} successor{'s' * (hidden != 1)} not drawn")
     return lines
@@ -236,10 +250,11 @@ def to_dot(
     top_levels: int | None = None,
     title: str | None = None,
     view: View | None = None,
+    annotate: Callable[[Element], list[str]] | None = None,
 ) -> str:
     """The Hasse diagram in Graphviz DOT: roots on top (same rank), edges from
     covering to covered, nodes labelled with filter and subscribers."""
-    v = view or select(poset, max_nodes=max_nodes, top_levels=top_levels, title=title)
+    v = view or select(poset, max_nodes=max_nodes, top_levels=top_levels, title=title, annotate=annotate)
     caption = [v.title, summary_line(v), *v.notes]
     out = [
         "digraph poset {",
@@ -250,7 +265,7 @@ def to_dot(
         '  edge [color="#7a8799", arrowsize=0.7];',
     ]
     for e in v.elements:
-        attrs = {"label": "\n".join(label_lines(e, v.hidden_successors.get(e, 0))), "tooltip": str(e.value)}
+        attrs = {"label": "\n".join(v.labels(e)), "tooltip": str(e.value)}
         if e.is_root:
             attrs["fillcolor"] = "#dcebfa"
             attrs["color"] = "#2f6db3"
@@ -327,7 +342,7 @@ def draw(view: View, *, id_prefix: str = "") -> Drawing:
     """Lay out and draw a view as SVG markup (used by the HTML page)."""
     from cbalgebra.poset.layout import Box, layered_layout
 
-    labels = {e: label_lines(e, view.hidden_successors.get(e, 0)) for e in view.elements}
+    labels = {e: view.labels(e) for e in view.elements}
     boxes = {}
     for e in view.elements:
         w, h = node_size(labels[e])
