@@ -124,7 +124,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--subscriber", metavar="NAME", help="one subscriber for every statement")
     p.add_argument("--top-levels", type=int, metavar="K", help="draw only the top K levels")
     p.add_argument("--max-nodes", type=int, default=300, metavar="N",
-                   help="above N elements draw only the top levels that fit (default 300)")
+                   help="above N elements draw only the N that cover the most others, "
+                        "an upward-closed skeleton, with a note (default 300)")
     p.add_argument("--title", help="title of the picture")
     p.set_defaults(func=run)
 
