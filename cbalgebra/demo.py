@@ -40,8 +40,12 @@ def run(out: Path, study: bool = True) -> int:
     print(f'{x} covers {y}: {cb.covers(x, y)}; counterexample: {cb.counterexample(x, y)}')
 
     _title("Reduce a small disjunction")
+    # The seed-002 examples, plus pairs that only merging or covering by a
+    # disjunction can reduce.
     disjunction = cb.parse_predicate(
         "[int x > 10, int y = 100] || [int y > 0] || [int severity > 2] || [int severity > 3]"
+        ' || [int x < 5, int z = 1] || [int x >= 5, int z = 1] || [string s >* "ab"] || [string s = "ab"]'
+        " || [int w > 0, int v > 0] || [int w < 3, int v > 0] || [int v > 0, int w any]"
     )
     print(f"input:   {disjunction}  (size {disjunction.size})")
     for reducer in ("siena", "exact", "merge", "cover", "minimal"):
@@ -57,7 +61,7 @@ def run(out: Path, study: bool = True) -> int:
             2: cb.parse_predicate('[string class = "alert", int severity > 7]'),
             3: cb.parse_predicate('[string device-type >* "web"]'),
         })
-        print(f"forward(message) -> interfaces {list(table.forward(message))}")
+        print(f"forward(message) -> interfaces {table.forward(message).tolist()}")
 
     if study:
         _title("A small alpha study on the embedded Spark (local[*])")
