@@ -1,0 +1,285 @@
+"""The rewrite rules of the reducers, one small named function each.
+
+Two kinds, both pure:
+
+- *conjunction rules* ``rule(f) -> (g, steps) | None`` rewrite one
+  conjunction ``f`` into ``g`` (``None``: f is dropped), or return None when
+  they do not apply;
+- *disjunction rules* ``rule(filters) -> (filters', steps)`` rewrite the whole
+  disjunction (a canonical tuple of conjunctions).
+
+Each docstring's first line is the rule's algebra. ``steps`` are
+:class:`Step` records for ``explain``. The driver (``driver.py``) runs a
+reducer's rules to a fixed point.
+
+Semantics reminder (DESIGN.md): a constraint requires its attribute to be
+present with its type, so ¬(x < 3) is not x >= 3 in general; the rules only
+use complements inside one conjunction, where presence is already required.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cbalgebra.covering import UndecidedError, constraint_covers, predicate_covers_filter
+from cbalgebra.covering.rules import filter_covers, filter_satisfiable, filters_overlap
+from cbalgebra.values import BOOL, Constraint, Filter, Predicate
+
+from .attributes import NUMBER_TYPES, attribute_union, by_name, concrete_type, minimum_equivalent, normal_form, single_normal_form
+from .index import CoverIndex, subsets_present
+
+
+@dataclass(frozen=True)
+class Step:
+    """One fired rule: ``before`` became ``after`` (empty: dropped), because
+    of the conjunctions ``by`` (the coverer(s)), with a short ``detail``."""
+
+    rule: str
+    before: tuple[Filter, ...]
+    after: tuple[Filter, ...] = ()
+    by: tuple[Filter, ...] = ()
+    detail: str = ""
+
+    def __str__(self) -> str:
+        def fs(xs: Sequence[Filter], limit: int = 6) -> str:
+            shown = " ∨ ".join(str(x) for x in xs[:limit])
+            return shown + (f" ∨ … ({len(xs) - limit} more)" if len(xs) > limit else "")
+
+        text = f"{self.rule}: {fs(self.before)}"
+        if self.after:
+            text += f" → {fs(self.after)}"
+        else:
+            text += " dropped"
+        if self.by:
+            text += f"; covered by {fs(self.by)}"
+        if self.detail:
+            text += f" ({self.detail})"
+        return text
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "before": [str(x) for x in self.before],
+            "after": [str(x) for x in self.after],
+            "by": [str(x) for x in self.by],
+            "detail": self.detail,
+        }
+
+
+def _replace_group(f: Filter, name: str, new: Sequence[Constraint]) -> Filter:
+    return Filter([c for c in f.constraints if c.name != name] + list(new))
+
+
+def _cs(xs: Sequence[Constraint]) -> str:
+    return " ∧ ".join(str(c) for c in xs)
+
+
+# ----------------------------------------------------- conjunction rules
+def drop_pairwise_implied(f: Filter):
+    """c₁ ∧ c₂ → c₁  when c₁ ⇒ c₂ (a constraint implied by one other constraint of its conjunction)"""
+    groups = by_name(f)
+    if len(groups) == len(f.constraints):
+        return None
+    dropped: list[tuple[Constraint, Constraint]] = []
+    for cs in groups.values():
+        if len(cs) < 2:
+            continue
+        for c in cs:
+            for d in cs:
+                if d is c or not constraint_covers(c, d):
+                    continue
+                # d implies c. Of two equivalent constraints keep the first.
+                if not constraint_covers(d, c) or d.sort_key < c.sort_key:
+                    dropped.append((c, d))
+                    break
+    if not dropped:
+        return None
+    gone = {c for c, _ in dropped}
+    g = Filter([c for c in f.constraints if c not in gone])
+    detail = "; ".join(f"{d} implies {c}" for c, d in dropped)
+    return g, (Step("drop_pairwise_implied", (f,), (g,), detail=detail),)
+
+
+def drop_unsatisfiable(f: Filter):
+    """C ∧ ⊥ → ⊥, then P ∨ ⊥ → P  (a conjunction no message matches is dropped)"""
+    if filter_satisfiable(f):
+        return None
+    return None, (Step("drop_unsatisfiable", (f,), detail="no message matches it"),)
+
+
+def normalize_numbers(f: Filter):
+    """x > a ∧ x < b ∧ x ≠ c … → the tightest interval-with-holes form of each int, float or bool attribute"""
+    groups = by_name(f)
+    g, notes = f, []
+    for name, cs in groups.items():
+        if len(cs) == 1:
+            # Cached per constraint: only pinned or trivial bounds change.
+            nf = single_normal_form(cs[0])
+        elif concrete_type(cs) in (*NUMBER_TYPES, BOOL):
+            nf = normal_form(cs)
+        else:
+            continue
+        if nf is None or set(nf) == set(cs) or len(nf) > len(cs):
+            continue
+        g = _replace_group(g, name, nf)
+        notes.append(f"{_cs(cs)} ≡ {_cs(nf)}")
+    if g is f:
+        return None
+    return g, (Step("normalize_numbers", (f,), (g,), detail="; ".join(notes)),)
+
+
+def drop_implied_by_rest(f: Filter):
+    """C ∧ c → C  when C ⇒ c (a constraint implied by the rest of its conjunction; fewest kept)"""
+    groups = by_name(f)
+    if len(groups) == len(f.constraints):
+        return None
+    g, notes = f, []
+    for name, cs in groups.items():
+        if len(cs) < 2 or concrete_type(cs) in (*NUMBER_TYPES, BOOL):
+            continue  # numbers and bools: normalize_numbers keeps them minimal
+        kept = minimum_equivalent(cs)
+        if len(kept) < len(cs):
+            g = _replace_group(g, name, kept)
+            notes.append(f"{_cs(kept)} implies {_cs([c for c in cs if c not in kept])}")
+    if g is f:
+        return None
+    return g, (Step("drop_implied_by_rest", (f,), (g,), detail="; ".join(notes)),)
+
+
+# ----------------------------------------------------- disjunction rules
+def _siena_covers(g: Filter, f: Filter) -> bool:
+    """Pairwise (Siena) covering: each constraint of g is implied by one constraint of f."""
+    fg = by_name(f)
+    for d in g.constraints:
+        cs = fg.get(d.name)
+        if cs is None or not any(constraint_covers(d, c) for c in cs):
+            return False
+    return True
+
+
+def _drop_covered(filters: tuple[Filter, ...], covers, exact: bool, rule: str):
+    index = CoverIndex(filters, exact=exact)
+    keys = [(f.size, f.sort_key) for f in filters]
+    survivors, steps = [], []
+    for i, f in enumerate(filters):
+
+        def covers_i(j: int, f=f) -> bool:
+            return covers(filters[j], f)
+
+        def valid(j: int, i=i, f=f) -> bool:
+            g = filters[j]
+            # Of two equivalent conjunctions keep the smaller, then the first.
+            return g.names != f.names or not covers(f, g) or keys[j] < keys[i]
+
+        j = index.find(i, covers_i, valid)
+        if j is None:
+            survivors.append(f)
+        else:
+            steps.append(Step(rule, (f,), by=(filters[j],)))
+    return tuple(survivors), steps
+
+
+def drop_covered_pairwise(filters: tuple[Filter, ...]):
+    """A ∨ B → A  when each constraint of A is implied by one constraint of B (Siena's pairwise covering)"""
+    return _drop_covered(filters, _siena_covers, exact=False, rule="drop_covered_pairwise")
+
+
+def drop_covered(filters: tuple[Filter, ...]):
+    """A ∨ B → A  when B ⇒ A (a conjunction covered by another single conjunction, decided exactly)"""
+    return _drop_covered(filters, filter_covers, exact=True, rule="drop_covered")
+
+
+def merge_conjunctions(filters: tuple[Filter, ...]):
+    """(R ∧ a) ∨ (R ∧ b) → R ∧ c  when the conjunction c on one attribute is exactly a ∨ b and smaller"""
+    buckets: dict[tuple, list[int]] = {}
+    for i, f in enumerate(filters):
+        groups = by_name(f)
+        for name in sorted(groups):
+            rest = tuple(c for c in f.constraints if c.name != name)
+            buckets.setdefault((name, rest), []).append(i)
+    consumed: set[int] = set()
+    made: list[Filter] = []
+    steps = []
+    for (name, rest), members in buckets.items():
+        if len(members) < 2:
+            continue
+        for x in range(len(members)):
+            i = members[x]
+            if i in consumed:
+                continue
+            a = by_name(filters[i])[name]
+            for y in range(x + 1, len(members)):
+                j = members[y]
+                if j in consumed:
+                    continue
+                b = by_name(filters[j])[name]
+                limit = len(a) + len(b) + len(rest) - 1
+                try:
+                    union = attribute_union(a, b, limit)
+                except UndecidedError:
+                    union = None
+                if union is None:
+                    continue
+                h = Filter(rest + tuple(union))
+                consumed.update((i, j))
+                made.append(h)
+                steps.append(Step("merge_conjunctions", (filters[i], filters[j]), (h,),
+                                  detail=f"on {name}: ({_cs(a)}) ∨ ({_cs(b)}) ≡ {_cs(union)}"))
+                break
+    if not consumed:
+        return filters, []
+    out = [f for i, f in enumerate(filters) if i not in consumed] + made
+    return tuple(Predicate(out).filters), steps
+
+
+def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
+    """B ∨ A₁ ∨ … ∨ Aₖ → A₁ ∨ … ∨ Aₖ  when B ⇒ A₁ ∨ … ∨ Aₖ (decided exactly, z3 where needed)"""
+    by_names: dict[frozenset, list[int]] = {}
+    for i, f in enumerate(filters):
+        by_names.setdefault(f.names, []).append(i)
+    keys = sorted(by_names, key=lambda s: (len(s), sorted(s)))
+    alive = [True] * len(filters)
+    # Try the largest conjunctions first: dropping them saves the most.
+    order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
+    steps = []
+    for i in order:
+        f = filters[i]
+        cands = [filters[j] for key in subsets_present(f.names, by_names, keys)
+                 for j in by_names[key] if j != i and alive[j]]
+        if not cands:
+            continue
+        cands = [g for g in cands if filters_overlap(g, f)]
+        if not cands:
+            continue
+        try:
+            covered = predicate_covers_filter(Predicate(cands), f)
+        except UndecidedError:
+            steps.append(Step("undecided", (f,), detail="z3 could not decide; kept"))
+            continue
+        if covered:
+            alive[i] = False
+            steps.append(Step("drop_covered_by_disjunction", (f,), by=tuple(cands)))
+    return tuple(f for i, f in enumerate(filters) if alive[i]), steps
+
+
+#: Conjunction rules of each strength, in the order the driver applies them.
+SIENA_CONJUNCTION_RULES = (drop_pairwise_implied,)
+EXACT_CONJUNCTION_RULES = (drop_unsatisfiable, drop_pairwise_implied, normalize_numbers, drop_implied_by_rest)
+
+__all__ = [
+    "Step",
+    "drop_pairwise_implied",
+    "drop_unsatisfiable",
+    "normalize_numbers",
+    "drop_implied_by_rest",
+    "drop_covered_pairwise",
+    "drop_covered",
+    "merge_conjunctions",
+    "drop_covered_by_disjunction",
+]
+
+# One application reaches the rule's own fixed point (see driver.py).
+drop_covered_pairwise.idempotent = True  # type: ignore[attr-defined]
+drop_covered.idempotent = True  # type: ignore[attr-defined]
+drop_covered_by_disjunction.idempotent = True  # type: ignore[attr-defined]
