@@ -226,8 +226,23 @@ def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
     return Constraint(lit_type, name, op, value), m.end()
 
 
+_ORIGIN = re.compile(r"from[ \t\r\n\f\u00a0]+(?:([A-Za-z_][A-Za-z0-9_\-.]*|\d+)" + _WORD_END
+                     + r"|\"([^\"\\\n]*)\")")
+
+
 def _statement_follows(text: str, pos: int) -> bool:
-    return pos == len(text) or _STATEMENT.match(text, pos) is not None
+    return pos == len(text) or _STATEMENT.match(text, pos) is not None or text.startswith("from", pos)
+
+
+def _origin(text: str, pos: int) -> tuple[str | None, int]:
+    """An optional `from NAME` clause at ``pos``."""
+    if not text.startswith("from", pos):
+        return None, pos
+    m = _ORIGIN.match(text, pos)
+    if m is None or (m.group(1) is not None and m.group(1) in KEYWORDS):
+        raise _Decline
+    origin = m.group(1) if m.group(1) is not None else m.group(2)
+    return origin, _SKIP.match(text, m.end()).end()
 
 
 def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
@@ -305,9 +320,9 @@ def _select_body(text: str, pos: int) -> tuple[Message, int]:
             pos = comma.end()
 
 
-def fast_document(text: str) -> list[tuple[str, Any, int | None, int]] | None:
-    """Statements as (kind, value, interface, offset), or None when unsure."""
-    items: list[tuple[str, Any, int | None, int]] = []
+def fast_document(text: str) -> list[tuple[str, Any, int | None, int, str | None]] | None:
+    """Statements as (kind, value, interface, offset, origin), or None when unsure."""
+    items: list[tuple[str, Any, int | None, int, str | None]] = []
     try:
         pos = _SKIP.match(text).end()
         while pos < len(text):
@@ -319,7 +334,10 @@ def fast_document(text: str) -> list[tuple[str, Any, int | None, int]] | None:
                 if text.startswith("false", _WS.match(text, pos).end()):
                     return None
                 terms, pos = _our_predicate(text, pos)
-                items.append((word, terms, None, start))
+                origin, pos = _origin(text, pos)
+                if not _statement_follows(text, pos) or text.startswith("from", pos):
+                    return None
+                items.append((word, terms, None, start, origin))
                 continue
             if word == "publish":
                 return None  # messages in our own documents are rare; Lark reads them
@@ -328,16 +346,16 @@ def fast_document(text: str) -> list[tuple[str, Any, int | None, int]] | None:
                 if number is None:
                     return None
                 terms, pos = _sff_predicate(text, number.end())
-                items.append(("ifconfig", terms, int(number.group(1)), start))
+                items.append(("ifconfig", terms, int(number.group(1)), start, None))
             elif word == "select":
                 message, pos = _select_body(text, pos)
-                items.append(("select", message, None, start))
+                items.append(("select", message, None, start, None))
             else:
                 cm = _COMMANDS[word].match(text, pos)
                 if cm is None:
                     return None
                 args = tuple(int(g) if g.lstrip("+-").isdigit() else g for g in cm.groups())
-                items.append(("command", (word, *args), None, start))
+                items.append(("command", (word, *args), None, start, None))
                 pos = cm.end()
             pos = _SKIP.match(text, pos).end()
         return items

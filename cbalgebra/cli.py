@@ -4,7 +4,8 @@ Core commands live here (parse, covers, overlaps, match, demo). The reducers,
 the matcher, the studies and the poset add their own commands through a
 ``register(subparsers)`` function in their ``cli`` module.
 
-Exit codes: 0 yes / success, 1 no, 2 bad input, 3 undecided, 70 internal
+Exit codes: 0 yes / success, 1 no, 2 bad input, 3 undecided, 69 a needed
+external tool (Graphviz `dot`) is missing, 70 internal
 error. No traceback reaches the user unless CBALGEBRA_DEBUG is set.
 """
 

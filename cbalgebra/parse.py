@@ -42,6 +42,7 @@ from cbalgebra.values import (
     InvalidValueError,
     Message,
     Predicate,
+    format_name,
 )
 
 __all__ = [
@@ -77,13 +78,15 @@ class DocumentItem:
 
     ``kind`` is 'subscribe', 'advertise', 'publish', 'ifconfig', 'select' or
     'command' (an SFF driver command such as ``set preprocessing_limit = 10``,
-    whose ``value`` is the tuple of its words).
+    whose ``value`` is the tuple of its words). ``origin`` is the subscriber
+    or publisher a ``from NAME`` clause names.
     """
 
     kind: str
     value: Any
     interface: int | None = None
     line: int = 0
+    origin: str | None = None
 
     def __str__(self) -> str:
         if self.kind == "ifconfig":
@@ -92,7 +95,8 @@ class DocumentItem:
             if self.value[0] == "set":
                 return f"set {self.value[1]} = {self.value[2]};"
             return " ".join(str(w) for w in self.value) + ";"
-        return f"{self.kind} {self.value}"
+        text = f"{self.kind} {self.value}"
+        return text if self.origin is None else f"{text} from {format_name(self.origin)}"
 
 
 def _name(tree_or_token: Any) -> tuple[str, Token]:
@@ -231,14 +235,19 @@ class _Builder(Transformer):
         return message
 
     # -- documents -----------------------------------------------------------
-    def subscribe(self, keyword, dnf):
-        return DocumentItem("subscribe", _predicate(dnf), line=keyword.line)
+    def origin(self, _from, token):
+        if token.type == "STRING":
+            return unquote(token)
+        return token.value
 
-    def subscribe_false(self, keyword, _false):
-        return DocumentItem("subscribe", Predicate(), line=keyword.line)
+    def subscribe(self, keyword, dnf, origin=None):
+        return DocumentItem("subscribe", _predicate(dnf), line=keyword.line, origin=origin)
 
-    def advertise(self, keyword, dnf):
-        return DocumentItem("advertise", _advertisement(dnf), line=keyword.line)
+    def subscribe_false(self, keyword, _false, origin=None):
+        return DocumentItem("subscribe", Predicate(), line=keyword.line, origin=origin)
+
+    def advertise(self, keyword, dnf, origin=None):
+        return DocumentItem("advertise", _advertisement(dnf), line=keyword.line, origin=origin)
 
     def publish(self, keyword, message):
         return DocumentItem("publish", message, line=keyword.line)
@@ -491,7 +500,7 @@ def _fast_document_items(text: str) -> list[DocumentItem] | None:
         return None
     items = []
     line, counted_to = 1, 0
-    for kind, value, interface, offset in statements:
+    for kind, value, interface, offset, origin in statements:
         line += text.count("\n", counted_to, offset)
         counted_to = offset
         if kind == "advertise":
@@ -500,7 +509,7 @@ def _fast_document_items(text: str) -> list[DocumentItem] | None:
             value = Advertisement(value[0])
         elif kind in ("subscribe", "ifconfig"):
             value = Predicate(Filter(term) for term in value)
-        items.append(DocumentItem(kind, value, interface=interface, line=line))
+        items.append(DocumentItem(kind, value, interface=interface, line=line, origin=origin))
     return items
 
 

@@ -51,7 +51,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*\Z")
 KEYWORDS = frozenset(
     """string int integer long float double bool boolean any prefix suffix
     contains substring and or true false subscribe advertise publish ifconfig
-    select set consolidate timer statistics clear output none""".split()
+    select set consolidate timer statistics clear output none from""".split()
 )
 
 

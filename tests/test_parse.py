@@ -300,3 +300,14 @@ def test_fast_document_reader_agrees_with_lark(text):
             cb.parse_document(text)
         return
     assert cb.parse_document(text) == expected
+
+
+def test_statements_name_their_subscriber_with_from():
+    doc = 'subscribe [string airline any] from 3\nsubscribe x > 1; y = 2 from "client a"\n' \
+          'advertise what = "a" from pub_1\nsubscribe x = 1, "from" = 2 from c'
+    items = cb.parse_document(doc)
+    assert [i.origin for i in items] == ["3", "client a", "pub_1", "c"]
+    assert items == parse_module._run(doc, "document")
+    assert cb.parse_document("\n".join(str(i) for i in items)) == [
+        parse_module.DocumentItem(i.kind, i.value, i.interface, n + 1, i.origin) for n, i in enumerate(items)]
+    assert cb.parse_document("subscribe x = 1")[0].origin is None
