@@ -75,19 +75,19 @@ def _check_all(p: Predicate) -> None:
             SEEN[f"{rb} < {ra}"] += 1
 
 
-@settings(max_examples=250)
+@settings(max_examples=400)
 @given(predicates)
 def test_reducers_equivalent_idempotent_ordered(p):
     _check_all(p)
 
 
-@settings(max_examples=250)
+@settings(max_examples=300)
 @given(tight)
 def test_reducers_on_interacting_predicates(p):
     _check_all(p)
 
 
-@settings(max_examples=250)
+@settings(max_examples=300)
 @given(pooled)
 def test_reducers_on_pooled_predicates(p):
     _check_all(p)
