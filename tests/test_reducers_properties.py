@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import cbalgebra as cb
@@ -98,7 +98,10 @@ def test_reducers_on_pooled_predicates(p):
 @given(tight)
 def test_reducers_against_the_pure_z3_oracle(p):
     """A sample cross-checked with the independent z3 encoding, both ways.
-    Cases z3's string theory cannot decide are skipped (and counted)."""
+    Cases z3's string theory cannot decide are skipped (and counted), and so
+    are literals containing U+10FFFF, which z3's character set mishandles
+    (DESIGN.md, "Pitfalls")."""
+    assume(not any(isinstance(c.value, str) and "\U0010ffff" in c.value for f in p for c in f))
     for name in REDUCERS:
         q = reduce(p, name)
         try:
