@@ -22,8 +22,8 @@ Two facts make it cheap (for a satisfiable conjunction f):
      ``=`` or same-kind constraint, and with the empty string;
    - ``!=``, ``any`` and bools: scanned (few survive a reduction).
 
-   Where f's constraints on the name imply d only together (two or more
-   string constraints, under exact covering) or one of them is special
+   Where f's constraints on the name may imply d only together (two or more
+   constraints on it, under exact covering) or one of them is special
    (unsatisfiable, pinned to one value, forcing a first character), every
    group on the name is scanned. ``tests/test_reducers_index.py`` checks the
    indexed answers against all pairs.
@@ -161,8 +161,9 @@ class CoverIndex:
         return subsets_present(names, self.buckets, self._bucket_keys)
 
     def _find_single(self, i, cs, groups, covers, ok) -> int | None:
-        strings = sum(1 for c in cs if c.type == STRING)
-        scan_all = any(special(c) for c in cs) or (self.exact and strings >= 2)
+        # Exact covering: several constraints on the name may imply d only
+        # together (x > 3, x < 6, x != 4 implies x = 5), so scan.
+        scan_all = (self.exact and len(cs) >= 2) or any(special(c) for c in cs)
         types = {c.type for c in cs} | {ANYTYPE}
         for (type_, op), group in sorted(groups.items()):
             if not scan_all and type_ not in types:
