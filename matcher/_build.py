@@ -16,7 +16,7 @@ import numpy as np
 from cbalgebra.matcher import _kernels as K
 
 TABLE_FIELDS = (
-    "ntk", "kstart", "cval", "loff", "links", "finfo", "always", "dead",
+    "ntk", "kstart", "cval", "loff", "links", "finfo", "fstart", "always", "dead",
     "sel_name", "sel_type", "sel_bits", "tchars", "toff", "thash", "hslots",
     "kmaxlen", "klenmask",
 )
@@ -224,8 +224,17 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     # -- interfaces, dense in ascending id order
     ifaces = _uniq(np.asarray(raw.interfaces, dtype=np.int64))
     n_if = ifaces.shape[0]
-    f_iface = np.searchsorted(ifaces, raw.filter_interface).astype(np.int64)
-    nf = f_iface.shape[0]
+    f_iface_in = np.searchsorted(ifaces, raw.filter_interface).astype(np.int64)
+    nf = f_iface_in.shape[0]
+    # filters renumbered in interface order: the filters of interface i are
+    # fstart[i] .. fstart[i + 1], so a constraint's links (sorted by filter)
+    # come grouped by interface
+    f_order = np.argsort(f_iface_in, kind="stable")
+    f_new = np.empty(nf, dtype=np.int64)
+    f_new[f_order] = np.arange(nf, dtype=np.int64)
+    f_iface = f_iface_in[f_order]
+    fstart = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
+    c_filter = f_new[np.asarray(raw.c_filter, dtype=np.int64)] if nf else np.asarray(raw.c_filter, dtype=np.int64)
 
     # -- names and string constants
     names, c_name = _dedupe_names(raw.names, raw.c_name)
@@ -257,9 +266,9 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     cv[c_op == K.OP_ANY] = 0
 
     # -- distinct constraints in (op, key, value) order, with their filters
-    order = np.lexsort((raw.c_filter, cv, c_key, c_op))
+    order = np.lexsort((c_filter, cv, c_key, c_op))
     s_op, s_key, s_cv = c_op[order], c_key[order], cv[order]
-    s_f = np.asarray(raw.c_filter, dtype=np.int64)[order]
+    s_f = c_filter[order]
     new_c = _group_starts(s_op, s_key, s_cv)
     keep = new_c.copy()
     if keep.size:
@@ -350,7 +359,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         stats=stats,
     )
     compiled._parts = dict(
-        ntk=ntk, kstart=kstart, cval=d_cv.astype(np.int64), loff=loff, links=links, finfo=finfo,
+        ntk=ntk, kstart=kstart, cval=d_cv.astype(np.int64), loff=loff, links=links, finfo=finfo, fstart=fstart,
         always=always, dead=dead, tchars=tchars, toff=toff, thash=thash, hslots=hslots,
         kmaxlen=kmaxlen, klenmask=klenmask,
     )

@@ -22,7 +22,8 @@ The table tuple ``T`` (see ``_build.TABLE_FIELDS``)
   order operator as ``2 * rank + 1`` (rank of the constant among all interned
   strings), strings under a pattern operator as their rank.
 - ``loff[c] .. loff[c + 1]`` in ``links``: the filters that contain ``c``.
-- ``finfo[f] = interface << shift | size``.
+- ``finfo[f] = interface << shift | size``; filters are numbered in
+  interface order, those of interface i being ``fstart[i] .. fstart[i + 1]``.
 - ``always``: interfaces holding an empty filter; ``dead``: bitmap of
   interfaces without filters (and the padding bits past the last interface).
 - Selectivity table: ``sel_name``, ``sel_type`` (4 = any type) and one bitmap
@@ -49,6 +50,7 @@ import time
 
 import numpy as np
 from numba import njit, prange, types
+from llvmlite import ir
 from numba.extending import intrinsic
 
 log = logging.getLogger("cbalgebra.matcher")
@@ -64,6 +66,7 @@ NTYPES = 5
 NPARAMS = 11
 
 BLOCK = 64  # links gathered per block in _visit_links
+SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
 
 HASH_BASE = np.uint64(0x100000001B3)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -110,6 +113,20 @@ def _ctpop(typingctx, x):
     def codegen(context, builder, signature, args):
         fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
         return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """LLVM's count of trailing zero bits (x != 0)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = x(x)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.cttz", [args[0].type, ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
 
     return sig, codegen
 
@@ -264,10 +281,75 @@ def _visit_links(l_lo, l_hi, links, finfo, shift, smask, counters, touched, done
 
 
 @njit(cache=True)
-def _visit(c_lo, c_hi, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf):
+def _links_from(links, a, b, f):
+    """First position in links[a:b] (sorted) holding a filter >= f, by
+    galloping from a: the candidates come in increasing order, so each search
+    starts where the previous one ended and costs the log of the distance."""
+    if a >= b or links[a] >= f:
+        return a
+    lo = a  # links[lo] < f
+    step = 1
+    while True:
+        nxt = lo + step
+        if nxt >= b:
+            hi = b
+            break
+        if links[nxt] >= f:
+            hi = nxt
+            break
+        lo = nxt
+        step <<= 1
+    lo += 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if links[mid] < f:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _visit(c_lo, c_hi, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive):
+    """Count the filters of the matched constraints c_lo .. c_hi.
+
+    A constraint's links are sorted by filter, and filters are numbered in
+    interface order. Once most interfaces are matched or excluded (at most a
+    quarter left), a constraint with many links per remaining candidate is
+    not read link by link: the links of each candidate interface are found by
+    galloping search, and those of the other interfaces are skipped without
+    being read (the first shortcut of §4.1, applied to whole runs of links).
+    """
     if c_lo >= c_hi:
         return st[2]
-    return _visit_links(loff[c_lo], loff[c_hi], links, finfo, shift, smask, counters, touched, done, out, st, buf)
+    nwords = done.shape[0]
+    rem = st[2]
+    if 4 * rem > nlive or loff[c_hi] - loff[c_lo] <= SKIP_FACTOR * rem + 4 * nwords:
+        return _visit_links(loff[c_lo], loff[c_hi], links, finfo, shift, smask, counters, touched, done, out,
+                            st, buf)
+    run = loff[c_lo]  # consecutive small constraints are read as one run of links
+    for c in range(c_lo, c_hi):
+        a = loff[c]
+        b = loff[c + 1]
+        if b - a <= SKIP_FACTOR * st[2] + 4 * nwords:
+            continue
+        if run < a and _visit_links(run, a, links, finfo, shift, smask, counters, touched, done, out, st, buf) == 0:
+            return 0
+        run = b
+        for w in range(nwords):
+            x = ~done[w]  # candidates (padding and dead interfaces are set in done)
+            while x:
+                i = w * 64 + np.int64(_cttz(x))
+                x &= x - np.uint64(1)
+                s = _links_from(links, a, b, fstart[i])
+                e = _links_from(links, s, b, fstart[i + 1])
+                if s < e and _visit_links(s, e, links, finfo, shift, smask, counters, touched, done, out,
+                                          st, buf) == 0:
+                    return 0
+                a = e
+    if run < loff[c_hi]:
+        return _visit_links(run, loff[c_hi], links, finfo, shift, smask, counters, touched, done, out, st, buf)
+    return st[2]
 
 
 @njit(cache=True)
@@ -301,7 +383,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
                    b_ifaces, b_lo, b_hi, S, stamp, out, out_pos):
     """Forward one message: returns the number of interfaces written at
     ``out[out_pos:]`` (dense indices, sorted). ``b_lo < 0`` means B = all."""
-    (ntk, kstart, cval, loff, links, finfo, always, dead, sel_name, sel_type, sel_bits,
+    (ntk, kstart, cval, loff, links, finfo, fstart, always, dead, sel_name, sel_type, sel_bits,
      tchars, toff, thash, hslots, kmaxlen, klenmask) = T
     counters, touched, done, name_mark, name_type, sub_mark, hp, hpow, st, absent, buf = S
     nkeys = P[P_NKEYS]
@@ -310,6 +392,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
     smask = (np.uint64(1) << shift) - np.uint64(1)
     hmask = P[P_HMASK]
     sub_base = P[P_SUBBASE]
+    nlive = P[P_NLIVE]
 
     # -- the candidate set: interfaces in B that have at least one filter
     if b_lo < 0:
@@ -382,7 +465,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
             if kany >= 0:
                 j = OP_ANY * nkeys + kany
                 if _visit(kstart[j], kstart[j + 1], loff, links, finfo, shift, smask,
-                          counters, touched, done, out, st, buf) == 0:
+                          counters, touched, done, out, st, buf, fstart, nlive) == 0:
                     break
             key = ntk[n * 5 + t]
             if key < 0:
@@ -407,28 +490,28 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
                 if op == OP_EQ:
                     lo = _lower(cval, b_s, b_e, vv)
                     hi = lo + 1 if (lo < b_e and cval[lo] == vv) else lo
-                    rem = _visit(lo, hi, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf)
+                    rem = _visit(lo, hi, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive)
                 elif op == OP_NE:
                     lo = _lower(cval, b_s, b_e, vv)
                     if lo < b_e and cval[lo] == vv:
-                        rem = _visit(b_s, lo, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf)
+                        rem = _visit(b_s, lo, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive)
                         if rem > 0:
                             rem = _visit(lo + 1, b_e, loff, links, finfo, shift, smask, counters, touched,
-                                         done, out, st, buf)
+                                         done, out, st, buf, fstart, nlive)
                     else:
-                        rem = _visit(b_s, b_e, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf)
+                        rem = _visit(b_s, b_e, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive)
                 elif op == OP_LT:  # x < k holds for k > v
                     rem = _visit(_upper(cval, b_s, b_e, vv), b_e, loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf)
+                                 counters, touched, done, out, st, buf, fstart, nlive)
                 elif op == OP_GT:  # x > k holds for k < v
                     rem = _visit(b_s, _lower(cval, b_s, b_e, vv), loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf)
+                                 counters, touched, done, out, st, buf, fstart, nlive)
                 elif op == OP_LE:  # k >= v
                     rem = _visit(_lower(cval, b_s, b_e, vv), b_e, loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf)
+                                 counters, touched, done, out, st, buf, fstart, nlive)
                 else:  # OP_GE: k <= v
                     rem = _visit(b_s, _upper(cval, b_s, b_e, vv), loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf)
+                                 counters, touched, done, out, st, buf, fstart, nlive)
                 if rem == 0:
                     stop = True
                     break
@@ -437,7 +520,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
             # typed any: present with this type
             j = OP_ANY * nkeys + key
             if _visit(kstart[j], kstart[j + 1], loff, links, finfo, shift, smask,
-                      counters, touched, done, out, st, buf) == 0:
+                      counters, touched, done, out, st, buf, fstart, nlive) == 0:
                 break
             if t != T_STRING:
                 continue
@@ -471,7 +554,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
                                        s_chars, ms, ms + l)
                             if c >= 0:
                                 if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                          counters, touched, done, out, st, buf) == 0:
+                                          counters, touched, done, out, st, buf, fstart, nlive) == 0:
                                     stop = True
                                     break
                 elif op == OP_SUFFIX:
@@ -482,7 +565,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
                                        s_chars, me - l, me)
                             if c >= 0:
                                 if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                          counters, touched, done, out, st, buf) == 0:
+                                          counters, touched, done, out, st, buf, fstart, nlive) == 0:
                                     stop = True
                                     break
                 else:
@@ -492,7 +575,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
                                    s_chars, ms, ms)
                         if c >= 0:
                             if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                      counters, touched, done, out, st, buf) == 0:
+                                      counters, touched, done, out, st, buf, fstart, nlive) == 0:
                                 stop = True
                     if not stop:
                         for i0 in range(L):
@@ -507,7 +590,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
                                     if c >= 0 and sub_mark[c - sub_base] != stamp:
                                         sub_mark[c - sub_base] = stamp  # once per message
                                         if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                                  counters, touched, done, out, st, buf) == 0:
+                                                  counters, touched, done, out, st, buf, fstart, nlive) == 0:
                                             stop = True
                                             break
                             if stop:
