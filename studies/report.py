@@ -324,36 +324,45 @@ def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timin
         z = s_main[s_main["scenario"] == "zipf-500"].set_index("n")["alpha_median"]
         u = s_main[s_main["scenario"] == "uniform-500"].set_index("n")["alpha_median"]
         common = [n for n in z.index if n in u.index and n >= 10]
-        better = sum(1 for n in common if z[n] < u[n])
+        better = sum(1 for n in common if z[n] < u[n] - 1e-9)
+        worse = [n for n in common if z[n] > u[n] + 1e-9]
+        ties = len(common) - better - len(worse)
         gaps = [u[n] - z[n] for n in common]
         findings.append((
             "Non-uniform (Zipf) names reduce better than uniform ones over the same number of names.",
-            f"zipf-500 median below uniform-500 at {better} of {len(common)} points with n ≥ 10 "
-            f"(by {_f(float(np.mean(gaps)) if gaps else float('nan'))} on average, "
-            f"up to {_f(max(gaps) if gaps else float('nan'))})",
-            "**agree**" if common and better == len(common) else ("**partly**" if better else "**disagree**"),
+            f"zipf-500 median below uniform-500 at {better} of {len(common)} points with n ≥ 10"
+            + (f", equal at {ties}" if ties else "")
+            + (f", above at n = {', '.join(map(str, worse))}" if worse else "")
+            + f"; lower by {_f(float(np.mean(gaps)) if gaps else float('nan'))} on average, "
+            f"up to {_f(max(gaps) if gaps else float('nan'))}",
+            "**agree**" if common and not worse and better >= len(common) / 2
+            else ("**partly**" if better else "**disagree**"),
         ))
 
     # 4. Alpha falls as predicates are added; variability shrinks.
-    mono, spread = [], []
+    mono, spread, settles = [], [], []
     for sc in scenarios:
         g = s_main[s_main["scenario"] == sc].sort_values("n")
         med = g["alpha_median"].to_numpy()
         rises = int(np.sum(np.diff(med) > 0.01))
         mono.append(f"{sc}: {rises} rise(s) > 0.01")
-        small = g[(g["n"] >= 10) & (g["n"] <= 300)]
-        big = g[g["n"] == g["n"].max()]
-        if not small.empty and not big.empty:
-            spread.append(f"{sc}: {_f((small['alpha_p95'] - small['alpha_p05']).max(), 2)} → "
-                          f"{_f(float((big['alpha_p95'] - big['alpha_p05']).iloc[0]), 2)}")
+        width = (g["alpha_p95"] - g["alpha_p05"]).to_numpy()
+        if len(width) >= 2:
+            widest = int(np.argmax(width))
+            spread.append(f"{sc}: widest {_f(width[widest], 2)} at n = {int(g['n'].iloc[widest]):,}, "
+                          f"{_f(width[-1], 2)} at n = {int(g['n'].iloc[-1]):,}")
+            settles.append(width[-1] <= width[widest] / 2 and int(g["n"].iloc[widest]) <= 1000)
     findings.append(("α becomes progressively smaller as more predicates are combined.",
                      "median α along the grid: " + "; ".join(mono),
                      "**agree**" if all(m.endswith(" 0 rise(s) > 0.01") for m in mono) else "**partly**"))
     if spread:
-        findings.append(("α is highly variable for tens or hundreds of predicates and then stabilises.",
-                         "width of the 5th–95th percentile band, largest for 10 ≤ n ≤ 300 → at the "
-                         "largest n: " + "; ".join(spread),
-                         "see the widths"))
+        findings.append((
+            "α is highly variable for a few tens or hundreds of predicates, then stabilises.",
+            "5th–95th percentile band: " + "; ".join(spread),
+            "**agree**" if all(settles) else
+            ("**partly**: where α only starts to fall at thousands of predicates, the variable "
+             "stretch moves there too" if any(settles) else "**disagree**"),
+        ))
     out.append(f"## Our numbers beside the paper's (reducer `{main}`)\n")
     out.append(_table(("paper", "ours", "verdict"), findings) + "\n")
     out.append("### Where α reaches 0.5 (grid points from which the statistic stays ≤ 0.5)\n")
