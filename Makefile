@@ -28,7 +28,7 @@ system-packages:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-demo: install system-packages
+demo: install
 	$(PY) -m cbalgebra demo --out demo-out
 
 test: install system-packages

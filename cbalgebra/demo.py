@@ -46,6 +46,8 @@ def run(out: Path, study: bool = True) -> int:
         "[int x > 10, int y = 100] || [int y > 0] || [int severity > 2] || [int severity > 3]"
         ' || [int x < 5, int z = 1] || [int x >= 5, int z = 1] || [string s >* "ab"] || [string s = "ab"]'
         " || [int w > 0, int v > 0] || [int w < 3, int v > 0] || [int v > 0, int w any]"
+        # [a > 0, b > 0] is covered only by the three others together.
+        " || [int a > 0, int b > 0] || [int a > 5] || [int b > 5] || [int a < 10, int b < 10]"
     )
     print(f"input:   {disjunction}  (size {disjunction.size})")
     for reducer in ("siena", "exact", "merge", "cover", "minimal"):
@@ -62,6 +64,25 @@ def run(out: Path, study: bool = True) -> int:
             3: cb.parse_predicate('[string device-type >* "web"]'),
         })
         print(f"forward(message) -> interfaces {table.forward(message).tolist()}")
+
+    _title("The filters poset (seed 004 §3.4): Hasse diagram of covering")
+    from cbalgebra.poset import Poset
+
+    poset = Poset()
+    for subscriber, text in [
+        ("a", "[string airline any]"), ("b", '[string airline = "UA"]'), ("c", '[string airline >* "U"]'),
+        ("d", "[int price < 500]"), ("e", "[int price < 300]"),
+        ("f", '[string airline = "UA", int price < 300]'),
+        ("g", '[string airline = "UA", string dest = "ARN", int price < 300]'),
+    ]:
+        poset.insert(cb.parse_filter(text), subscriber)
+    shape = poset.shape()
+    print(f"{len(poset)} elements; roots: {', '.join(str(r) for r in poset.roots())}")
+    print(f"shape: {shape}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "poset.html").write_text(poset.to_html(), encoding="utf-8")
+    (out / "poset.svg").write_text(poset.to_svg(), encoding="utf-8")
+    print(f"wrote {out / 'poset.html'} (pan, zoom, search, click to highlight) and {out / 'poset.svg'}")
 
     if study:
         _title("A small alpha study on the embedded Spark (local[*])")

@@ -105,3 +105,12 @@ def test_console_script_and_module_never_show_a_traceback(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "cbalgebra", *argv], capture_output=True, text=True)
         assert proc.returncode == 2, proc
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_demo_runs_without_the_study(tmp_path, capsys):
+    code, out, err = run(capsys, "demo", "--out", str(tmp_path), "--no-study")
+    assert code == 0, err
+    assert "matches(predicate, message) = True" in out
+    assert "counterexample" in out and "cover:" in out and "forward(message) -> interfaces [1, 3]" in out
+    assert (tmp_path / "poset.html").is_file() and (tmp_path / "poset.svg").read_text().lstrip().startswith("<")
