@@ -158,13 +158,27 @@ def bench_public(n: int, seed: int) -> dict:
     layer = solver.layer()
     checks_before = layer.checks
     total, times, answers = time_each(lambda p: cb.covers(p[0], p[1]), items)
+    # A raw maximum can be a garbage-collection pause that lands on a cheap
+    # decision. Re-time the ten slowest cases on fresh copies (best of three)
+    # to tell the cost of a case from a pause of the process.
+    slowest = sorted(range(n), key=times.__getitem__, reverse=True)[:10]
+    retimed = []
+    for i in slowest:
+        best = float("inf")
+        for _ in range(3):
+            x, y = (Predicate(v.filters) if isinstance(v, Predicate) else fresh(v) for v in items[i])
+            t = time.perf_counter()
+            cb.covers(x, y)
+            best = min(best, time.perf_counter() - t)
+        retimed.append(best)
     return {
         "decisions": n,
         "covered_fraction": sum(answers) / n,
         "public_per_s": n / total,
         "public_median_us": statistics.median(times) * 1e6,
         "public_p99_ms": sorted(times)[int(0.99 * n)] * 1e3,
-        "public_max_ms": max(times) * 1e3,
+        "public_max_ms_raw": max(times) * 1e3,
+        "public_slowest_case_ms": max(retimed) * 1e3,
         "z3_checks": layer.checks - checks_before,
     }
 
