@@ -78,6 +78,27 @@ def _fast_value(text: str, type_: str | None) -> tuple[str, Any]:
         raise _Decline from None
 
 
+def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
+    m = _FAST_CONSTRAINT.match(text, pos)
+    if m is None:
+        raise _Decline
+    type_word, name, op_word, value_text = m.groups()
+    if name in KEYWORDS:
+        raise _Decline
+    type_ = _FAST_TYPES[type_word] if type_word else None
+    if op_word == "any":
+        if type_ is None or value_text is not None:
+            raise _Decline
+        return Constraint(type_, name, ANY), m.end()
+    if value_text is None:
+        raise _Decline
+    lit_type, value = _fast_value(value_text, type_)
+    op = _FAST_OPS[op_word]
+    if op not in OPERATORS_OF_TYPE[lit_type]:
+        raise _Decline
+    return Constraint(lit_type, name, op, value), m.end()
+
+
 def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
     """Constraints from ``pos`` up to a closing bracket, '||' or the end."""
     bracket = text.startswith("[", pos)
@@ -87,26 +108,8 @@ def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
             return [], pos + 1
     constraints: list[Constraint] = []
     while True:
-        m = _FAST_CONSTRAINT.match(text, pos)
-        if m is None:
-            raise _Decline
-        type_word, name, op_word, value_text = m.groups()
-        if name in KEYWORDS:
-            raise _Decline
-        type_ = _FAST_TYPES[type_word] if type_word else None
-        if op_word == "any":
-            if type_ is None or value_text is not None:
-                raise _Decline
-            constraints.append(Constraint(type_, name, ANY))
-        else:
-            if value_text is None:
-                raise _Decline
-            lit_type, value = _fast_value(value_text, type_)
-            op = _FAST_OPS[op_word]
-            if op not in OPERATORS_OF_TYPE[lit_type]:
-                raise _Decline
-            constraints.append(Constraint(lit_type, name, op, value))
-        pos = m.end()
+        c, pos = _flat_constraint(text, pos)
+        constraints.append(c)
         sep = _FAST_SEP.match(text, pos)
         if sep is not None:
             pos = _WS.match(text, sep.end()).end()
@@ -203,27 +206,6 @@ _COMMANDS = {
     "set": re.compile(r"[ \t\r\n\f\u00a0]+([A-Za-z_][A-Za-z0-9_\-.]*)[ \t\r\n\f\u00a0]*=[ \t\r\n\f\u00a0]*"
                       r"([+-]?\d+)" + _WORD_END + r"[ \t\r\n\f\u00a0]*;"),
 }
-
-
-def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
-    m = _FAST_CONSTRAINT.match(text, pos)
-    if m is None:
-        raise _Decline
-    type_word, name, op_word, value_text = m.groups()
-    if name in KEYWORDS:
-        raise _Decline
-    type_ = _FAST_TYPES[type_word] if type_word else None
-    if op_word == "any":
-        if type_ is None or value_text is not None:
-            raise _Decline
-        return Constraint(type_, name, ANY), m.end()
-    if value_text is None:
-        raise _Decline
-    lit_type, value = _fast_value(value_text, type_)
-    op = _FAST_OPS[op_word]
-    if op not in OPERATORS_OF_TYPE[lit_type]:
-        raise _Decline
-    return Constraint(lit_type, name, op, value), m.end()
 
 
 _ORIGIN = re.compile(r"from[ \t\r\n\f\u00a0]+(?:([A-Za-z_][A-Za-z0-9_\-.]*|\d+)" + _WORD_END
