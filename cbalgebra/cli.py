@@ -53,6 +53,8 @@ def read_text(source: str) -> str:
         raise UsageError(f"{source} is a directory") from None
     except UnicodeDecodeError as e:
         raise UsageError(f"{source} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {source}: {e.strerror or e}") from None
 
 
 def argument_text(arg: str) -> str:

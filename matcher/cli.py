@@ -20,7 +20,6 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 2, 70
 
@@ -77,21 +76,16 @@ def _rounds(text: str) -> int:
 
 
 def _read(source: str, stdin_used: list) -> str:
+    from cbalgebra.cli import UsageError, read_text
+
     if source == "-":
         if stdin_used:
             raise _BadInput("standard input can be read only once")
         stdin_used.append(True)
-        return sys.stdin.read()
     try:
-        return Path(source).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _BadInput(f"no such file: {source}") from None
-    except IsADirectoryError:
-        raise _BadInput(f"{source} is a directory") from None
-    except UnicodeDecodeError as e:
-        raise _BadInput(f"{source} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise _BadInput(f"cannot read {source}: {e.strerror or e}") from None
+        return read_text(source)
+    except UsageError as e:
+        raise _BadInput(str(e)) from None
 
 
 def _broadcast(text: str | None) -> list[int] | None:

@@ -154,19 +154,12 @@ def run(args: argparse.Namespace) -> int:
     if args.max_nodes < 1:
         return _fail("--max-nodes must be at least 1")
 
+    from cbalgebra.cli import UsageError, read_text
+
     try:
-        if args.file == "-":
-            text = sys.stdin.read()
-        else:
-            text = Path(args.file).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return _fail(f"no such file: {args.file}")
-    except IsADirectoryError:
-        return _fail(f"{args.file} is a directory")
-    except UnicodeDecodeError as e:
-        return _fail(f"{args.file} is not UTF-8 text ({e.reason} at byte {e.start})")
-    except OSError as e:
-        return _fail(f"cannot read {args.file}: {e.strerror}")
+        text = read_text(args.file)
+    except UsageError as e:
+        return _fail(str(e))
 
     try:
         poset, used = from_document(text, advertisements=args.advertisements, subscriber=args.subscriber)
