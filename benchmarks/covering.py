@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import cbalgebra as cb
-from cbalgebra.covering import filter_covers, rules, solver
+from cbalgebra.covering import filter_covers, solver
 from cbalgebra.values import INT_MAX, INT_MIN, Constraint, Filter, Predicate
 
 NAMES = ["price", "qty", "sym", "ex", "ratio", "flag", "city", "level"]

@@ -274,7 +274,7 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
         table = w.table()
         dt = time.perf_counter() - t0
         add(f"compile I={interfaces} F={n_f} C={w.n_constraints} from arrays", dt, "s", None if quick else 30)
-        add(f"  ... bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
+        add("  ... bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
         del table, w
     return rows
 
@@ -541,16 +541,16 @@ def main(argv: list[str] | None = None) -> int:
     targets = fig89 = fig10 = fig11 = []
     if "targets" in sections:
         targets = section_targets(args.quick, args.seed)
-        write_csv(out / f"forward_targets.csv", targets)
+        write_csv(out / "forward_targets.csv", targets)
     if "fig89" in sections:
         fig89 = section_fig89(args.quick, args.seed)
-        write_csv(out / f"forward_fig8_9.csv", fig89)
+        write_csv(out / "forward_fig8_9.csv", fig89)
     if "fig10" in sections:
         fig10 = section_fig10(args.quick, args.seed)
-        write_csv(out / f"forward_fig10.csv", fig10)
+        write_csv(out / "forward_fig10.csv", fig10)
     if "fig11" in sections:
         fig11 = section_fig11(args.quick, args.seed)
-        write_csv(out / f"forward_fig11.csv", fig11)
+        write_csv(out / "forward_fig11.csv", fig11)
     # sections not run this time keep their previous results in the report
     targets = targets or read_csv(out / "forward_targets.csv")
     fig89 = fig89 or read_csv(out / "forward_fig8_9.csv")
@@ -561,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     env["wall_seconds"] = time.perf_counter() - t_start
     env["plots"] = plots(out, fig89, fig10, fig11)
     report(out, env, targets, fig89, fig10, fig11)
-    (out / f"forward_env.json").write_text(json.dumps(env, indent=2, default=str) + "\n")
+    (out / "forward_env.json").write_text(json.dumps(env, indent=2, default=str) + "\n")
     log.info("results in %s; done in %.0f s", out, env["wall_seconds"])
     return 0
 

@@ -9,7 +9,6 @@ validates input, encodes messages to arrays and decodes the results.
 from __future__ import annotations
 
 import logging
-import math
 import struct
 import threading
 import time

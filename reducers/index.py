@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
-from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, STRING, SUBSTRING, SUFFIX, Filter
+from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, SUBSTRING, SUFFIX, Filter
 
 from .attributes import by_name, special
 

@@ -9,9 +9,7 @@ print one line on stderr; bad arguments exit with 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 import types
 from pathlib import Path
 

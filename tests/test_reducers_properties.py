@@ -23,12 +23,9 @@ predicates = (
     .map(Predicate)
 )
 
-# Constraints that relate across conjunctions more often: two names only.
-from test_reducers_index import _HOME  # noqa: E402
-
-
 @st.composite
 def two_name_constraints(draw):
+    """Constraints that relate across conjunctions more often: two names only."""
     c = draw(constraints())
     if c.name in ("z", "w"):
         return cb.Constraint(c.type, "x" if c.type != "string" else "y", c.op, c.value)
