@@ -15,10 +15,11 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_parses(tmp_path):
     dist = tmp_path / "dist"
-    subprocess.run(
+    built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT)],
-        check=True, capture_output=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path,
     )
+    assert built.returncode == 0, built.stdout + built.stderr
     wheel = next(dist.glob("cbalgebra-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for expected in ("cbalgebra/grammar/siena.lark", "cbalgebra/matcher/__init__.py",
