@@ -180,7 +180,7 @@ class CoverIndex:
             if scan_all or op not in _PROBED_OPS:
                 cand = group.all()
             else:
-                cand = self._probe(cs, group)
+                cand = self._probe([c for c in cs if c.type == type_], group)
             for j in cand:
                 if ok(j):
                     return j
@@ -188,6 +188,7 @@ class CoverIndex:
 
     @staticmethod
     def _probe(cs, group: _Group) -> list[int]:
+        """Candidates among ``group`` for the constraints ``cs`` of the group's type."""
         op = group.op
         keys: list = []
         if op != EQ:

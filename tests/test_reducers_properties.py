@@ -111,3 +111,15 @@ def test_case_count_reported():
     # Runs last in this file (pytest keeps file order without xdist).
     if SEEN:
         print("reducer cases:", dict(SEEN))
+
+
+def test_probing_ignores_constraints_of_other_types():
+    """Regression: a bool constraint on a name with string probes crashed the index."""
+    _check_all(Predicate([
+        Filter([cb.Constraint("string", "y", "!=", ""), cb.Constraint("bool", "y", "=", False)]),
+        Filter([cb.Constraint("string", "y", "*", "")]),
+    ]))
+    _check_all(Predicate([
+        Filter([cb.Constraint("float", "x", "=", 1.0), cb.Constraint("int", "x", ">", 0)]),
+        Filter([cb.Constraint("int", "x", "=", 1)]),
+    ]))
