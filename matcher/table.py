@@ -279,34 +279,14 @@ class ForwardingTable:
         lookup = self._c.lookup
         m_off = [0]
         flat: list[int] = []
-        fpos: list[int] = []
-        fvals: list[float] = []
         strs: list[str] = []
         n = 0
         for msg in messages:
             if not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            for name, attr in msg.attributes:
-                hit = lookup.get(name)
-                if hit is None:
-                    continue
-                t = _TYPE_CODE[attr.type]
-                if not (hit[1] >> t) & 1:
-                    continue
-                if t == K.T_STRING:
-                    flat += (hit[0], t, len(strs))
-                    strs.append(attr.value)
-                elif t == K.T_FLOAT:
-                    fpos.append(n)
-                    fvals.append(attr.value)
-                    flat += (hit[0], t, 0)
-                else:
-                    flat += (hit[0], t, int(attr.value))
-                n += 1
+            n += _encode_attributes(msg, lookup, flat, strs)
             m_off.append(n)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
-        if fpos:
-            attrs[np.array(fpos, dtype=np.int64), 2] = B.float_keys(np.array(fvals, dtype=np.float64))
         s_chars, s_off, maxlen = _pool(strs)
         return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
                             maxlen=maxlen, token=self._c.token)
@@ -400,25 +380,9 @@ class ForwardingTable:
         if not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
         c = self._c
-        lookup = c.lookup
         flat: list[int] = []
         strs: list[str] = []
-        n = 0
-        for name, attr in message.attributes:
-            hit = lookup.get(name)
-            if hit is None:
-                continue
-            t = _TYPE_CODE[attr.type]
-            if not (hit[1] >> t) & 1:
-                continue
-            if t == K.T_STRING:
-                flat += (hit[0], t, len(strs))
-                strs.append(attr.value)
-            elif t == K.T_FLOAT:
-                flat += (hit[0], t, _float_key(attr.value))
-            else:
-                flat += (hit[0], t, int(attr.value))
-            n += 1
+        n = _encode_attributes(message, c.lookup, flat, strs)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
         s_chars, s_off, maxlen = _pool(strs)
         if broadcast is None:
@@ -513,6 +477,32 @@ class ForwardingTable:
 _SERIAL_OUT_ENTRIES = 1 << 22
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
 _FLIP = 0x7FFFFFFFFFFFFFFF
+
+
+def _encode_attributes(message: Message, lookup: dict, flat: list[int], strs: list[str]) -> int:
+    """Append (name id, type, value key) for each attribute the table can use.
+
+    Attributes with a name or type no constraint mentions are left out. A
+    string's key is its index in ``strs``; numbers are their order keys.
+    Returns how many attributes were appended.
+    """
+    n = 0
+    for name, attr in message.attributes:
+        hit = lookup.get(name)
+        if hit is None:
+            continue
+        t = _TYPE_CODE[attr.type]
+        if not (hit[1] >> t) & 1:
+            continue
+        if t == K.T_STRING:
+            flat += (hit[0], t, len(strs))
+            strs.append(attr.value)
+        elif t == K.T_FLOAT:
+            flat += (hit[0], t, _float_key(attr.value))
+        else:
+            flat += (hit[0], t, int(attr.value))
+        n += 1
+    return n
 
 
 def _float_key(x: float) -> int:
