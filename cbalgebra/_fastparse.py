@@ -155,6 +155,19 @@ _FAST_ATTRIBUTE = re.compile(
 )
 
 
+def _flat_attribute(text: str, pos: int, attrs: dict[str, Attribute]) -> int:
+    """Read one plain ``[type] name = value`` into ``attrs``; the end position."""
+    m = _FAST_ATTRIBUTE.match(text, pos)
+    if m is None:
+        raise _Decline
+    type_word, name, value_text = m.groups()
+    if name in KEYWORDS or name in attrs:
+        raise _Decline
+    type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+    attrs[name] = Attribute(type_, value)
+    return m.end()
+
+
 def fast_message(text: str) -> Message | None:
     try:
         pos = _WS.match(text).end()
@@ -163,15 +176,7 @@ def fast_message(text: str) -> Message | None:
         pos = _WS.match(text, pos + 1).end()
         attrs: dict[str, Attribute] = {}
         while not text.startswith("]", pos):
-            m = _FAST_ATTRIBUTE.match(text, pos)
-            if m is None:
-                return None
-            type_word, name, value_text = m.groups()
-            if name in KEYWORDS or name in attrs:
-                return None
-            type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
-            attrs[name] = Attribute(type_, value)
-            pos = m.end()
+            pos = _flat_attribute(text, pos, attrs)
             sep = _FAST_SEP.match(text, pos)
             if sep is not None:
                 if sep.group(1) == "&&":
@@ -195,6 +200,7 @@ _STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolida
                         r"output|set)" + _WORD_END)
 _INTERFACE = re.compile(r"[ \t\r\n\f\u00a0]+(\d+)" + _WORD_END)
 _SEMI = re.compile(r"[ \t\r\n\f\u00a0]*;")
+_COMMA = re.compile(r"[ \t\r\n\f\u00a0]*,")
 _DOC_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|&&|;)")
 _DOC_OR = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\|)")
 _COMMANDS = {
@@ -288,16 +294,8 @@ def _select_body(text: str, pos: int) -> tuple[Message, int]:
         m = _SEMI.match(text, pos)
         if m is not None:
             return Message(attrs), m.end()
-        m = _FAST_ATTRIBUTE.match(text, pos)
-        if m is None:
-            raise _Decline
-        type_word, name, value_text = m.groups()
-        if name in KEYWORDS or name in attrs:
-            raise _Decline
-        type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
-        attrs[name] = Attribute(type_, value)
-        pos = m.end()
-        comma = re.compile(r"[ \t\r\n\f\u00a0]*,").match(text, pos)
+        pos = _flat_attribute(text, pos, attrs)
+        comma = _COMMA.match(text, pos)
         if comma is not None:
             pos = comma.end()
 
