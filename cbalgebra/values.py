@@ -475,8 +475,3 @@ class Message(Mapping):
 
     def __reduce__(self):
         return (Message, (self.attributes,))
-
-
-def constraint(type_: str, name: str, op: str, value: Value | None = None) -> Constraint:
-    """Shorthand for :class:`Constraint`."""
-    return Constraint(type_, name, op, value)

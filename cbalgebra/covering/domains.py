@@ -100,10 +100,6 @@ class IntSet:
     def empty(self) -> bool:
         return self.lo > self.hi
 
-    def pick(self) -> int | None:
-        """The smallest member, or None."""
-        return None if self.lo > self.hi else self.lo
-
     def __repr__(self) -> str:
         return f"IntSet({self.lo}, {self.hi}, {sorted(self.holes)})"
 
@@ -204,17 +200,13 @@ def int_witness(s: IntSet) -> int:
         v += 1
 
 
-def float_witness(s: IntSet) -> float:
-    return _nice_float(s)
-
-
 def solve(type_: str, atoms: Sequence[Atom]) -> Any:
     """A value of ``type_`` satisfying every atom, or ``NO_SOLUTION``."""
     if type_ in (INT, FLOAT):
         s = number_set(type_, atoms)
         if s.empty:
             return NO_SOLUTION
-        return int_witness(s) if type_ == INT else _nice_float(s)
+        return int_witness(s) if type_ == INT else float_witness(s)
     if type_ == BOOL:
         values = bool_values(atoms)
         return values[0] if values else NO_SOLUTION
@@ -226,7 +218,7 @@ def solve(type_: str, atoms: Sequence[Atom]) -> Any:
     raise ValueError(f"unknown type {type_!r}")
 
 
-def _nice_float(s: IntSet) -> float:
+def float_witness(s: IntSet) -> float:
     """A readable member of a non-empty float set: prefer 0.0, then integers
     and simple values near the bounds, over the raw smallest double."""
     def member(x: float) -> bool:
