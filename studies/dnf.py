@@ -1,4 +1,5 @@
-"""The DNF model of seed 002 §4.2 (Figures 6 and 7): pure functions.
+"""The DNF model of Carzaniga, Rembert & Wolf, "Understanding Content-Based
+Routing Schemes" (TR 2006/05), §4.2 (Figures 6 and 7): pure functions.
 
 A cell is (scenario, n, replicate, reducer): generate ``n`` random one-
 conjunction predicates with ``cbalgebra.workloads.dnf_predicates``, reduce
