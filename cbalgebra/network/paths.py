@@ -18,10 +18,10 @@ v (weights are positive), so following parents always ends at v and T_v is a
 shortest-path tree; it is the same on every run and does not depend on the
 order in which edges were added to the graph.
 
-**All pairs.** scipy.sparse.csgraph's Dijkstra, measured against networkx in
-``benchmarks/routing_paths.py`` (on a 1,000-node graph scipy is about two
-orders of magnitude faster; both well within the 10 s budget only for scipy
-on the larger graphs).
+**All pairs.** scipy.sparse.csgraph's Dijkstra. Measured against networkx
+by ``benchmarks/routing_paths.py`` on ~1,000-node graphs (2 shared cores
+under load): scipy 0.15-0.4 s, networkx 4-6.4 s, 15-43x slower; the whole
+:class:`ShortestPaths` (dist plus every T_v) takes under 0.7 s.
 """
 
 from __future__ import annotations

@@ -497,8 +497,9 @@ def _resolve_real(name: str) -> str:
 
 def _load_real(name: str, weight: str = "km") -> nx.Graph:
     """A topohub network: nodes renumbered 0..n-1 in the file's order, with
-    attributes ``name`` (topohub's node name; not unique in some CAIDA and Zoo
-    graphs, which is why nodes are ints), ``topohub_id`` and ``pos``
+    attributes ``name`` (topohub's node name, or its id for the unnamed nodes
+    of some CAIDA graphs; names repeat in some CAIDA and Zoo graphs, which is
+    why nodes are ints), ``topohub_id`` and ``pos``
     (longitude, latitude). ``weight="km"``: the link length in kilometres
     (``length_km`` keeps topohub's value; 0 becomes :data:`ZERO_LENGTH_KM`);
     ``weight="hop"``: 1."""
