@@ -64,8 +64,8 @@ def _arcs(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def dist(graph: nx.Graph, method: str = "scipy") -> np.ndarray:
-    """All-pairs shortest-path lengths as an n x n float array indexed by node
-    (``method="scipy"``: scipy.sparse.csgraph Dijkstra; ``"networkx"``: the
+    """All-pairs shortest-path lengths as an n x n float array indexed by node,
+    exactly symmetric (``method="scipy"``: scipy.sparse.csgraph Dijkstra; ``"networkx"``: the
     networkx reference, kept for the benchmark and the tests)."""
     n = _nodes_checked(graph)
     if method == "networkx":
@@ -73,7 +73,7 @@ def dist(graph: nx.Graph, method: str = "scipy") -> np.ndarray:
         for source, lengths in nx.all_pairs_dijkstra_path_length(graph, weight="weight"):
             for target, length in lengths.items():
                 table[source, target] = length
-        return table
+        return np.minimum(table, table.T)
     if method != "scipy":
         raise ValueError(f"method must be 'scipy' or 'networkx', not {method!r}")
     from scipy.sparse import csr_array
@@ -81,7 +81,11 @@ def dist(graph: nx.Graph, method: str = "scipy") -> np.ndarray:
     tail, head, weight = _arcs(graph)
     # Weights are positive, so no edge is lost to csgraph reading 0 as "no edge".
     matrix = csr_array((weight, (tail, head)), shape=(n, n))
-    return dijkstra(matrix, directed=True)
+    table = dijkstra(matrix, directed=True)
+    # With fractional weights the sums from u to v and from v to u may add in
+    # different orders and differ in the last bit; keep the smaller, so that
+    # dist is exactly symmetric as the model's is.
+    return np.minimum(table, table.T)
 
 
 class ShortestPaths:
