@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 
 from cbalgebra.network import topology
-from cbalgebra.network.delivery import smallest_latency_minimal_tree, union_of_tree_paths
+from cbalgebra.network.delivery import (
+    smallest_latency_minimal_tree,
+    union_of_tree_paths,
+)
 from cbalgebra.network.paths import ShortestPaths
 
 NETWORKS = [
@@ -70,11 +73,11 @@ def main(argv=None) -> int:
                 exact_sizes.append(best.size)
                 union_sizes.append(union.size)
                 ratios.append(union.size / best.size)
-            row = dict(network=name, n=n, k=k, trials=args.trials,
-                       exact_s_mean=round(statistics.mean(times), 4), exact_s_max=round(max(times), 4),
-                       exact_size_mean=round(statistics.mean(exact_sizes), 2),
-                       union_size_mean=round(statistics.mean(union_sizes), 2),
-                       ratio_mean=round(statistics.mean(ratios), 3), ratio_max=round(max(ratios), 3))
+            row = {"network": name, "n": n, "k": k, "trials": args.trials,
+                   "exact_s_mean": round(statistics.mean(times), 4), "exact_s_max": round(max(times), 4),
+                   "exact_size_mean": round(statistics.mean(exact_sizes), 2),
+                   "union_size_mean": round(statistics.mean(union_sizes), 2),
+                   "ratio_mean": round(statistics.mean(ratios), 3), "ratio_max": round(max(ratios), 3)}
             rows.append(row)
             print(f"{name:28} {k:3} {row['exact_s_mean']:12.3f} {row['exact_s_max']:7.3f} "
                   f"{row['exact_size_mean']:8.1f} {row['union_size_mean']:8.1f} "

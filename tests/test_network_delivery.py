@@ -10,12 +10,23 @@ import networkx as nx
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from network_oracles import (DECIMAL_WEIGHTS, all_dag_paths, brute_force_smallest_tree, exact_dist,
-                             exact_tight_arcs, small_networks)
+from network_oracles import (
+    DECIMAL_WEIGHTS,
+    all_dag_paths,
+    brute_force_smallest_tree,
+    exact_dist,
+    exact_tight_arcs,
+    small_networks,
+)
 
 from cbalgebra.network import topology
-from cbalgebra.network.delivery import (DeliveryError, Packet, check_delivery,
-                                        smallest_latency_minimal_tree, union_of_tree_paths)
+from cbalgebra.network.delivery import (
+    DeliveryError,
+    Packet,
+    check_delivery,
+    smallest_latency_minimal_tree,
+    union_of_tree_paths,
+)
 from cbalgebra.network.paths import ShortestPaths
 
 

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from network_oracles import DECIMAL_WEIGHTS, exact_dist, exact_tight_arcs, small_networks
+from network_oracles import (
+    DECIMAL_WEIGHTS,
+    exact_dist,
+    exact_tight_arcs,
+    small_networks,
+)
 
 from cbalgebra.network import topology
 from cbalgebra.network.paths import ShortestPaths, dist, same_length

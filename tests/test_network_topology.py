@@ -12,7 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbalgebra.network import TopologyError, real_networks, topology
-from cbalgebra.network.topology import TRANSIT_STUB_DEFAULTS, ZERO_LENGTH_KM, generator_names
+from cbalgebra.network.topology import (
+    TRANSIT_STUB_DEFAULTS,
+    ZERO_LENGTH_KM,
+    generator_names,
+)
 
 GENERATED = [
     ("tree", {}), ("tree", {"kind": "kary", "k": 3}), ("ring", {}), ("grid", {}),
@@ -151,8 +155,9 @@ def test_transit_stub_sizes_and_connectivity(seed, domains, per, stubs, size):
                                  "caida/2024-08/1103", "caida/2024-08/7018"])
 def test_topohub_networks_load_with_km_weights(key):
     import json
+
     from cbalgebra.network.topology import _real_index
-    info = dict((k, (nodes, links)) for k, nodes, links in real_networks())
+    info = {k: (nodes, links) for k, nodes, links in real_networks()}
     g = topology(f"topohub:{key}")
     assert_valid(g, info[key][0])
     assert g.number_of_edges() == info[key][1]

@@ -18,17 +18,25 @@ submodules that need them.
 from __future__ import annotations
 
 __all__ = [
-    "topology", "TopologyError", "real_networks", "generator_names",
-    "ShortestPaths", "shortest_paths",
-    "Packet", "DeliveryError", "DeliveryReport", "check_delivery", "SteinerResult",
+    "DeliveryError",
+    "DeliveryReport",
+    "Packet",
+    "ShortestPaths",
+    "SteinerResult",
+    "TopologyError",
+    "check_delivery",
+    "generator_names",
+    "real_networks",
+    "shortest_paths",
     "smallest_latency_minimal_tree",
+    "topology",
 ]
 
 # The function `topology` shares its name with its module; importing it here
 # makes `from cbalgebra.network import topology` the function, as the public
 # API promises (import the module as `cbalgebra.network.topology` via
 # `from cbalgebra.network.topology import ...`).
-from .topology import TopologyError, generator_names, real_networks, topology  # noqa: E402
+from .topology import TopologyError, generator_names, real_networks, topology
 
 _HOME = {
     "ShortestPaths": "paths", "shortest_paths": "paths",

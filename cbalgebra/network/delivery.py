@@ -18,17 +18,25 @@ parent processor, header, path length), the root packet included, so
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
 
 from .paths import ShortestPaths, same_length
 
-__all__ = ["Packet", "DeliveryError", "DeliveryReport", "check_delivery",
-           "SteinerResult", "smallest_latency_minimal_tree", "union_of_tree_paths",
-           "EXACT_LIMIT"]
+__all__ = [
+    "EXACT_LIMIT",
+    "DeliveryError",
+    "DeliveryReport",
+    "Packet",
+    "SteinerResult",
+    "check_delivery",
+    "smallest_latency_minimal_tree",
+    "union_of_tree_paths",
+]
 
 
 class Packet(NamedTuple):
@@ -84,7 +92,7 @@ class DeliveryReport:
     missed: frozenset[int]                           # interested, never reached
     late: tuple[tuple[int, float, float], ...]       # (x, first arrival length, dist(v, x))
     duplicates: tuple[tuple[int, int], ...]          # (processor, packets received > 1)
-    optimum: "SteinerResult | None" = None
+    optimum: SteinerResult | None = None
 
     @property
     def correct(self) -> bool:

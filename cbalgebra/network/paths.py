@@ -26,12 +26,13 @@ under load): scipy 0.15-0.4 s, networkx 4-6.4 s, 15-43x slower; the whole
 
 from __future__ import annotations
 
-from typing import Iterable
+import itertools
+from collections.abc import Iterable
 
 import networkx as nx
 import numpy as np
 
-__all__ = ["TIE_TOLERANCE", "dist", "ShortestPaths", "shortest_paths", "same_length"]
+__all__ = ["TIE_TOLERANCE", "ShortestPaths", "dist", "same_length", "shortest_paths"]
 
 TIE_TOLERANCE = 1e-9
 
@@ -225,7 +226,7 @@ class ShortestPaths:
         if not nodes or nodes[0] != v:
             return False
         length = 0.0
-        for a, b in zip(nodes, nodes[1:]):
+        for a, b in itertools.pairwise(nodes):
             if not self.graph.has_edge(a, b):
                 return False
             length += self.graph.edges[a, b]["weight"]

@@ -16,7 +16,8 @@ Names understood by :func:`topology`:
 
 ``tree``, ``ring``, ``grid``, ``gnp``, ``power_law``, ``waxman``, ``transit_stub``
     seeded generators: the same ``(name, n, seed, params)`` gives the same
-    graph on every run (they draw from :class:`random.Random` (seed) only).
+    graph on every run and platform (they draw only from
+    ``random.Random(f"{name}:{seed}")``, which seeds through SHA-512).
 ``topohub:<key>``
     a real network shipped as package data by ``topohub`` (Internet Topology
     Zoo, CAIDA router-level AS graphs, SNDlib); see :func:`real_networks`.
@@ -34,12 +35,13 @@ import difflib
 import functools
 import math
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from xml.etree import ElementTree
 
 import networkx as nx
 
-__all__ = ["TopologyError", "topology", "generator_names", "real_networks"]
+__all__ = ["TopologyError", "generator_names", "real_networks", "topology"]
 
 
 class TopologyError(ValueError):
@@ -291,17 +293,18 @@ def _waxman(n, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
 
 
 # GT-ITM transit-stub defaults (Zegura, Calvert & Bhattacharjee, "How to Model
-# an Internetwork", INFOCOM 1996, §4): the sizes are Matchmaker's setting
-# (Ge, Ji, Kurose & Towsley, "Matchmaker: Signaling for Dynamic
-# Publish/Subscribe Applications", §4.4): 100 nodes, one transit domain of 4
-# nodes, 12 stub domains, i.e. 3 stub domains of 8 nodes per transit node.
-TRANSIT_STUB_DEFAULTS = dict(
-    transit_domains=1, transit_nodes=4, stubs_per_transit=3, stub_nodes=8,
-    p_transit=0.6, p_stub=0.4, p_between_transit=0.5,
-    # Link lengths by level, so that routes stay inside a domain when they
-    # can and the backbone is the expensive part, as in GT-ITM's ts model.
-    transit_weight=10, transit_stub_weight=5, stub_weight=1,
-)
+# an Internetwork", INFOCOM 1996). The sizes are Matchmaker's setting (Ge, Ji,
+# Kurose & Towsley, "Matchmaker: Signaling for Dynamic Publish/Subscribe
+# Applications", §4.4): 100 nodes, one transit domain of 4 nodes, 12 stub
+# domains, i.e. 3 stub domains of 8 nodes per transit node. The edge
+# probabilities and weights are our defaults: the backbone is the expensive
+# part (transit-transit 10 > transit-stub 5 > stub-stub 1), and since each stub
+# domain hangs by a single link, routes inside a stub domain stay inside it.
+TRANSIT_STUB_DEFAULTS = {
+    "transit_domains": 1, "transit_nodes": 4, "stubs_per_transit": 3, "stub_nodes": 8,
+    "p_transit": 0.6, "p_stub": 0.4, "p_between_transit": 0.5,
+    "transit_weight": 10, "transit_stub_weight": 5, "stub_weight": 1,
+}
 
 
 def _transit_stub(n, rng: random.Random, **params) -> nx.Graph:
@@ -436,7 +439,13 @@ ZERO_LENGTH_KM = 0.01
 
 @functools.lru_cache(maxsize=1)
 def _real_index() -> dict[str, dict]:
-    """key ("topozoo/Abilene", "caida/2024-08/1103", ...) -> stats of the file."""
+    """key ("topozoo/Abilene", "caida/2024-08/1103", ...) -> stats of the file.
+
+    topohub 1.5 loads a network by key (``topohub.get``) but has no listing
+    function; its keys are the paths of its JSON package data under
+    ``topohub/data`` (which ``topohub.get`` itself reads), so the listing
+    walks those files and reads each one's ``graph.stats`` (0.1-0.3 s for
+    all 327, once per process)."""
     import importlib.resources
     import json
     try:
@@ -503,12 +512,11 @@ def _load_real(name: str, weight: str = "km") -> nx.Graph:
     (longitude, latitude). ``weight="km"``: the link length in kilometres
     (``length_km`` keeps topohub's value; 0 becomes :data:`ZERO_LENGTH_KM`);
     ``weight="hop"``: 1."""
-    import json
     if weight not in ("km", "hop"):
         raise TopologyError(f"topohub:{name}: weight must be 'km' or 'hop', not {weight!r}")
     key = _resolve_real(name)
-    with _real_index()[key]["path"].open() as f:
-        data = json.load(f)
+    import topohub
+    data = topohub.get(key)  # topohub's loader: a networkx node-link dict
     g = nx.Graph()
     ids = {}
     for i, node in enumerate(data["nodes"]):
@@ -601,7 +609,8 @@ def _read_graphml(path: Path, shown: str, weight_attr: str) -> nx.Graph:
     ``weight``) is the weight: present on every edge or on none (none: 1)."""
     try:
         raw = nx.read_graphml(path)
-    except Exception as err:  # networkx raises several kinds (XML, key, value)
+    except (nx.NetworkXError, ElementTree.ParseError, KeyError, ValueError, TypeError) as err:
+        # networkx lets XML, key and value errors of a broken file through.
         reason = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise TopologyError(f"{shown}: not a readable GraphML file: {reason}") from None
     if raw.is_directed():
@@ -674,7 +683,7 @@ def topology(name, n: int | None = None, seed: int = 0, **params) -> nx.Graph:
     if name.startswith("topohub:"):
         g = _load_real(name[len("topohub:"):], **_only(params, {"weight"}, name))
     elif name.startswith("file:") or _looks_like_path(name):
-        spec = name[len("file:"):] if name.startswith("file:") else name
+        spec = name.removeprefix("file:")
         g = _load_file(spec, **_only(params, {"weight_attr", "format"}, name))
     else:
         close = difflib.get_close_matches(name, list(_GENERATORS), n=1)
