@@ -160,7 +160,9 @@ class SteinerResult:
     """The smallest latency-minimal delivery tree found: ``size`` = |D| (its
     processors, root included), ``parents`` = its (child, parent) pairs.
     ``exact`` says whether it is proven smallest; if not, ``size`` is an upper
-    bound, from the union of the T_v paths (``method`` says which)."""
+    bound, from the union of the T_v paths (``method`` says which). Several
+    trees may share the smallest size; ``parents`` is one of them, and only
+    ``size`` is meant for comparisons."""
     source: int
     terminals: frozenset[int]
     size: int
