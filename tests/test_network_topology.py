@@ -10,6 +10,7 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from network_oracles import small_networks
 
 from cbalgebra.network import TopologyError, real_networks, topology
 from cbalgebra.network.topology import (
@@ -339,3 +340,19 @@ def test_import_cbalgebra_stays_light():
               "print(sorted(m for m in ('topohub', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@settings(max_examples=30)
+@given(g=small_networks(min_n=2, weights=(1, 2.5, 7)), shift=st.integers(0, 5))
+def test_files_round_trip_random_networks(tmp_path_factory, g, shift):
+    # Labels shifted away from 0..n-1 (and, in GraphML, made strings) must come
+    # back as 0..n-1 in first-appearance order, with the label in `name`.
+    folder = tmp_path_factory.mktemp("rt")
+    labelled = nx.relabel_nodes(g, {v: f"p{v + shift}" for v in g})
+    edges = sorted(labelled.edges(data="weight"))
+    (folder / "g.edges").write_text("".join(f"{u} {v} {w}\n" for u, v, w in edges))
+    nx.write_graphml(labelled, folder / "g.graphml")
+    for h in (topology(str(folder / "g.edges")), topology(f"file:{folder / 'g.graphml'}")):
+        assert_valid(h, g.number_of_nodes())
+        back = {(h.nodes[u]["name"], h.nodes[v]["name"]): w for u, v, w in h.edges(data="weight")}
+        assert {frozenset(k): w for k, w in back.items()} == {frozenset((u, v)): w for u, v, w in edges}
