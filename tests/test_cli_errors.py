@@ -253,3 +253,19 @@ def test_java_lookup_follows_java_home(tmp_path, monkeypatch):
 def test_each_part_alone_follows_the_policy(module, argv):
     proc = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+
+
+# ------------------------------------------------- what the README says
+def test_subscriber_option_overrides_from_name(tmp_path, capsys):
+    doc = tmp_path / "doc.txt"
+    doc.write_text("subscribe [int price < 500] from alice\nsubscribe [int price < 300]\n")
+    code, out, _ = run(capsys, "poset", str(doc))
+    assert code == 0 and "[int price < 500]  <- alice" in out and "[int price < 300]  <- L2" in out
+    code, out, _ = run(capsys, "poset", str(doc), "--subscriber", "bob")
+    assert code == 0 and "<- bob" in out and "alice" not in out
+
+
+def test_forward_counts_subscribe_interfaces_from_0(tmp_path, capsys):
+    doc = tmp_path / "doc.txt"
+    doc.write_text("subscribe [int x > 1]\nsubscribe [int x > 5]\npublish [x = 3]\npublish [x = 7]\n")
+    assert run(capsys, "forward", str(doc))[:2] == (0, "0\n0 1\n")
