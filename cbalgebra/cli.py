@@ -97,6 +97,13 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return EXIT_YES
 
 
+def _one_stdin(**arguments: str) -> None:
+    """Standard input holds one value: two arguments cannot both read it."""
+    readers = [name for name, arg in arguments.items() if arg in ("-", "@-")]
+    if len(readers) > 1:
+        raise UsageError(f"{' and '.join(readers)} both read standard input (-); give one of them as text or @FILE")
+
+
 def _subscription_or_ad(arg: str, advertisement: bool, what: str):
     from cbalgebra import parse
 
@@ -110,6 +117,7 @@ def _subscription_or_ad(arg: str, advertisement: bool, what: str):
 def cmd_covers(args: argparse.Namespace) -> int:
     from cbalgebra import covering
 
+    _one_stdin(X=args.x, Y=args.y)
     x = _subscription_or_ad(args.x, args.advertisements, "X")
     y = _subscription_or_ad(args.y, args.advertisements, "Y")
     m = covering.counterexample(x, y)
@@ -124,6 +132,7 @@ def cmd_covers(args: argparse.Namespace) -> int:
 def cmd_overlaps(args: argparse.Namespace) -> int:
     from cbalgebra import covering
 
+    _one_stdin(X=args.x, Y=args.y)
     x = _subscription_or_ad(args.x, args.x_advertisement, "X")
     y = _subscription_or_ad(args.y, args.y_advertisement, "Y")
     m = covering.witness(x, y)
@@ -138,6 +147,7 @@ def cmd_overlaps(args: argparse.Namespace) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     from cbalgebra import parse, semantics
 
+    _one_stdin(PREDICATE=args.predicate, MESSAGE=args.message)
     x = _subscription_or_ad(args.predicate, args.advertisement, "PREDICATE")
     m = parse.parse_message(argument_text(args.message, "MESSAGE"))
     if semantics.matches(x, m):

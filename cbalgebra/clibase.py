@@ -199,6 +199,23 @@ def _is(exc: BaseException, *where: tuple[str, str]) -> bool:
     return any(cls is not None and isinstance(exc, cls) for cls in (_loaded(m, n) for m, n in where))
 
 
+#: What a failed Spark job raises (by name: pyspark is imported only by the studies).
+SPARK_FAILURES = ("Py4JJavaError", "PySparkRuntimeError", "SparkRuntimeException", "PythonException",
+                  "Py4JNetworkError", "PySparkException")
+
+
+def spark_failure_line(exc: BaseException) -> str:
+    """The one line of a Spark failure that says what went wrong, not the JVM trace."""
+    text = str(exc)
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(("ValueError", "RuntimeError", "TypeError", "KeyError", "ImportError",
+                            "ModuleNotFoundError", "AttributeError", "Exception", "AssertionError")):
+            return line
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first[:300]
+
+
 def describe(exc: BaseException) -> tuple[str, int] | None:
     """The line to print and the exit code of an error a user can cause.
 
@@ -217,6 +234,8 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
         return f"error: {exc}", EXIT_UNAVAILABLE
     if _is(exc, ("cbalgebra.poset.render", "GraphvizError")):  # its message names the Debian package
         return f"error: {exc}", EXIT_UNAVAILABLE
+    if any(cls.__name__ in SPARK_FAILURES for cls in type(exc).__mro__):
+        return f"error: Spark job failed: {spark_failure_line(exc)}", EXIT_UNAVAILABLE
     if isinstance(exc, OSError):  # reading or writing a file the user named: permission, disk full, ...
         where = f": {exc.filename}" if exc.filename else ""
         return f"error: {exc.strerror or exc}{where}", EXIT_USAGE
@@ -268,5 +287,7 @@ def plugin_main(register, argv: list[str] | None, prog: str, prefix: tuple[str, 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     register(sub)
+    if prefix:  # the module runs one command: its usage names the module alone
+        sub.choices[prefix[0]].prog = prog
     argv = sys.argv[1:] if argv is None else list(argv)
     return parse_and_run(parser, [*prefix, *argv], prog)

@@ -19,10 +19,12 @@ from cbalgebra.clibase import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNAVAILABLE,
+    SPARK_FAILURES,
     UsageError,
     check_output_folder,
     plugin_main,
     require_java,
+    spark_failure_line,
 )
 from cbalgebra.studies.spark import DEFAULT_MASTER
 
@@ -165,17 +167,6 @@ def _fail(prog: str, message: str, code: int) -> int:
     return code
 
 
-def _spark_failure_line(exc: BaseException) -> str:
-    text = str(exc)
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith(("ValueError", "RuntimeError", "TypeError", "KeyError", "ImportError",
-                            "ModuleNotFoundError", "AttributeError", "Exception", "AssertionError")):
-            return line
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return first[:300]
-
-
 def general_study_from_args(args):
     from cbalgebra.studies import general
     from cbalgebra.studies.jobs import general_study
@@ -250,9 +241,8 @@ def _run(args, build) -> int:
     except OSError as e:  # cannot write the output directory
         return _fail(prog, f"{e.strerror or e}: {e.filename or args.out}", EXIT_BAD_INPUT)
     except Exception as e:  # a Spark job that failed: one line, not a JVM trace
-        if type(e).__name__ in ("Py4JJavaError", "PySparkRuntimeError", "SparkRuntimeException",
-                                "PythonException", "Py4JNetworkError", "PySparkException"):
-            return _fail(prog, f"Spark job failed: {_spark_failure_line(e)}", EXIT_UNAVAILABLE)
+        if any(cls.__name__ in SPARK_FAILURES for cls in type(e).__mro__):
+            return _fail(prog, f"Spark job failed: {spark_failure_line(e)}", EXIT_UNAVAILABLE)
         raise  # a bug: cbalgebra.clibase reports it (exit 70)
     for kind, path in outputs.items():
         print(f"{kind}: {path}")

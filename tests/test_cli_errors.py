@@ -183,6 +183,13 @@ def test_text_arguments_take_stdin_and_files(tmp_path, capsys, monkeypatch):
     assert run(capsys, "overlaps", "x > 1", f"@{f}")[0] == 0
 
 
+@pytest.mark.parametrize("argv", [["covers", "-", "@-"], ["overlaps", "-", "-"], ["match", "@-", "-"]])
+def test_standard_input_is_read_once(capsys, monkeypatch, argv):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("x = 1"))
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "both read standard input" in err
+
+
 def test_file_arguments_take_at_file_too(tmp_path, capsys):
     f = tmp_path / "preds.txt"
     f.write_text("x > 1\nx > 2\n")

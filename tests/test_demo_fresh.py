@@ -92,3 +92,20 @@ def test_graphviz_error_escaping_a_command_is_69_not_70(tmp_path, capsys, monkey
     monkeypatch.setattr(render, "run_dot", broken)
     assert main(["demo", "--no-study", "--out", str(tmp_path)]) == 69
     assert "error: Graphviz 'dot' failed" in capsys.readouterr().err
+
+
+def test_a_failed_spark_job_in_the_demo_is_69_with_one_line(tmp_path, capsys, monkeypatch):
+    from cbalgebra import studies
+
+    class Py4JJavaError(Exception):  # what pyspark raises, by name
+        pass
+
+    def failing(out_dir, **kwargs):
+        raise Py4JJavaError("An error occurred while calling o42.collect.\n"
+                            "java.lang.OutOfMemoryError: Java heap space\n\tat org.apache.spark...")
+
+    monkeypatch.setattr(clibase, "java_available", lambda: True)
+    monkeypatch.setattr(studies, "demo_study", failing)
+    assert main(["demo", "--out", str(tmp_path)]) == 69
+    err = capsys.readouterr().err
+    assert err.startswith("error: Spark job failed: An error occurred") and err.count("\n") == 1
