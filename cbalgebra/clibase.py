@@ -174,7 +174,7 @@ class ArgumentParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-class _Subcommands(argparse._SubParsersAction):  # noqa: SLF001 - the documented way to customise add_parser
+class _Subcommands(argparse._SubParsersAction):  # noqa: SLF001 - argparse has no public hook for this
     def add_parser(self, name, **kwargs):
         parser = super().add_parser(name, **kwargs)
         parser._rejects_extras = True
