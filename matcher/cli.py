@@ -47,7 +47,7 @@ def register(subparsers) -> None:
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document; - for stdin")
+    p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document (or @FILE); - for stdin")
     p.add_argument("messages", metavar="MESSAGES_FILE", nargs="?",
                    help="select/publish statements (default: those of TABLE_FILE); - for stdin")
     p.add_argument("--preprocessing-rounds", type=_rounds, default=None, metavar="N",
