@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_TEXT_ARGUMENTS + " Exit codes: 0 yes, 1 no, 2 bad input, 3 undecided, "
                "69 a needed program is missing, 70 internal error.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {clibase.version()}")
+    parser.add_argument("--version", action=clibase.VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     text_help = argparse.RawDescriptionHelpFormatter
