@@ -9,23 +9,19 @@ Output: one line per message with the ids of the interfaces it goes to,
 separated by spaces (an empty line when it goes nowhere); ``--json`` prints
 one JSON document instead. ``--stats`` adds timings on standard error.
 
-Exit codes: 0 success, 2 bad input (one line on standard error), 70 internal
-error. This module imports neither numba nor numpy until the command runs.
+Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success, 2 bad
+input (one line on standard error), 70 internal error. This module imports
+neither numba nor numpy until the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 2, 70
-
-
-class _BadInput(Exception):
-    pass
+from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, UsageError, read_text, report
 
 
 _DESCRIPTION = """\
@@ -33,11 +29,11 @@ Forward each message through a compiled forwarding table and print the
 interfaces it goes to.
 
 TABLE_FILE: an SFF driver file (ifconfig N f1 | f2 ... ;) or one of our
-documents (subscribe statements; the k-th is interface k). Several ifconfig
+documents (subscribe statements; the k-th, counting from 0, is interface k). Several ifconfig
 statements for one interface add up (disjunction); clear; forgets the table
 so far; set preprocessing_limit = N; sets the pre-processing rounds.
 Messages: the select/publish statements of MESSAGES_FILE, or of TABLE_FILE
-when MESSAGES_FILE is left out. - reads standard input.
+when MESSAGES_FILE is left out. - reads standard input; @FILE is FILE.
 
 Output: one line per message, the interface ids separated by spaces (an
 empty line when the message goes nowhere), or one JSON document (--json).
@@ -51,7 +47,7 @@ def register(subparsers) -> None:
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document; - for stdin")
+    p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document (or @FILE); - for stdin")
     p.add_argument("messages", metavar="MESSAGES_FILE", nargs="?",
                    help="select/publish statements (default: those of TABLE_FILE); - for stdin")
     p.add_argument("--preprocessing-rounds", type=_rounds, default=None, metavar="N",
@@ -76,16 +72,11 @@ def _rounds(text: str) -> int:
 
 
 def _read(source: str, stdin_used: list) -> str:
-    from cbalgebra.cli import UsageError, read_text
-
-    if source == "-":
+    if source in ("-", "@-"):
         if stdin_used:
-            raise _BadInput("standard input can be read only once")
+            raise UsageError("standard input can be read only once")
         stdin_used.append(True)
-    try:
-        return read_text(source)
-    except UsageError as e:
-        raise _BadInput(str(e)) from None
+    return read_text(source)
 
 
 def _broadcast(text: str | None) -> list[int] | None:
@@ -99,37 +90,28 @@ def _broadcast(text: str | None) -> list[int] | None:
         try:
             value = int(part)
         except ValueError:
-            raise _BadInput(f"--broadcast: {part!r} is not an interface id") from None
+            raise UsageError(f"--broadcast: {part!r} is not an interface id") from None
         if value < 0:
-            raise _BadInput(f"--broadcast: interface ids are >= 0, not {value}")
+            raise UsageError(f"--broadcast: interface ids are >= 0, not {value}")
         ids.append(value)
     return ids
 
 
 def run(args: argparse.Namespace) -> int:
     from cbalgebra.parse import ParseError
-    from cbalgebra.values import InvalidValueError
 
-    source = args.table
     try:
         stdin_used: list = []
         broadcast = _broadcast(args.broadcast)
         table_text = _read(args.table, stdin_used)
         return _forward(args, table_text, stdin_used, broadcast)
     except ParseError as e:
-        where = getattr(e, "_cb_source", source)
+        # One line naming the file: forward reads two files, and its errors are one line each.
+        where = getattr(e, "_cb_source", args.table)
         print(f"error: {where}: line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (_BadInput, InvalidValueError, ValueError, TypeError) as e:
-        print(f"error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        return EXIT_OK
-    except Exception as e:  # noqa: BLE001 - the user never sees a traceback
-        if os.environ.get("CBALGEBRA_DEBUG"):
-            raise
-        print(f"internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return EXIT_INTERNAL
+    except Exception as e:  # noqa: BLE001 - every other error: the one policy of cbalgebra.clibase
+        return report(e)
 
 
 def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
