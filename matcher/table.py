@@ -82,6 +82,7 @@ class ForwardingTable:
     with exactly the semantics of :func:`cbalgebra.matches` under the same
     ``numbers`` mode: ``"strict"`` (default) keeps int and float apart,
     ``"sff"`` converts between them as Siena Fast Forwarding 2.x does.
+    The mode concerns matching only: covering (``cb.covers``) stays strict.
     """
 
     def __init__(self, compiled: B.Compiled, rounds_requested: int, compile_seconds: float,
