@@ -8,6 +8,10 @@ TABLE_FILE itself when MESSAGES_FILE is left out. ``-`` reads standard input.
 Output: one line per message with the ids of the interfaces it goes to,
 separated by spaces (an empty line when it goes nowhere); ``--json`` prints
 one JSON document instead. ``--stats`` adds timings on standard error.
+``--numbers sff`` matches ints against float constraints and integral floats
+against int constraints as SFF 2.x does (default ``strict``).
+``--write-sff FILE`` also writes the table and messages as an SFF 2.x driver
+file that SFF's own parser accepts.
 
 Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success, 2 bad
 input (one line on standard error), 70 internal error. This module imports
@@ -34,6 +38,11 @@ statements for one interface add up (disjunction); clear; forgets the table
 so far; set preprocessing_limit = N; sets the pre-processing rounds.
 Messages: the select/publish statements of MESSAGES_FILE, or of TABLE_FILE
 when MESSAGES_FILE is left out. - reads standard input; @FILE is FILE.
+--numbers sff: an int attribute also meets float constraints (as the nearest
+double) and an integral float within the 32-bit range meets int constraints,
+as Siena Fast Forwarding 2.x matches; the default, strict, keeps types apart.
+--write-sff FILE: also write the table, the pre-processing limit and the
+messages as an SFF 2.x driver file (ifconfig/select), in SFF's own syntax.
 
 Output: one line per message, the interface ids separated by spaces (an
 empty line when the message goes nowhere), or one JSON document (--json).
@@ -56,6 +65,10 @@ def register(subparsers) -> None:
     p.add_argument("--broadcast", default=None, metavar="IDS",
                    help="comma-separated interface ids B: forward only to these")
     p.add_argument("--batch", action="store_true", help="forward all messages at once on all cores")
+    p.add_argument("--numbers", choices=("strict", "sff"), default="strict",
+                   help="how int and float meet: strict (default) keeps them apart; sff converts as SFF 2.x")
+    p.add_argument("--write-sff", default=None, metavar="FILE",
+                   help="also write the table and messages as an SFF 2.x driver file")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--stats", action="store_true", help="print table size and timings on stderr")
     p.set_defaults(func=run)
@@ -114,6 +127,29 @@ def run(args: argparse.Namespace) -> int:
         return report(e)
 
 
+def _write_sff(path: str, doc, messages, rounds: int | None) -> None:
+    """The table and messages as an SFF driver file, built whole before the
+    file is opened (a value SFF cannot spell leaves no half-written file)."""
+    import io
+
+    from cbalgebra.workloads._forwarding import write_sff_document
+
+    if path == "-":
+        raise UsageError("--write-sff needs a file name (standard output carries the forwarding results)")
+    buf = io.StringIO()
+    limit = rounds if rounds is not None else doc.preprocessing_limit
+    try:
+        write_sff_document(buf, doc.predicates, messages, preprocessing_limit=limit,
+                           comment="written by cbalgebra forward --write-sff")
+    except ValueError as e:  # something SFF's language cannot say: bad input for this option, not a bug
+        raise UsageError(f"--write-sff: {e}") from None
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(buf.getvalue())
+    except OSError as e:
+        raise UsageError(f"--write-sff: cannot write {path}: {e.strerror or e}") from None
+
+
 def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
     from cbalgebra.matcher.document import read_document
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable, compile_times
@@ -138,7 +174,9 @@ def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
     rounds = args.preprocessing_rounds
     if rounds is None:
         rounds = DEFAULT_ROUNDS if doc.preprocessing_limit is None else doc.preprocessing_limit
-    table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds)
+    table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=args.numbers)
+    if args.write_sff is not None:
+        _write_sff(args.write_sff, doc, messages, args.preprocessing_rounds)
 
     jit_before = sum(compile_times().values())
     t1 = time.perf_counter()
@@ -153,6 +191,7 @@ def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
         doc_out = {
             "interfaces": [int(i) for i in table.interfaces],
             "preprocessing_rounds": table.preprocessing_rounds,
+            "numbers": table.numbers,
             "results": [
                 {"message": k, "line": line, "interfaces": [int(i) for i in r]}
                 for k, (line, r) in enumerate(zip(lines, results))
