@@ -15,25 +15,25 @@ predicate, the sizes before (the predicates as given) and after, and
 conjunction was dropped and which covered it, which were merged, which
 constraints were dropped and why.
 
-Exit codes: 0 done; 2 bad input (unreadable file, parse error, nothing to
-reduce); 3 the reduction could not be completed (the minimal reducer's
-budget, or z3 could not decide). Errors are one line on stderr.
+FILE may also be ``@FILE``, as in the other commands.
+
+Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 done; 2 bad input
+(unreadable file, parse error, nothing to reduce); 3 the reduction could not
+be completed (the minimal reducer's budget, or z3 could not decide).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from cbalgebra.clibase import EXIT_OK, UsageError, plugin_main, read_text
 from cbalgebra.values import Predicate
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE = 0, 2, 3
 
 
 def read_predicates(text: str) -> list[Predicate]:
     """The predicates of a document or of a one-predicate-per-line file."""
-    from cbalgebra.cli import UsageError, looks_like_document
+    from cbalgebra.cli import looks_like_document
     from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
     if looks_like_document(text):
@@ -66,7 +66,7 @@ def register(subparsers) -> None:
         description="Reduce the disjunction of the predicates in FILE (one per line, or the subscribe "
                     "statements of a document) and print the result, both sizes and alpha.",
     )
-    p.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+    p.add_argument("file", metavar="FILE", help="a file (or @FILE), or - for standard input")
     p.add_argument("--reducer", "-r", default="siena", choices=list(REDUCERS),
                    help="siena (the paper's pairwise algorithm, default), exact, merge, cover or minimal")
     p.add_argument("--explain", action="store_true", help="list every rule that fired")
@@ -75,27 +75,14 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cbalgebra.cli import UsageError, read_text, to_json
-    from cbalgebra.covering import UndecidedError
-    from cbalgebra.parse import ParseError
-    from cbalgebra.reducers import ReductionBudgetError, reduce
-    from cbalgebra.values import InvalidValueError
+    from cbalgebra.cli import to_json
+    from cbalgebra.reducers import reduce
 
-    try:
-        preds = read_predicates(read_text(args.file))
-    except (ParseError, UsageError, InvalidValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    # Errors (bad input 2, budget or undecided 3) are reported by cbalgebra.clibase.
+    preds = read_predicates(read_text(args.file))
     before = sum(p.size for p in preds)
     union = Predicate([f for p in preds for f in p.filters])
-    try:
-        result, steps = reduce(union, args.reducer, explain=True)
-    except ReductionBudgetError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_INCOMPLETE
-    except UndecidedError as e:
-        print(f"undecided: {e}", file=sys.stderr)
-        return EXIT_INCOMPLETE
+    result, steps = reduce(union, args.reducer, explain=True)
     after = result.size
     alpha = after / before if before else None
     if args.json:
@@ -123,9 +110,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cbalgebra.reducers")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    register(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    return plugin_main(register, argv, "python -m cbalgebra.reducers")
