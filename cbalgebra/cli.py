@@ -33,7 +33,7 @@ PLUGINS = (
 )
 
 _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",
-                    "timer", "statistics", "clear", "output")
+                    "timer", "statistics", "clear", "output", "help")
 
 
 class UsageError(Exception):
@@ -65,12 +65,15 @@ def argument_text(arg: str) -> str:
 
 
 def looks_like_document(text: str) -> bool:
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "//", "/*")):
-            continue
-        return stripped.split(None, 1)[0].rstrip(";") in _STATEMENT_WORDS
-    return False
+    """Whether the first word after blanks and comments (``#``, ``//`` and
+    ``/* ... */``, over several lines too) opens a statement."""
+    from cbalgebra._fastparse import skip
+
+    start = skip(text, 0)
+    end = start
+    while end < len(text) and (text[end].isascii() and (text[end].isalnum() or text[end] == "_")):
+        end += 1
+    return text[start:end] in _STATEMENT_WORDS
 
 
 # ----------------------------------------------------------------- output
@@ -93,6 +96,8 @@ def to_json(x: Any) -> Any:
                 else list(x.value)}
         if x.interface is not None:
             item["interface"] = x.interface
+        if getattr(x, "origin", None) is not None:
+            item["origin"] = x.origin
         return item
     return x
 
@@ -106,8 +111,36 @@ def _parse_kind(text: str, kind: str):
     return parse.parse_any(text, kind)
 
 
+def _write_json_array(items, out) -> None:
+    """Write ``items`` as the JSON array ``json.dumps(list, indent=2)`` gives,
+    one item at a time, so a large document never sits whole in memory."""
+    first = True
+    for item in items:
+        body = json.dumps(to_json(item), ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        out.write(("[\n  " if first else ",\n  ") + body)
+        first = False
+    out.write("[]\n" if first else "\n]\n")
+
+
 def cmd_parse(args: argparse.Namespace) -> int:
-    value = _parse_kind(read_text(args.file), args.kind)
+    from cbalgebra import parse
+
+    text = read_text(args.file)
+    kind = args.kind
+    if kind == "auto":
+        kind = "document" if looks_like_document(text) else "predicate"
+    if kind == "document":
+        # Stream: each statement is printed as soon as it is parsed.
+        items = parse.iter_document(text)
+        del text
+        if args.json:
+            _write_json_array(items, sys.stdout)
+        else:
+            write = sys.stdout.write
+            for item in items:
+                write(f"{item}\n")
+        return EXIT_YES
+    value = parse.parse_any(text, kind)
     if args.json:
         print(json.dumps(to_json(value), ensure_ascii=False, indent=2))
     elif isinstance(value, list):
