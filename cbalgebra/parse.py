@@ -16,6 +16,7 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.lexer import LexerState, LineCounter, PatternStr
+from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser_state import ParseConf, ParserState
 from lark.utils import TextSlice
 from lark.exceptions import (
@@ -456,14 +457,21 @@ def _finish(reading: _Reading, end: Token, failures: list, index: int) -> bool:
 
 
 def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf | None,
-             failures: list) -> list[_Reading]:
+             failures: list, following: Token | None = None) -> list[_Reading]:
     """Feed ``token`` to every reading, in every type it may take.
 
     A keyword may also be a NAME. In a document (``conf`` is the statement
     table), a word that opens a statement may also end the current one. The
     result keeps the preferred readings first: keyword before NAME.
+
+    ``following`` is the next token, if known: a reading whose shift of
+    ``token`` leads to a state that cannot take it is dropped before it is
+    copied (most ambiguous words are settled that way, at no cost).
     """
     g = _grammar()
+    if len(readings) == 1 and token.type not in g.keywords and readings[0].state is not None:
+        # The common case: one reading, and a token with one type.
+        return readings if _feed(readings[0], token, failures, index) else []
     states = g.states
     types = (token.type, "NAME") if token.type in g.keywords else (token.type,)
     out: list[_Reading] = []
@@ -479,6 +487,10 @@ def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf
                 options.append((t, "continue"))
             if conf is not None and t in g.statement_starts and "$END" in actions:
                 options.append((t, "restart"))
+        if len(options) > 1 and following is not None:
+            viable = [o for o in options if _may_follow(reading, o, following, conf)]
+            if viable:
+                options = viable
         if not options:
             if reading.state is None:
                 failures.append(_Failure(index, _unexpected(token, ParserState(conf, None), True)))
@@ -497,6 +509,53 @@ def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf
             if _feed(r, typed, failures, index):
                 out.append(r)
     return out[:_MAX_READINGS]
+
+
+def _may_follow(reading: _Reading, option: tuple[str, str], following: Token, conf: ParseConf | None) -> bool:
+    """False when taking ``option`` surely fails on the ``following`` token.
+
+    Runs the LALR moves for the option's type on a copy of the state stack
+    only (no values, no callbacks), then asks whether the reached state
+    accepts the following token in one of its types."""
+    t, how = option
+    states = _grammar().states
+    stack = list(reading.state.state_stack) if how == "continue" else [conf.start_state]
+    while True:
+        action, target = states[stack[-1]][t]
+        if action is Shift:
+            stack.append(target)
+            break
+        size = len(target.expansion)
+        if size:
+            del stack[-size:]
+        stack.append(states[stack[-1]][target.origin.name][1])
+    after = states[stack[-1]]
+    if following.type in after or ("NAME" in after and following.type in _grammar().keywords):
+        return True
+    return how == "continue" and conf is not None and "$END" in after and following.type in _grammar().statement_starts
+
+
+def _lookahead(tokens):
+    """Pairs (token, next token or None). A lexing error on the next token is
+    raised only once the current token is dealt with, so errors keep their
+    order."""
+    it = iter(tokens)
+    try:
+        current = next(it)
+    except StopIteration:
+        return
+    while True:
+        try:
+            following = next(it)
+        except StopIteration:
+            yield current, Token("$END", "")
+            return
+        except UnexpectedCharacters:
+            yield current, None
+            next(it)  # raises the error again
+            return
+        yield current, following
+        current = following
 
 
 def _best_error(failures: list[_Failure]) -> Exception:
@@ -527,11 +586,19 @@ def _drive(text: str, start: str) -> Any:
     failures: list[_Failure] = []
     last = None
     index = 0
+    keywords = g.keywords
     try:
-        for index, token in enumerate(g.tokens(text)):
-            readings = _advance(readings, token, index, None, failures)
-            if not readings:
-                _raise(_best_error(failures), text)
+        for index, (token, following) in enumerate(_lookahead(g.tokens(text))):
+            if len(readings) == 1 and token.type not in keywords:
+                # The common case, inline: one reading, a token of one type.
+                try:
+                    readings[0].state.feed_token(token)
+                except (UnexpectedToken, LocatedError, InvalidValueError) as e:
+                    _raise(e, text)
+            else:
+                readings = _advance(readings, token, index, None, failures, following)
+                if not readings:
+                    _raise(_best_error(failures), text)
             last = token
     except UnexpectedCharacters as e:
         raise _from_lark(e, text) from None
@@ -559,8 +626,8 @@ def _drive_statements(text: str, start: int = 0, line: int = 1, line_start: int 
     last = None
     index = 0
     try:
-        for index, token in enumerate(g.tokens(text, start, line, line_start)):
-            readings = _advance(readings, token, index, conf, failures)
+        for index, (token, following) in enumerate(_lookahead(g.tokens(text, start, line, line_start))):
+            readings = _advance(readings, token, index, conf, failures, following)
             if not readings:
                 _raise(_best_error(failures), text)
             last = token
