@@ -521,7 +521,10 @@ def _may_follow(reading: _Reading, option: tuple[str, str], following: Token, co
     states = _grammar().states
     stack = list(reading.state.state_stack) if how == "continue" else [conf.start_state]
     while True:
-        action, target = states[stack[-1]][t]
+        move = states[stack[-1]].get(t)
+        if move is None:
+            return False  # a reduction led to a state that rejects the token
+        action, target = move
         if action is Shift:
             stack.append(target)
             break
@@ -550,10 +553,9 @@ def _lookahead(tokens):
         except StopIteration:
             yield current, Token("$END", "")
             return
-        except UnexpectedCharacters:
+        except UnexpectedCharacters as e:
             yield current, None
-            next(it)  # raises the error again
-            return
+            raise e
         yield current, following
         current = following
 
