@@ -271,8 +271,6 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
     conjunctions joined by '||', ending where the next statement starts."""
     terms: list[tuple[Constraint, ...]] = []
     while True:
-        if len(terms) > MAX_DNF_TERMS:
-            raise _Decline
         pos = _WS.match(text, pos).end()
         if text.startswith("[", pos):
             constraints, pos = _fast_conjunction(text, pos)
@@ -295,6 +293,8 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
         if text.startswith("||", after):
             pos = after + 2
             continue
+        if len(terms) > MAX_DNF_TERMS:
+            raise _Decline  # the grammar reports the limit, located
         if _statement_follows(text, after) or text.startswith("from", after):
             return terms, after
         raise _Decline
