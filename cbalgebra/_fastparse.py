@@ -71,16 +71,29 @@ class _Decline(Exception):
     pass
 
 
+_PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range
+_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: never 0 unless written 0
+
+
 def _fast_value(text: str, type_: str | None) -> tuple[str, Any]:
-    if text[0] == '"':
+    first = text[0]
+    # The common literals, decoded inline (the same results literal() gives);
+    # everything else goes through literal() with its checks.
+    if first == '"':
+        if "\\" not in text and (type_ is None or type_ == STRING):
+            return STRING, text[1:-1]
         kind = "STRING"
     elif text == "true":
         kind = "TRUE"
     elif text == "false":
         kind = "FALSE"
-    elif "x" not in text and "X" not in text and any(c in text for c in ".eE"):
+    elif "x" not in text and "X" not in text and ("." in text or "e" in text or "E" in text):
+        if (type_ is None or type_ == FLOAT) and _PLAIN_FLOAT.fullmatch(text):
+            return FLOAT, float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
         kind = "FLOAT"
     else:
+        if (type_ is None or type_ == INT) and _PLAIN_INT.fullmatch(text):
+            return INT, int(text)
         kind = "INT"
     try:
         return literal(Token(kind, text), type_)

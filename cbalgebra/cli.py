@@ -112,12 +112,14 @@ def _parse_kind(text: str, kind: str):
 
 
 def _write_json_array(items, out) -> None:
-    """Write ``items`` as the JSON array ``json.dumps(list, indent=2)`` gives,
-    one item at a time, so a large document never sits whole in memory."""
+    """Write ``items`` as a JSON array, one item per line, as each comes: a
+    large document never sits whole in memory. (The items are encoded
+    without indentation: Python's indenting encoder is pure Python and took
+    half the time of a 50 MB document.)"""
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
     first = True
     for item in items:
-        body = json.dumps(to_json(item), ensure_ascii=False, indent=2).replace("\n", "\n  ")
-        out.write(("[\n  " if first else ",\n  ") + body)
+        out.write(("[\n" if first else ",\n") + dumps(to_json(item)))
         first = False
     out.write("[]\n" if first else "\n]\n")
 
