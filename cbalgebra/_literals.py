@@ -116,7 +116,8 @@ def int_literal(token: Token) -> int:
         body, base = body[2:], 16
     significant = body.lstrip("0")
     if len(significant) > _MAX_SIGNIFICANT_DIGITS:
-        raise LocatedError(f"int literal out of range ({len(significant)} digits)", token)
+        raise LocatedError(f"int literal out of range: it has {len(significant)} digits (ints are 64-bit, "
+                           f"from {INT_MIN} to {INT_MAX})", token)
     try:
         value = int(body, base) if body else None
     except ValueError:

@@ -1,6 +1,15 @@
 """Text to values: the Lark grammar in ``cbalgebra.grammar`` under LALR, with a
 transformer that builds typed values in the same pass.
 
+This module drives Lark's LALR table itself (:func:`_drive`) so that a word
+spelled like a keyword can also be an attribute name: where the parser could
+take the word either way, both readings go on until one fails, and the
+keyword reading wins if both succeed (``int any any``). A one-token lookahead
+drops most wrong readings before they cost anything. Documents are read
+statement by statement (:func:`iter_document`), by the fast scanner of
+``cbalgebra._fastparse`` where a statement is flat and plain, else by the
+grammar, which hands back to the scanner as soon as a statement is settled.
+
 Every malformed input raises :class:`ParseError` (a ``ValueError``) carrying
 the line, the column, a caret context and a one-line reason.
 """
@@ -306,9 +315,6 @@ class _Builder(Transformer):
             else:
                 words.append(tok.value)
         return DocumentItem("command", tuple(words), line=first.line)
-
-    def document(self, *items):
-        return list(items)
 
 
 def _message(attrs: list[tuple[tuple[str, Token], Attribute]]) -> Message:
