@@ -86,8 +86,10 @@ def generate(path: Path, megabytes: float, seed: int = 1, keyword_share: float =
     return count
 
 
-def measure(argv: list[str], env: dict, cwd: str) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process; stdout discarded."""
+def measure(argv: list[str], env: dict, cwd: str) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one
+    child process; stdout discarded. CPU time is the figure to compare on a
+    shared machine, where wall time also counts waiting for a core."""
     start = time.perf_counter()
     with open(os.devnull, "w") as sink:
         child = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, env=env, cwd=cwd)
@@ -98,7 +100,7 @@ def measure(argv: list[str], env: dict, cwd: str) -> tuple[float, float]:
     seconds = time.perf_counter() - start
     if child.returncode != 0:
         raise RuntimeError(f"{argv} failed ({child.returncode}): {err[:500]}")
-    return seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
 
 
 def extract(ref: str, into: Path) -> None:
@@ -142,14 +144,16 @@ def main(argv: list[str] | None = None) -> int:
         for variant, env, cmd, doc, mb, n in runs:
             # The child runs in the temporary folder so that the baseline's
             # package on PYTHONPATH is not shadowed by the working tree.
-            seconds, rss = measure(cmd + [str(doc)], env, cwd=tmp)
+            seconds, cpu, rss = measure(cmd + [str(doc)], env, cwd=tmp)
             rows.append({"variant": variant, "document_mb": mb, "statements": n, "seconds": round(seconds, 2),
-                         "peak_rss_mb": round(rss, 1), "mb_per_s": round(mb / seconds, 2)})
-            print(f"{variant:28s} {mb:6.1f} MB {n:8d} statements {seconds:8.2f} s {rss:9.1f} MB peak RSS",
-                  flush=True)
+                         "cpu_seconds": round(cpu, 2), "peak_rss_mb": round(rss, 1),
+                         "load_average": round(os.getloadavg()[0], 2)})
+            print(f"{variant:28s} {mb:6.1f} MB {n:8d} statements {seconds:8.2f} s wall {cpu:8.2f} s CPU "
+                  f"{rss:9.1f} MB peak RSS (load {os.getloadavg()[0]:.1f})", flush=True)
     new_small = next(r for r in rows if r["variant"] == "streaming --json" and r["document_mb"] == args.baseline_mb)
     old_small = next(r for r in rows if r["variant"].startswith("baseline") and r["document_mb"] == args.baseline_mb)
-    print(f"on {args.baseline_mb} MB: time ratio baseline/streaming = {old_small['seconds'] / new_small['seconds']:.2f}, "
+    print(f"on {args.baseline_mb} MB: CPU time ratio baseline/streaming = "
+          f"{old_small['cpu_seconds'] / new_small['cpu_seconds']:.2f}, "
           f"peak RSS ratio = {old_small['peak_rss_mb'] / new_small['peak_rss_mb']:.2f}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as f:

@@ -229,7 +229,6 @@ _INTERFACE = re.compile(r"[ \t\r\n\f\u00a0]+([0-9]{1,10})" + _WORD_END)
 _SEMI = re.compile(r"[ \t\r\n\f\u00a0]*;")
 _COMMA = re.compile(r"[ \t\r\n\f\u00a0]*,")
 _DOC_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|&&|;)")
-_DOC_OR = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\|)")
 _COMMANDS = {
     "consolidate": re.compile(r"[ \t\r\n\f\u00a0]*;"),
     "statistics": re.compile(r"[ \t\r\n\f\u00a0]*;"),
@@ -313,29 +312,32 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
         raise _Decline
 
 
+# What follows a constraint in an `ifconfig` body, with the blanks around it.
+_SFF_NEXT = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\||,|&&|;)[ \t\r\n\f\u00a0]*")
+
+
 def _sff_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
     """An `ifconfig` body: constraints joined by ',' and filters by '|', up to ';'."""
     terms: list[tuple[Constraint, ...]] = []
     constraints: list[Constraint] = []
+    pos = _WS.match(text, pos).end()
     while True:
-        pos = _WS.match(text, pos).end()
         c, pos = _flat_constraint(text, pos)
         constraints.append(c)
-        m = _DOC_OR.match(text, pos)
-        if m is not None:
-            terms.append(tuple(constraints))
-            if len(terms) > MAX_DNF_TERMS:
-                raise _Decline
-            constraints, pos = [], m.end()
-            continue
-        m = _DOC_SEP.match(text, pos)
+        m = _SFF_NEXT.match(text, pos)
         if m is None:
             raise _Decline
-        if m.group(1) == ";":
+        sep = m.group(1)
+        if sep == ";":
             terms.append(tuple(constraints))
             if len(terms) > MAX_DNF_TERMS:
                 raise _Decline
-            return terms, m.end()
+            return terms, m.start(1) + 1
+        if sep[0] == "|":
+            terms.append(tuple(constraints))
+            if len(terms) > MAX_DNF_TERMS:
+                raise _Decline
+            constraints = []
         pos = m.end()
 
 
