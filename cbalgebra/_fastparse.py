@@ -17,7 +17,7 @@ from typing import Any
 
 from lark import Token
 
-from cbalgebra._literals import LocatedError, literal
+from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, literal
 from cbalgebra.values import (
     ANY,
     BOOL,
@@ -41,12 +41,16 @@ from cbalgebra.values import (
     Message,
 )
 
+# Names are read possessively (`*+`): a regex must never split `company`
+# into the name `comp` and the keyword `any`; the grammar's lexer reads the
+# longest name. Numbers are ASCII digits (never `\d`, which takes `３`).
 _WS = re.compile(r"[ \t\r\n\f\u00a0]*")
 _FAST_CONSTRAINT = re.compile(
     r"(?:(string|int|integer|long|float|double|bool|boolean)[ \t\r\n\f\u00a0]+)?"
-    r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*)[ \t\r\n\f\u00a0]*"
+    r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*+)[ \t\r\n\f\u00a0]*"
     r"(!=|<=|>=|>\*|\*<|=\*|\*=|\*\*|=|<|>|\*|any(?![A-Za-z0-9_\-./]))[ \t\r\n\f\u00a0]*"
-    r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?\d+[eE][+-]?\d+|[+-]?\d+"
+    r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
+    r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![0-9A-Za-z_.])"
     r"|true(?![A-Za-z0-9_\-./])|false(?![A-Za-z0-9_\-./]))?"
 )
 _FAST_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|;|&&)")
@@ -57,20 +61,39 @@ _FAST_OPS = {"=": EQ, "!=": NE, "<": LT, ">": GT, "<=": LE, ">=": GE, ">*": PREF
              "*<": SUFFIX, "*=": SUFFIX, "*": SUBSTRING, "**": SUBSTRING}
 
 
+# Words the grammar knows. A name spelled like one is left to Lark, which
+# follows both readings (tests/test_parse_keywords.py checks this covers
+# every keyword of the grammar).
+_RESERVED = KEYWORDS | {"help", "start", "stop", "on", "off"}
+
+
 class _Decline(Exception):
     pass
 
 
+_PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range
+_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: never 0 unless written 0
+
+
 def _fast_value(text: str, type_: str | None) -> tuple[str, Any]:
-    if text[0] == '"':
+    first = text[0]
+    # The common literals, decoded inline (the same results literal() gives);
+    # everything else goes through literal() with its checks.
+    if first == '"':
+        if "\\" not in text and (type_ is None or type_ == STRING):
+            return STRING, text[1:-1]
         kind = "STRING"
     elif text == "true":
         kind = "TRUE"
     elif text == "false":
         kind = "FALSE"
-    elif any(c in text for c in ".eE"):
+    elif "x" not in text and "X" not in text and ("." in text or "e" in text or "E" in text):
+        if (type_ is None or type_ == FLOAT) and _PLAIN_FLOAT.fullmatch(text):
+            return FLOAT, float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
         kind = "FLOAT"
     else:
+        if (type_ is None or type_ == INT) and _PLAIN_INT.fullmatch(text):
+            return INT, int(text)
         kind = "INT"
     try:
         return literal(Token(kind, text), type_)
@@ -83,7 +106,7 @@ def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
     if m is None:
         raise _Decline
     type_word, name, op_word, value_text = m.groups()
-    if name in KEYWORDS:
+    if name in _RESERVED:
         raise _Decline
     type_ = _FAST_TYPES[type_word] if type_word else None
     if op_word == "any":
@@ -136,6 +159,8 @@ def fast_dnf(text: str) -> list[list[Constraint]] | None:
         while True:
             constraints, pos = _fast_conjunction(text, pos)
             terms.append(constraints)
+            if len(terms) > MAX_DNF_TERMS:
+                return None  # Lark reports the limit, located, whatever the spelling
             pos = _WS.match(text, pos).end()
             if pos == len(text):
                 return terms
@@ -149,8 +174,9 @@ def fast_dnf(text: str) -> list[list[Constraint]] | None:
 
 _FAST_ATTRIBUTE = re.compile(
     r"(?:(string|int|integer|long|float|double|bool|boolean)[ \t\r\n\f\u00a0]+)?"
-    r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*)[ \t\r\n\f\u00a0]*=(?![*])[ \t\r\n\f\u00a0]*"
-    r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?\d+[eE][+-]?\d+|[+-]?\d+"
+    r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*+)[ \t\r\n\f\u00a0]*=(?![*])[ \t\r\n\f\u00a0]*"
+    r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
+    r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![0-9A-Za-z_.])"
     r"|true(?![A-Za-z0-9_\-./])|false(?![A-Za-z0-9_\-./]))"
 )
 
@@ -161,7 +187,7 @@ def _flat_attribute(text: str, pos: int, attrs: dict[str, Attribute]) -> int:
     if m is None:
         raise _Decline
     type_word, name, value_text = m.groups()
-    if name in KEYWORDS or name in attrs:
+    if name in _RESERVED or name in attrs:
         raise _Decline
     type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
     attrs[name] = Attribute(type_, value)
@@ -192,34 +218,49 @@ def fast_message(text: str) -> Message | None:
 
 # ------------------------------------------------------------------ documents
 # Big SFF driver files (hundreds of thousands of `ifconfig` filters) are the
-# common case for documents. This reader takes statements whose parts are all
-# flat and plain; anything else sends the whole document to Lark.
+# common case for documents. This reader takes one statement at a time, when
+# all its parts are flat and plain; on anything else it returns None and the
+# grammar reads that statement (cbalgebra.parse.iter_document).
 _SKIP = re.compile(r"(?:[ \t\r\n\f\u00a0]+|#[^\n]*|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _WORD_END = r"(?![A-Za-z0-9_\-./])"
 _STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolidate|statistics|clear|timer|"
-                        r"output|set)" + _WORD_END)
-_INTERFACE = re.compile(r"[ \t\r\n\f\u00a0]+(\d+)" + _WORD_END)
+                        r"output|set|help)" + _WORD_END)
+_INTERFACE = re.compile(r"[ \t\r\n\f\u00a0]+([0-9]{1,10})" + _WORD_END)
 _SEMI = re.compile(r"[ \t\r\n\f\u00a0]*;")
 _COMMA = re.compile(r"[ \t\r\n\f\u00a0]*,")
 _DOC_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|&&|;)")
-_DOC_OR = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\|)")
 _COMMANDS = {
     "consolidate": re.compile(r"[ \t\r\n\f\u00a0]*;"),
     "statistics": re.compile(r"[ \t\r\n\f\u00a0]*;"),
     "clear": re.compile(r"[ \t\r\n\f\u00a0]*;"),
+    "help": re.compile(r"[ \t\r\n\f\u00a0]*;"),
     "timer": re.compile(r"[ \t\r\n\f\u00a0]+(start|stop)[ \t\r\n\f\u00a0]*;"),
     "output": re.compile(r"[ \t\r\n\f\u00a0]+(on|off)[ \t\r\n\f\u00a0]*;"),
-    "set": re.compile(r"[ \t\r\n\f\u00a0]+([A-Za-z_][A-Za-z0-9_\-.]*)[ \t\r\n\f\u00a0]*=[ \t\r\n\f\u00a0]*"
-                      r"([+-]?\d+)" + _WORD_END + r"[ \t\r\n\f\u00a0]*;"),
+    "set": re.compile(r"[ \t\r\n\f\u00a0]+([A-Za-z_][A-Za-z0-9_\-.]*+)[ \t\r\n\f\u00a0]*=[ \t\r\n\f\u00a0]*"
+                      r"([+-]?[0-9]{1,18})" + _WORD_END + r"[ \t\r\n\f\u00a0]*;"),
 }
+# After a word that may open a statement: an operator or a word operator
+# means the word may instead be an attribute name, which only the grammar
+# can settle.
+_NAME_CONTINUES = re.compile(r"[ \t\r\n\f\u00a0]*(?:[=!<>*]|(?:any|prefix|suffix|contains|substring)"
+                             + _WORD_END + ")")
 
 
-_ORIGIN = re.compile(r"from[ \t\r\n\f\u00a0]+(?:([A-Za-z_][A-Za-z0-9_\-.]*|\d+)" + _WORD_END
+_ORIGIN = re.compile(r"from[ \t\r\n\f\u00a0]+(?:([A-Za-z_][A-Za-z0-9_\-.]*+|[0-9]+)" + _WORD_END
                      + r"|\"([^\"\\\n]*)\")")
 
 
+def skip(text: str, pos: int) -> int:
+    """The offset after any blanks and comments at ``pos``."""
+    return _SKIP.match(text, pos).end()
+
+
 def _statement_follows(text: str, pos: int) -> bool:
-    return pos == len(text) or _STATEMENT.match(text, pos) is not None or text.startswith("from", pos)
+    """Whether a statement certainly starts at ``pos`` (or the text ends)."""
+    if pos == len(text):
+        return True
+    m = _STATEMENT.match(text, pos)
+    return m is not None and _NAME_CONTINUES.match(text, m.end()) is None
 
 
 def _origin(text: str, pos: int) -> tuple[str | None, int]:
@@ -227,10 +268,14 @@ def _origin(text: str, pos: int) -> tuple[str | None, int]:
     if not text.startswith("from", pos):
         return None, pos
     m = _ORIGIN.match(text, pos)
-    if m is None or (m.group(1) is not None and m.group(1) in KEYWORDS):
+    if m is None or (m.group(1) is not None and m.group(1) in _RESERVED):
         raise _Decline
     origin = m.group(1) if m.group(1) is not None else m.group(2)
     return origin, _SKIP.match(text, m.end()).end()
+
+
+def _origin_follows(text: str, pos: int) -> bool:
+    return text.startswith("from", pos) and _ORIGIN.match(text, pos) is not None
 
 
 def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
@@ -251,7 +296,7 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
                 if sep is None:
                     break
                 after = _SKIP.match(text, sep.end()).end()
-                if _statement_follows(text, after) or text.startswith("||", after):
+                if _statement_follows(text, after) or _origin_follows(text, after) or text.startswith("||", after):
                     pos = sep.end()
                     break
                 pos = after
@@ -260,30 +305,39 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
         if text.startswith("||", after):
             pos = after + 2
             continue
-        if _statement_follows(text, after):
+        if len(terms) > MAX_DNF_TERMS:
+            raise _Decline  # the grammar reports the limit, located
+        if _statement_follows(text, after) or text.startswith("from", after):
             return terms, after
         raise _Decline
+
+
+# What follows a constraint in an `ifconfig` body, with the blanks around it.
+_SFF_NEXT = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\||,|&&|;)[ \t\r\n\f\u00a0]*")
 
 
 def _sff_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
     """An `ifconfig` body: constraints joined by ',' and filters by '|', up to ';'."""
     terms: list[tuple[Constraint, ...]] = []
     constraints: list[Constraint] = []
+    pos = _WS.match(text, pos).end()
     while True:
-        pos = _WS.match(text, pos).end()
         c, pos = _flat_constraint(text, pos)
         constraints.append(c)
-        m = _DOC_OR.match(text, pos)
-        if m is not None:
-            terms.append(tuple(constraints))
-            constraints, pos = [], m.end()
-            continue
-        m = _DOC_SEP.match(text, pos)
+        m = _SFF_NEXT.match(text, pos)
         if m is None:
             raise _Decline
-        if m.group(1) == ";":
+        sep = m.group(1)
+        if sep == ";":
             terms.append(tuple(constraints))
-            return terms, m.end()
+            if len(terms) > MAX_DNF_TERMS:
+                raise _Decline
+            return terms, m.start(1) + 1
+        if sep[0] == "|":
+            terms.append(tuple(constraints))
+            if len(terms) > MAX_DNF_TERMS:
+                raise _Decline
+            constraints = []
         pos = m.end()
 
 
@@ -300,44 +354,49 @@ def _select_body(text: str, pos: int) -> tuple[Message, int]:
             pos = comma.end()
 
 
-def fast_document(text: str) -> list[tuple[str, Any, int | None, int, str | None]] | None:
-    """Statements as (kind, value, interface, offset, origin), or None when unsure."""
-    items: list[tuple[str, Any, int | None, int, str | None]] = []
+def fast_statement(text: str, pos: int) -> tuple[str, Any, int | None, str | None, int] | None:
+    """The statement at ``pos`` (just after blanks and comments) as
+    (kind, value, interface, origin, end), where ``end`` is past the blanks
+    and comments that follow; or None when unsure. Values are raw: a list of
+    conjunctions for 'subscribe', 'advertise' and 'ifconfig'."""
     try:
-        pos = _SKIP.match(text).end()
-        while pos < len(text):
-            m = _STATEMENT.match(text, pos)
-            if m is None:
+        m = _STATEMENT.match(text, pos)
+        if m is None:
+            return None
+        word, pos = m.group(1), m.end()
+        origin = None
+        interface = None
+        if word in ("subscribe", "advertise"):
+            if text.startswith("false", _WS.match(text, pos).end()):
                 return None
-            word, start, pos = m.group(1), m.start(), m.end()
-            if word in ("subscribe", "advertise"):
-                if text.startswith("false", _WS.match(text, pos).end()):
-                    return None
-                terms, pos = _our_predicate(text, pos)
-                origin, pos = _origin(text, pos)
-                if not _statement_follows(text, pos) or text.startswith("from", pos):
-                    return None
-                items.append((word, terms, None, start, origin))
-                continue
-            if word == "publish":
-                return None  # messages in our own documents are rare; Lark reads them
-            if word == "ifconfig":
-                number = _INTERFACE.match(text, pos)
-                if number is None:
-                    return None
-                terms, pos = _sff_predicate(text, number.end())
-                items.append(("ifconfig", terms, int(number.group(1)), start, None))
-            elif word == "select":
-                message, pos = _select_body(text, pos)
-                items.append(("select", message, None, start, None))
-            else:
-                cm = _COMMANDS[word].match(text, pos)
-                if cm is None:
-                    return None
-                args = tuple(int(g) if g.lstrip("+-").isdigit() else g for g in cm.groups())
-                items.append(("command", (word, *args), None, start, None))
-                pos = cm.end()
-            pos = _SKIP.match(text, pos).end()
-        return items
+            value, pos = _our_predicate(text, pos)
+            origin, pos = _origin(text, pos)
+            if not _statement_follows(text, pos):
+                return None
+        elif word == "publish":
+            return None  # messages in our own documents are rare; the grammar reads them
+        elif word == "ifconfig":
+            number = _INTERFACE.match(text, pos)
+            if number is None:
+                return None
+            interface = int(number.group(1))
+            if interface > 2**32 - 1:
+                return None
+            value, pos = _sff_predicate(text, number.end())
+            word = "ifconfig"
+        elif word == "select":
+            value, pos = _select_body(text, pos)
+        else:
+            cm = _COMMANDS[word].match(text, pos)
+            if cm is None:
+                return None
+            args = tuple(int(g) if g.lstrip("+-").isdigit() else g for g in cm.groups())
+            if word == "set" and args[0] in _RESERVED:
+                return None
+            value, word, pos = (word, *args), "command", cm.end()
+        end = _SKIP.match(text, pos).end()
+        if end < len(text) and _STATEMENT.match(text, end) is None:
+            return None  # let the grammar report what follows
+        return word, value, interface, origin, end
     except (_Decline, InvalidValueError):
         return None

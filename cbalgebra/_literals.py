@@ -26,6 +26,12 @@ from cbalgebra.values import (
 )
 
 
+#: Largest number of conjunctions a predicate may have, written flat or
+#: nested (and then expanded to disjunctive normal form), whatever the
+#: spelling of its 'or': `||`, `|`, `or`, `∨`.
+MAX_DNF_TERMS = 10_000
+
+
 class LocatedError(Exception):
     """A semantic error raised inside the transformer, pinned to a token."""
 
@@ -85,6 +91,83 @@ def unquote(token: Token) -> str:
     return "".join(out)
 
 
+#: Interface numbers of SFF's ``ifconfig``: SFF keeps them as unsigned 32-bit ids.
+INTERFACE_MIN, INTERFACE_MAX = 0, 2**32 - 1
+
+# A literal with more significant digits than this cannot be in any range we
+# accept (the largest double has 309 decimal digits), so it is rejected before
+# int() is asked to convert it: int() refuses more than 4,300 digits with a
+# ValueError, and a huge conversion is slow.
+_MAX_SIGNIFICANT_DIGITS = 330
+
+
+def int_literal(token: Token) -> int:
+    """The value of an INT token: decimal, or hexadecimal ``0x...``, with an
+    optional sign; ASCII digits only. Never raises anything but LocatedError."""
+    text = token.value
+    if not text.isascii():
+        raise LocatedError(f"malformed int literal {text[:20]!r}", token)
+    body = text.lstrip("+-")
+    if len(text) - len(body) > 1:
+        raise LocatedError(f"malformed int literal {text[:20]!r}", token)
+    negative = text.startswith("-")
+    base = 10
+    if body[:2] in ("0x", "0X"):
+        body, base = body[2:], 16
+    significant = body.lstrip("0")
+    if len(significant) > _MAX_SIGNIFICANT_DIGITS:
+        raise LocatedError(f"int literal out of range: it has {len(significant)} digits (ints are 64-bit, "
+                           f"from {INT_MIN} to {INT_MAX})", token)
+    try:
+        value = int(body, base) if body else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise LocatedError(f"malformed int literal {text[:20]!r}", token)
+    return -value if negative else value
+
+
+def float_literal(token: Token) -> float:
+    """The value of a FLOAT token, which must be exactly what it says or rounded
+    to a nearby finite double.
+
+    The rule: a literal is rounded to its nearest double (IEEE-754, ties to
+    even). If that double is infinite, or it is zero while the literal is not
+    zero, the literal is an error: it cannot be stored without changing its
+    magnitude beyond rounding. So ``1e400`` and ``1e-400`` are both errors,
+    while ``5e-324`` (the smallest subnormal) and ``1e-310`` are fine.
+    """
+    text = token.value
+    if not text.isascii():
+        raise LocatedError(f"malformed float literal {text[:20]!r}", token)
+    try:
+        value = float(text)
+    except ValueError:
+        raise LocatedError(f"malformed float literal {text[:20]!r}", token) from None
+    if not math.isfinite(value):
+        raise LocatedError("float literal out of range: its magnitude is above the largest double "
+                           "(about 1.8e308)", token)
+    if value == 0:
+        mantissa = text.lower().split("e", 1)[0]
+        if any(c in "123456789" for c in mantissa):
+            raise LocatedError("float literal out of range: it is nonzero but below the smallest "
+                               "double (about 4.9e-324) and would round to 0", token)
+        value = 0.0
+    return value
+
+
+def interface_literal(token: Token) -> int:
+    """An ``ifconfig`` interface number, in [INTERFACE_MIN, INTERFACE_MAX]."""
+    try:
+        value = int_literal(token)
+    except LocatedError:
+        value = None
+    if value is None or not INTERFACE_MIN <= value <= INTERFACE_MAX:
+        raise LocatedError(f"interface number out of range: it must be an integer from {INTERFACE_MIN} "
+                           f"to {INTERFACE_MAX}", token)
+    return value
+
+
 def literal(token: Token, type_: str | None) -> tuple[str, Any]:
     """The (type, value) a literal token stands for, checked against ``type_``."""
     kind = token.type
@@ -94,20 +177,19 @@ def literal(token: Token, type_: str | None) -> tuple[str, Any]:
     elif kind in ("TRUE", "FALSE"):
         value = kind == "TRUE"
     elif kind == "INT":
-        value = int(token.value)
+        value = int_literal(token)
         if type_ == FLOAT:
-            f = float(value)
+            try:
+                f = float(value)
+            except OverflowError:
+                raise LocatedError("int literal out of range for a float (above about 1.8e308)", token) from None
             if int(f) != value:
                 raise LocatedError(f"int literal {token.value} is not exactly representable as a float", token)
             return FLOAT, (0.0 if f == 0 else f)
         if not INT_MIN <= value <= INT_MAX:
-            raise LocatedError("int literal out of 64-bit range", token)
+            raise LocatedError(f"int literal out of 64-bit range (from {INT_MIN} to {INT_MAX})", token)
     else:
-        value = float(token.value)
-        if not math.isfinite(value):
-            raise LocatedError("float literal out of range", token)
-        if value == 0:
-            value = 0.0
+        value = float_literal(token)
     if type_ is not None and type_ != lit_type:
         raise LocatedError(f"{lit_type} literal does not fit type {type_}", token)
     return lit_type, value

@@ -1,6 +1,15 @@
 """Text to values: the Lark grammar in ``cbalgebra.grammar`` under LALR, with a
 transformer that builds typed values in the same pass.
 
+This module drives Lark's LALR table itself (:func:`_drive`) so that a word
+spelled like a keyword can also be an attribute name: where the parser could
+take the word either way, both readings go on until one fails, and the
+keyword reading wins if both succeed (``int any any``). A one-token lookahead
+drops most wrong readings before they cost anything. Documents are read
+statement by statement (:func:`iter_document`), by the fast scanner of
+``cbalgebra._fastparse`` where a statement is flat and plain, else by the
+grammar, which hands back to the scanner as soon as a statement is settled.
+
 Every malformed input raises :class:`ParseError` (a ``ValueError``) carrying
 the line, the column, a caret context and a one-line reason.
 """
@@ -9,10 +18,16 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.lexer import LexerState, LineCounter, PatternStr
+from lark.parsers.lalr_analysis import Shift
+from lark.parsers.lalr_parser_state import ParseConf, ParserState
+from lark.utils import TextSlice
 from lark.exceptions import (
     LarkError,
     UnexpectedCharacters,
@@ -21,12 +36,14 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
-from cbalgebra._fastparse import fast_dnf, fast_document, fast_message
+from cbalgebra._fastparse import fast_dnf, fast_message, fast_statement, skip
 from cbalgebra._literals import (
     LITERAL_TYPE,
+    MAX_DNF_TERMS,
     OP_OF_TOKEN,
     TYPE_OF_TOKEN,
     LocatedError,
+    interface_literal,
     literal,
     unquote,
 )
@@ -43,6 +60,8 @@ from cbalgebra.values import (
     Message,
     Predicate,
     format_name,
+    format_value,
+    infer_type,
 )
 
 __all__ = [
@@ -54,11 +73,11 @@ __all__ = [
     "parse_message",
     "parse_constraint",
     "parse_document",
+    "iter_document",
     "parse_any",
+    "MAX_DNF_TERMS",
 ]
 
-#: Largest number of conjunctions a nested and/or expression may expand to.
-MAX_DNF_TERMS = 10_000
 
 
 class ParseError(ValueError):
@@ -80,23 +99,43 @@ class DocumentItem:
     'command' (an SFF driver command such as ``set preprocessing_limit = 10``,
     whose ``value`` is the tuple of its words). ``origin`` is the subscriber
     or publisher a ``from NAME`` clause names.
+
+    ``line`` (1-based, 0 when unknown) says where the statement starts. It is
+    provenance, not meaning: equality and hashing ignore it, so a document
+    parsed back from its printed form equals the original item for item.
+
+    ``str(item)`` is one statement in the grammar's syntax, which
+    :func:`parse_document` reads back to an equal item.
     """
 
     kind: str
     value: Any
     interface: int | None = None
-    line: int = 0
+    line: int = field(default=0, compare=False)
     origin: str | None = None
 
     def __str__(self) -> str:
         if self.kind == "ifconfig":
-            return f"ifconfig {self.interface} {self.value}"
+            return f"ifconfig {self.interface} {_sff_predicate_text(self.value)};"
+        if self.kind == "select":
+            return "select " + "".join(
+                f"{a.type} {format_name(n)} = {format_value(a.type, a.value)}, " for n, a in self.value.items()
+            ).removesuffix(", ") + ";"
         if self.kind == "command":
             if self.value[0] == "set":
-                return f"set {self.value[1]} = {self.value[2]};"
+                _, name, setting = self.value
+                return f"set {format_name(name)} = {format_value(infer_type(setting), setting)};"
             return " ".join(str(w) for w in self.value) + ";"
         text = f"{self.kind} {self.value}"
         return text if self.origin is None else f"{text} from {format_name(self.origin)}"
+
+
+def _sff_predicate_text(p: Predicate) -> str:
+    """A predicate in SFF's ``ifconfig`` syntax: constraints joined by ',',
+    filters by '|'; ``[]`` for the empty filter and ``false`` for none."""
+    if not p.filters:
+        return "false"
+    return " | ".join(", ".join(str(c) for c in f) or "[]" for f in p)
 
 
 def _name(tree_or_token: Any) -> tuple[str, Token]:
@@ -249,14 +288,14 @@ class _Builder(Transformer):
     def advertise(self, keyword, dnf, origin=None):
         return DocumentItem("advertise", _advertisement(dnf), line=keyword.line, origin=origin)
 
-    def publish(self, keyword, message):
-        return DocumentItem("publish", message, line=keyword.line)
+    def publish(self, keyword, message, origin=None):
+        return DocumentItem("publish", message, line=keyword.line, origin=origin)
 
     def ifconfig(self, keyword, number, dnf):
-        interface = int(number.value)
-        if interface < 0:
-            raise LocatedError("interface number must be >= 0", number)
-        return DocumentItem("ifconfig", _predicate(dnf), interface=interface, line=keyword.line)
+        return DocumentItem("ifconfig", _predicate(dnf), interface=interface_literal(number), line=keyword.line)
+
+    def ifconfig_false(self, keyword, number, _false):
+        return DocumentItem("ifconfig", Predicate(), interface=interface_literal(number), line=keyword.line)
 
     def select(self, keyword, attrs=None):
         return DocumentItem("select", _message(attrs or []), line=keyword.line)
@@ -267,16 +306,15 @@ class _Builder(Transformer):
     def command(self, first, *rest):
         words: list[Any] = [first.value]
         for tok in rest:
-            if tok.type == "EQ":
+            if isinstance(tok, tuple):  # a name
+                words.append(tok[0])
+            elif tok.type == "EQ":
                 continue
-            if tok.type in LITERAL_TYPE:
+            elif tok.type in LITERAL_TYPE:
                 words.append(literal(tok, None)[1])
             else:
                 words.append(tok.value)
         return DocumentItem("command", tuple(words), line=first.line)
-
-    def document(self, *items):
-        return list(items)
 
 
 def _message(attrs: list[tuple[tuple[str, Token], Attribute]]) -> Message:
@@ -304,18 +342,317 @@ def _advertisement(dnf: _Dnf) -> Advertisement:
     return Advertisement(_single_term(dnf, "an advertisement"))
 
 
+class _Grammar:
+    """The LALR table of grammar/siena.lark, its callbacks and a basic lexer.
+
+    Lark's own loop cannot follow two readings of one word, so this module
+    drives the table itself (see :func:`_drive`).
+    """
+
+    def __init__(self) -> None:
+        lark = Lark.open_from_package(
+            "cbalgebra.grammar",
+            "siena.lark",
+            parser="lalr",
+            lexer="basic",
+            start=["predicate_text", "message_text", "statement"],
+            transformer=_Builder(),
+            maybe_placeholders=False,
+            cache=False,
+        )
+        frontend = lark.parser
+        table = frontend.parser.parser.parse_table
+        self.lexer = frontend.lexer
+        self.states = table.states
+        self.confs = {start: ParseConf(table, frontend.parser.parser.callbacks, start)
+                      for start in ("predicate_text", "message_text", "statement")}
+        name_pattern = next(t.pattern for t in lark.terminals if t.name == "NAME")
+        #: Every word the grammar knows: terminal type -> its spelling.
+        self.keywords = {t.name: t.pattern.value for t in lark.terminals
+                         if isinstance(t.pattern, PatternStr) and re.fullmatch(name_pattern.to_regexp(), t.pattern.value)}
+        #: Terminal types that can open a statement.
+        self.statement_starts = frozenset(
+            k for k in self.states[self.confs["statement"].start_state] if k.isupper())
+
+    def tokens(self, text: str, start: int = 0, line: int = 1, line_start: int = 0):
+        counter = LineCounter("\n")
+        counter.char_pos, counter.line, counter.line_start_pos = start, line, line_start
+        counter.column = start - line_start + 1
+        state = LexerState(TextSlice(text, start, len(text)), counter)
+        return self.lexer.lex(state, None)
+
+
 @functools.lru_cache(maxsize=1)
-def _parser() -> Lark:
-    return Lark.open_from_package(
-        "cbalgebra.grammar",
-        "siena.lark",
-        parser="lalr",
-        lexer="contextual",
-        start=["predicate_text", "message_text", "document"],
-        transformer=_Builder(),
-        maybe_placeholders=False,
-        cache=False,
-    )
+def _grammar() -> _Grammar:
+    return _Grammar()
+
+
+def keyword_spellings() -> dict[str, str]:
+    """Every keyword of the grammar, by terminal type (for tests and docs)."""
+    return dict(_grammar().keywords)
+
+
+#: Readings followed at once before the least preferred are dropped. Each
+#: ambiguous word doubles them at most, and a wrong reading fails within a
+#: token or two, so real input never comes close.
+_MAX_READINGS = 64
+
+
+class _Reading:
+    """One way of reading the input so far: the parser state of the current
+    statement (None between statements), the items it finished, and the token
+    that opened the current statement."""
+
+    __slots__ = ("state", "items", "opener")
+
+    def __init__(self, state: ParserState | None, items: tuple = (), opener: Token | None = None) -> None:
+        self.state = state
+        self.items = items
+        self.opener = opener
+
+    def fork(self) -> "_Reading":
+        state = self.state
+        if state is not None:
+            # Lark's LALR child filter appends to the child list of the tree it
+            # extends (an EBNF repetition); give the copy lists of its own.
+            values = [Tree(v.data, list(v.children)) if isinstance(v, Tree) else v for v in state.value_stack]
+            state = ParserState(state.parse_conf, None, list(state.state_stack), values)
+        return _Reading(state, self.items, self.opener)
+
+
+class _Failure:
+    __slots__ = ("index", "error")
+
+    def __init__(self, index: int, error: Exception) -> None:
+        self.index = index
+        self.error = error
+
+
+def _unexpected(token: Token, state: ParserState, statements: bool) -> UnexpectedToken:
+    actions = _grammar().states[state.position]
+    expected = {k for k in actions if k.isupper()}
+    if statements and "$END" in expected:
+        expected.discard("$END")
+        expected |= _grammar().statement_starts | {"$END"}
+    return UnexpectedToken(token, expected)
+
+
+def _feed(reading: _Reading, token: Token, failures: list, index: int) -> bool:
+    try:
+        reading.state.feed_token(token)
+        return True
+    except (UnexpectedToken, LocatedError, InvalidValueError) as e:
+        failures.append(_Failure(index, e))
+        return False
+
+
+def _finish(reading: _Reading, end: Token, failures: list, index: int) -> bool:
+    """End the current statement of ``reading``; False if it cannot end here."""
+    state = reading.state
+    if "$END" not in _grammar().states[state.position]:
+        failures.append(_Failure(index, _unexpected(end, state, True)))
+        return False
+    try:
+        item = state.feed_token(end, True)
+    except (UnexpectedToken, LocatedError, InvalidValueError) as e:
+        failures.append(_Failure(index, e))
+        return False
+    reading.items = reading.items + (item,)
+    reading.state = None
+    return True
+
+
+def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf | None,
+             failures: list, following: Token | None = None) -> list[_Reading]:
+    """Feed ``token`` to every reading, in every type it may take.
+
+    A keyword may also be a NAME. In a document (``conf`` is the statement
+    table), a word that opens a statement may also end the current one. The
+    result keeps the preferred readings first: keyword before NAME.
+
+    ``following`` is the next token, if known: a reading whose shift of
+    ``token`` leads to a state that cannot take it is dropped before it is
+    copied (most ambiguous words are settled that way, at no cost).
+    """
+    g = _grammar()
+    if len(readings) == 1 and token.type not in g.keywords and readings[0].state is not None:
+        # The common case: one reading, and a token with one type.
+        return readings if _feed(readings[0], token, failures, index) else []
+    states = g.states
+    types = (token.type, "NAME") if token.type in g.keywords else (token.type,)
+    out: list[_Reading] = []
+    for reading in readings:
+        options = []
+        for t in types:
+            if reading.state is None:
+                if t in states[conf.start_state]:
+                    options.append((t, "start"))
+                continue
+            actions = states[reading.state.position]
+            if t in actions:
+                options.append((t, "continue"))
+            if conf is not None and t in g.statement_starts and "$END" in actions:
+                options.append((t, "restart"))
+        if len(options) > 1 and following is not None:
+            viable = [o for o in options if _may_follow(reading, o, following, conf)]
+            if viable:
+                options = viable
+        if not options:
+            if reading.state is None:
+                failures.append(_Failure(index, _unexpected(token, ParserState(conf, None), True)))
+            else:
+                failures.append(_Failure(index, _unexpected(token, reading.state, conf is not None)))
+            continue
+        for n, (t, how) in enumerate(options):
+            r = reading if n == len(options) - 1 else reading.fork()
+            typed = token if t == token.type else Token.new_borrow_pos(t, token.value, token)
+            if how == "restart":
+                end = Token.new_borrow_pos("$END", "", token)
+                if not _finish(r, end, failures, index):
+                    continue
+            if r.state is None:
+                r.state, r.opener = ParserState(conf, None), token
+            if _feed(r, typed, failures, index):
+                out.append(r)
+    return out[:_MAX_READINGS]
+
+
+def _may_follow(reading: _Reading, option: tuple[str, str], following: Token, conf: ParseConf | None) -> bool:
+    """False when taking ``option`` surely fails on the ``following`` token.
+
+    Runs the LALR moves for the option's type on a copy of the state stack
+    only (no values, no callbacks), then asks whether the reached state
+    accepts the following token in one of its types."""
+    t, how = option
+    states = _grammar().states
+    stack = list(reading.state.state_stack) if how == "continue" else [conf.start_state]
+    while True:
+        move = states[stack[-1]].get(t)
+        if move is None:
+            return False  # a reduction led to a state that rejects the token
+        action, target = move
+        if action is Shift:
+            stack.append(target)
+            break
+        size = len(target.expansion)
+        if size:
+            del stack[-size:]
+        stack.append(states[stack[-1]][target.origin.name][1])
+    after = states[stack[-1]]
+    if following.type in after or ("NAME" in after and following.type in _grammar().keywords):
+        return True
+    return how == "continue" and conf is not None and "$END" in after and following.type in _grammar().statement_starts
+
+
+def _lookahead(tokens):
+    """Pairs (token, next token or None). A lexing error on the next token is
+    raised only once the current token is dealt with, so errors keep their
+    order."""
+    it = iter(tokens)
+    try:
+        current = next(it)
+    except StopIteration:
+        return
+    while True:
+        try:
+            following = next(it)
+        except StopIteration:
+            yield current, Token("$END", "")
+            return
+        except UnexpectedCharacters as e:
+            yield current, None
+            raise e
+        yield current, following
+        current = following
+
+
+def _best_error(failures: list[_Failure]) -> Exception:
+    """The error of the reading that got furthest (the preferred one on a tie)."""
+    best = failures[0]
+    for f in failures[1:]:
+        if f.index > best.index:
+            best = f
+    return best.error
+
+
+def _raise(error: Exception, text: str) -> None:
+    if isinstance(error, LocatedError):
+        raise _located(error, text) from None
+    if isinstance(error, UnexpectedInput):
+        raise _from_lark(error, text) from None
+    if isinstance(error, InvalidValueError):
+        raise ParseError(str(error), 1, 1, _context(text, 1, 1)) from None
+    raise error  # pragma: no cover
+
+
+def _drive(text: str, start: str) -> Any:
+    """Parse ``text`` from ``start`` (not a document), following every reading
+    of ambiguous words; the preferred surviving reading wins."""
+    g = _grammar()
+    conf = g.confs[start]
+    readings = [_Reading(ParserState(conf, None))]
+    failures: list[_Failure] = []
+    last = None
+    index = 0
+    keywords = g.keywords
+    try:
+        for index, (token, following) in enumerate(_lookahead(g.tokens(text))):
+            if len(readings) == 1 and token.type not in keywords:
+                # The common case, inline: one reading, a token of one type.
+                try:
+                    readings[0].state.feed_token(token)
+                except (UnexpectedToken, LocatedError, InvalidValueError) as e:
+                    _raise(e, text)
+            else:
+                readings = _advance(readings, token, index, None, failures, following)
+                if not readings:
+                    _raise(_best_error(failures), text)
+            last = token
+    except UnexpectedCharacters as e:
+        raise _from_lark(e, text) from None
+    end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
+    for reading in readings:
+        try:
+            return reading.state.feed_token(end, True)
+        except (UnexpectedToken, LocatedError, InvalidValueError) as e:
+            failures.append(_Failure(index + 1, e))
+    _raise(_best_error(failures), text)
+
+
+def _drive_statements(text: str, start: int = 0, line: int = 1, line_start: int = 0, handback: bool = False):
+    """Yield the statements of ``text`` from offset ``start`` as DocumentItems,
+    each as soon as every other reading of the input is ruled out.
+
+    With ``handback``, stop after the first statement is settled and return
+    the offset of the next statement's first token (None at the end), so the
+    fast scanner can take over again.
+    """
+    g = _grammar()
+    conf = g.confs["statement"]
+    readings = [_Reading(None)]
+    failures: list[_Failure] = []
+    last = None
+    index = 0
+    try:
+        for index, (token, following) in enumerate(_lookahead(g.tokens(text, start, line, line_start))):
+            readings = _advance(readings, token, index, conf, failures, following)
+            if not readings:
+                _raise(_best_error(failures), text)
+            last = token
+            if len(readings) == 1 and readings[0].items:
+                only = readings[0]
+                yield from only.items
+                only.items = ()
+                if handback:
+                    return only.opener.start_pos
+    except UnexpectedCharacters as e:
+        raise _from_lark(e, text) from None
+    end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
+    for reading in readings:
+        if reading.state is None or _finish(reading, end, failures, index + 1):
+            yield from reading.items
+            return None
+    _raise(_best_error(failures), text)
 
 
 _TERMINAL_WORDS = {
@@ -410,25 +747,27 @@ def _located(err: LocatedError, text: str) -> ParseError:
 
 
 def _run(text: str, start: str) -> Any:
+    """The pure grammar path (no fast scanner): the oracle of the fast one."""
     if not isinstance(text, str):
         raise TypeError(f"parse expects text (str), not {type(text).__name__}")
-    if start != "document" and not text.strip():
+    if start == "document":
+        return _guarded(lambda: list(_drive_statements(text)), text)
+    if not text.strip():
         raise ParseError("empty input", 1, 1, _context(text, 1, 1))
+    return _guarded(lambda: _drive(text, start), text)
+
+
+def _guarded(run, text: str) -> Any:
     try:
-        return _parser().parse(text, start=start)
+        return run()
     except LocatedError as e:
         raise _located(e, text) from None
     except UnexpectedInput as e:
         raise _from_lark(e, text) from None
     except InvalidValueError as e:
         raise ParseError(str(e), 1, 1, _context(text, 1, 1)) from None
-    except (LarkError, RecursionError) as e:
-        # Lark wraps callback errors; unwrap ours, and report anything else plainly.
-        inner = getattr(e, "orig_exc", None)
-        if isinstance(inner, LocatedError):
-            raise _located(inner, text) from None
-        reason = "input nests too deeply" if isinstance(e, RecursionError) else str(e).splitlines()[0]
-        raise ParseError(reason, 1, 1, _context(text, 1, 1)) from None
+    except RecursionError:
+        raise ParseError("input nests too deeply", 1, 1, _context(text, 1, 1)) from None
 
 
 def _parse_dnf(text: str, *, single: bool = False) -> _Dnf:
@@ -487,30 +826,69 @@ def parse_message(text: str) -> Message:
 def parse_document(text: str) -> list[DocumentItem]:
     """Parse a document of ``subscribe``/``advertise``/``publish`` statements
     and SFF driver statements (``ifconfig``, ``select`` and driver commands)."""
-    if isinstance(text, str):
-        items = _fast_document_items(text)
-        if items is not None:
-            return items
-    return _run(text, "document")
+    return list(iter_document(text))
 
 
-def _fast_document_items(text: str) -> list[DocumentItem] | None:
-    statements = fast_document(text)
-    if statements is None:
-        return None
-    items = []
+def iter_document(source: Any) -> Iterator[DocumentItem]:
+    """The statements of a document, one at a time, as they are parsed.
+
+    ``source`` is text or a text file object (read whole: the text is small
+    next to its parsed values). Each statement is read by the fast scanner
+    when it is flat and plain, else by the grammar; line numbers count from
+    the start of the document, and an error raises :class:`ParseError` when
+    the loop reaches it, after the items before it were yielded.
+    """
+    if isinstance(source, str):
+        text = source
+    elif hasattr(source, "read"):
+        text = source.read()
+    else:
+        raise TypeError(f"parse expects text (str) or a text file, not {type(source).__name__}")
+    if not isinstance(text, str):
+        raise TypeError(f"parse expects text (str), not {type(text).__name__}")
+    pos = skip(text, 0)
     line, counted_to = 1, 0
-    for kind, value, interface, offset, origin in statements:
-        line += text.count("\n", counted_to, offset)
-        counted_to = offset
-        if kind == "advertise":
-            if len(value) != 1:
-                return None  # Lark reports the error
-            value = Advertisement(value[0])
-        elif kind in ("subscribe", "ifconfig"):
-            value = Predicate(Filter(term) for term in value)
-        items.append(DocumentItem(kind, value, interface=interface, line=line, origin=origin))
-    return items
+    while pos < len(text):
+        line += text.count("\n", counted_to, pos)
+        counted_to = pos
+        statement = fast_statement(text, pos)
+        if statement is not None:
+            item = _fast_item(statement, line)
+            if item is not None:
+                yield item
+                pos = statement[4]
+                continue
+        line_start = text.rfind("\n", 0, pos) + 1
+        resume = yield from _grammar_statements(text, pos, line, line_start)
+        if resume is None:
+            return
+        pos = resume
+
+
+def _grammar_statements(text: str, pos: int, line: int, line_start: int):
+    """The grammar's reading from ``pos``, until it can hand back to the fast
+    scanner; errors become located ParseErrors."""
+    try:
+        return (yield from _drive_statements(text, pos, line, line_start, handback=True))
+    except LocatedError as e:
+        raise _located(e, text) from None
+    except UnexpectedInput as e:
+        raise _from_lark(e, text) from None
+    except InvalidValueError as e:
+        raise ParseError(str(e), line, 1, _context(text, line, 1)) from None
+    except RecursionError:
+        raise ParseError("input nests too deeply", line, 1, _context(text, line, 1)) from None
+
+
+def _fast_item(statement: tuple, line: int) -> DocumentItem | None:
+    kind, value, interface, origin, _end = statement
+    if kind == "advertise":
+        if len(value) != 1:
+            return None  # the grammar reports the error
+        value = Advertisement(value[0])
+    elif kind in ("subscribe", "ifconfig"):
+        value = Predicate(Filter(term) for term in value)
+    return DocumentItem(kind, value, interface=interface, line=line, origin=origin)
 
 
 def parse_any(text: str, kind: str) -> Any:

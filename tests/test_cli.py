@@ -66,7 +66,7 @@ def test_parse_document(tmp_path, capsys):
     f = tmp_path / "d.txt"
     f.write_text("# a document\nsubscribe x > 1\npublish [x = 2]\nifconfig 1 y = 2;\n")
     code, out, _ = run(capsys, "parse", str(f))
-    assert code == 0 and out.splitlines() == ["subscribe [int x > 1]", "publish [int x = 2]", "ifconfig 1 [int y = 2]"]
+    assert code == 0 and out.splitlines() == ["subscribe [int x > 1]", "publish [int x = 2]", "ifconfig 1 int y = 2;"]
 
 
 def test_parse_from_stdin(monkeypatch, capsys):

@@ -56,4 +56,4 @@ def test_wheel_installs_into_a_fresh_venv_and_parses(tmp_path):
         "print(f, cbalgebra.parse_document('ifconfig 1 x any any;')[0])"
     )
     out = subprocess.run([str(python), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path)
-    assert out.stdout.strip() == '[string s >* "a", int x > 1] ifconfig 1 [any x any]'
+    assert out.stdout.strip() == '[string s >* "a", int x > 1] ifconfig 1 any x any;'

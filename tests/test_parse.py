@@ -135,7 +135,7 @@ def test_documents_mix_our_statements_and_sff_driver_statements():
         (cb.parse_filter, "", "empty input", 1, 1),
         (cb.parse_message, "[x > 1]", "expected '='", 1, 4),
         (cb.parse_advertisement, "x = 1 || y = 2", "an advertisement cannot hold a disjunction", 1, 7),
-        (cb.parse_document, "ifconfig -1 x = 1;", "interface number must be >= 0", 1, 10),
+        (cb.parse_document, "ifconfig -1 x = 1;", "interface number out of range: it must be an integer from 0 to 4294967295", 1, 10),
         (cb.parse_document, "subscribe x = 1\npublish [x = 1] junk", "unexpected", 2, 17),
     ],
 )

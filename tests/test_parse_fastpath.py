@@ -1,0 +1,144 @@
+"""The fast scanner never changes the meaning of input, and the DNF limit
+does not depend on spelling.
+
+The fast scanner (cbalgebra/_fastparse.py) may only return a value where the
+grammar returns the same value. These tests compare the two paths on
+mutated inputs: both raise ParseError, or both give equal values.
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cbalgebra as cb
+from cbalgebra import parse as parse_module
+from cbalgebra.parse import MAX_DNF_TERMS
+
+KEYWORDS = sorted(set(parse_module.keyword_spellings().values()))
+
+
+def _outcome(fn, text):
+    try:
+        return "ok", fn(text)
+    except cb.ParseError:
+        return "error", None
+
+
+def _grammar_filter(text):
+    try:
+        return cb.Filter(parse_module._single_term(parse_module._run(text, "predicate_text"), "a filter"))
+    except parse_module.LocatedError as e:
+        raise parse_module._located(e, text) from None
+
+
+def _grammar_advertisement(text):
+    try:
+        return parse_module._advertisement(parse_module._run(text, "predicate_text"))
+    except parse_module.LocatedError as e:
+        raise parse_module._located(e, text) from None
+
+
+PATHS = {
+    "filter": (cb.parse_filter, _grammar_filter),
+    "predicate": (cb.parse_predicate, lambda t: parse_module._predicate(parse_module._run(t, "predicate_text"))),
+    "advertisement": (cb.parse_advertisement, _grammar_advertisement),
+    "message": (cb.parse_message, lambda t: parse_module._run(t, "message_text")),
+    "document": (cb.parse_document, lambda t: parse_module._run(t, "document")),
+}
+
+
+def _assert_same(kind, text):
+    fast, grammar_only = PATHS[kind]
+    got, want = _outcome(fast, text), _outcome(grammar_only, text)
+    assert got[0] == want[0], (kind, text, got, want)
+    assert got[1] == want[1], (kind, text)
+
+
+SEEDS = {
+    "filter": ['[string company = "x", int price > 10]', "[int x > 1, string s >* \"ab\"]",
+               "x = 1, y = 0x1F; z = 2.5e3", "[string many any]", "int anyway = 3, bool b = true"],
+    "predicate": ["[int x > 1] || [float f <= 1.5e3, bool b != true]", "a = 1 || b = 2 || c = 3",
+                  "[string fromage = \"brie\"] || [int selection < 3]"],
+    "advertisement": ['string what = "alarm", string what = "login", string user any'],
+    "message": ['[string carrier = "UA", int price = 300, bool upgradeable = true]',
+                '[string company = "x"; int anyone = 2]'],
+    "document": ["ifconfig 2 a = 1, b =* \"x\" | c any any;\nselect a = 1 b = \"xyz\";\n",
+                 "subscribe [x = 1] || [y > 2] from c1\nadvertise s = \"a\", t any int\n",
+                 "subscribe x = 1; y = 2\nset preprocessing_limit = 7;\ntimer start;\nselect company = 1;\n",
+                 "ifconfig 0 company = \"x\" | anyway > 0x10;\nconsolidate;\n"],
+}
+
+TOKENS = (list('[](){}<>=!*|&,;"\\ \n.-+_/#0123456789abxyz') + ["\x00", "é", "３", "٣٤", "0x", "1e-400", "9" * 25]
+          + [f" {k} " for k in KEYWORDS] + KEYWORDS + [f"x{k}" for k in KEYWORDS] + [f"{k}x" for k in KEYWORDS])
+
+
+@st.composite
+def mutated(draw, kind):
+    text = draw(st.sampled_from(SEEDS[kind]))
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "replace", "duplicate", "duplicate_token"]))
+        piece = draw(st.sampled_from(TOKENS))
+        if action == "insert":
+            text = text[:i] + piece + text[i:]
+        elif action == "delete":
+            text = text[:i] + text[i + draw(st.integers(1, 4)):]
+        elif action == "replace":
+            text = text[:i] + piece + text[i + 1:]
+        elif action == "duplicate":
+            text = text[:i] + text[i:i + 8] + text[i:]
+        else:
+            words = text.split(" ")
+            j = draw(st.integers(0, len(words) - 1))
+            text = " ".join(words[:j] + [words[j]] + words[j:])
+    return text
+
+
+@pytest.mark.parametrize("kind", list(PATHS))
+@settings(max_examples=500, deadline=None)
+@given(data=st.data())
+def test_fast_path_and_grammar_agree_on_mutated_input(kind, data):
+    _assert_same(kind, data.draw(mutated(kind)))
+
+
+@pytest.mark.parametrize("keyword", KEYWORDS)
+def test_names_that_start_or_end_with_a_keyword(keyword):
+    for name in (f"x{keyword}", f"{keyword}x", f"{keyword}_{keyword}", f"{keyword}-1", f"{keyword}.b"):
+        for text in (f"[string {name}]", f"[int {name} any]", f"{name} = 1", f"[int {name} = 1, string {name}s any]",
+                     f"{name} any int", f"x = 1 || {name} > 2"):
+            for kind in ("filter", "predicate"):
+                _assert_same(kind, text)
+        _assert_same("message", f"[{name} = 1, {name}2 = 2]")
+        _assert_same("document", f"ifconfig 1 {name} = 1 | {name} any any;\nselect {name} = 2;\nsubscribe {name} < 3")
+
+
+def test_the_reported_split_name():
+    with pytest.raises(cb.ParseError):
+        cb.parse_filter("[string company]")
+    assert cb.parse_filter("[string company any]") == cb.Filter([cb.Constraint("string", "company", "any")])
+
+
+# -------------------------------------------------- the DNF limit, any spelling
+ORS = ["||", "or", "|", "∨", "|| // comment\n", "or /* c */", "∨ # c\n"]
+
+
+@pytest.mark.parametrize("spelling", ORS)
+@pytest.mark.parametrize("path", ["fast", "grammar"])
+def test_conjunction_limit_does_not_depend_on_spelling(spelling, path):
+    parse = cb.parse_predicate if path == "fast" else PATHS["predicate"][1]
+    at_limit = f" {spelling} ".join(f"x = {i}" for i in range(MAX_DNF_TERMS))
+    assert len(parse(at_limit)) == MAX_DNF_TERMS
+    over = at_limit + f" {spelling} x = -1"
+    with pytest.raises(cb.ParseError, match="more than 10000 conjunctions"):
+        parse(over)
+
+
+@pytest.mark.parametrize("path", ["fast", "grammar"])
+def test_conjunction_limit_in_documents(path):
+    parse = cb.parse_document if path == "fast" else PATHS["document"][1]
+    body = " || ".join(f"[x = {i}]" for i in range(MAX_DNF_TERMS + 1))
+    with pytest.raises(cb.ParseError, match="more than 10000 conjunctions"):
+        parse(f"subscribe {body}\n")
+    sff = " | ".join(f"x = {i}" for i in range(MAX_DNF_TERMS + 1))
+    with pytest.raises(cb.ParseError, match="more than 10000 conjunctions"):
+        parse(f"ifconfig 1 {sff};\n")
