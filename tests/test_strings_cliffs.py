@@ -203,6 +203,7 @@ def test_overlapping_patterns():
     atoms = [("*", p, True) for p in patterns]
     w = solve_string(atoms)
     assert w is not None and all(p in w for p in patterns)
+    assert cb.satisfiable(f) and cb.matches(f, cb.witness(f, f))
     assert solve_string(atoms + [("*", "aa", False)]) is None  # "aab" needs "aa"
     # Every length-3 word over {a, b} but "aaa", and no "aaa": a de Bruijn-like witness.
     words = ["".join(t) for t in itertools.product("ab", repeat=3) if t != ("a", "a", "a")]

@@ -28,7 +28,16 @@ automata (DESIGN.md, "Strings: an exact procedure of our own"):
 
 Atoms over ``=, !=, <, <=, >, >=`` and prefix alone take a faster path: each is
 a union of at most two half-open intervals of the code-point order, so the
-conjunction is an interval intersection.
+conjunction is an interval intersection. The ``!=`` atoms are sorted once and
+subtracted in one merge, and in the product they share one trie automaton,
+so thousands of them cost about a sort, not a pass each.
+
+Every positive substring atom adds a "seen yet?" bit to the product, 2**k
+states for k of them. Positive prefix, suffix and substring atoms implied by
+another are dropped first (same strings); past ``EXACT_SUBSTRING_LIMIT``
+remaining substrings, an insertion construction decides exactly in
+polynomial time (see "Many positive substrings" below) and its witness is
+valid but not always shortest.
 
 Order is code-point order, exactly Python's ``<`` on ``str``. Strings contain
 no surrogate code points (U+D800..U+DFFF); every other code point, U+0000 and
@@ -42,6 +51,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 __all__ = [
+    "EXACT_SUBSTRING_LIMIT",
     "INTERVAL_OPERATORS",
     "solve_string",
     "solve_string_automaton",
@@ -294,7 +304,13 @@ def _solve_intervals(atoms: tuple[tuple[str, str, bool], ...]) -> tuple[bool, st
     region = _interval_region(atoms)
     if not region:
         return False, None
-    witness = min((_shortest_in(lo, hi) for lo, hi in region), key=len)
+    witness = _shortest_in(*region[0])
+    for lo, hi in region[1:]:
+        if len(witness) <= 1:
+            break  # only the first interval can hold "", so nothing is shorter
+        candidate = _shortest_in(lo, hi)
+        if len(candidate) < len(witness):
+            witness = candidate
     return True, witness
 
 
@@ -802,8 +818,11 @@ def solve_string(atoms: Sequence[Atom]) -> str | None:
     """Return a string that satisfies every atom, or None if no string does.
 
     Each atom is ``(op, value, positive)``; ``positive=False`` means the atom
-    must not hold. The witness is a shortest one, with readable characters
-    where the atoms leave a choice. Results are cached per set of atoms.
+    must not hold. The witness has readable characters where the atoms leave
+    a choice, and is a shortest one unless more than EXACT_SUBSTRING_LIMIT
+    positive substring atoms remain after dropping implied ones (then a
+    shortest witness is a shortest common superstring, NP-hard). Results are
+    cached per set of atoms.
     """
     canonical = _canonicalize(atoms)
     if canonical is None:
