@@ -788,7 +788,7 @@ def _solve_canonical(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
         return ""
     if _directly_contradictory(atoms):
         return None
-    required = {value for op, value, positive in atoms if op == "=" and positive}
+    required = {value for op, value, positive in atoms if positive and op == "="}
     if required:
         # Only one string can be a witness: check it against every atom.
         if len(required) > 1:
@@ -802,6 +802,9 @@ def _solve_canonical(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
     # Mixed: the interval atoms alone are a cheap necessary condition.
     if interval_atoms and not _interval_region(interval_atoms):
         return None
+    occurrences = sum(1 for op, _, positive in atoms if positive and op in _OCCURRENCE)
+    if occurrences < 2:
+        return _solve_product(atoms)  # nothing can imply anything, at most one "seen" bit
     reduced = _drop_implied_occurrences(atoms)
     if reduced is None:
         return None
@@ -809,6 +812,9 @@ def _solve_canonical(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
     if substrings <= EXACT_SUBSTRING_LIMIT:
         return _solve_product(reduced)
     return _solve_by_insertion(reduced)
+
+
+_OCCURRENCE = frozenset((">*", "*<", "*"))
 
 
 _INTERVAL_CANONICAL = frozenset(("=", ">", ">=", ">*"))
