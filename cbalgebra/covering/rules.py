@@ -98,28 +98,40 @@ class AttributeForm:
         if self.numbers is not None:
             return domains.number_set_implies(self.type, self.numbers, c.op, c.value)
         if self.type == STRING:
-            implied = self._string_shortcut(c)
-            if implied is not None:
-                return implied
+            return self._string_implies(c)
         return _violating_value(self.type, self.atoms, c) is NO_SOLUTION
 
-    def _string_shortcut(self, c: Constraint) -> bool | None:
-        """Decide ``implies(c)`` for a string constraint without a solve, if cheap.
+    def _string_implies(self, c: Constraint) -> bool:
+        """``implies(c)`` for a string c, remembered per form.
 
         A constraint of the form itself is implied; ``!= v`` is implied iff
         v itself is not allowed, which is one membership test and one check
         per other atom. This keeps a filter with thousands of ``!=`` covering
         itself (or a subset of its exclusions) linear instead of one
-        thousands-atom solve per constraint.
+        thousands-atom solve per constraint. Other constraints take one solve.
         """
+        if len(self.atoms) <= _SMALL_STRING_FORM:
+            # Few atoms: scanning them is as quick as an index, and keeps no
+            # extra objects alive per form.
+            if (c.op, c.value, True) in self.atoms:
+                return True
+            if c.op == NE:
+                return not all(string_atom_holds(op, v, c.value) for op, v, _ in self.atoms)
+            return _violating_value(self.type, self.atoms, c) is NO_SOLUTION
         strings = self._strings
         if strings is None:
             strings = self._strings = _StringIndex(self.atoms)
-        if (c.op, c.value) in strings.positive:
-            return True
-        if c.op == NE:
-            return not strings.allows(c.value)
-        return None
+        known = strings.implied.get(c)
+        if known is None:
+            if (c.op, c.value) in strings.positive:
+                known = True
+            elif c.op == NE:
+                known = not strings.allows(c.value)
+            else:
+                known = _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+            if len(strings.implied) < _IMPLIED_MEMO_SIZE:
+                strings.implied[c] = known
+        return known
 
     def violation(self, c: Constraint) -> Attribute | None:
         """An allowed attribute that fails c (None: leave the attribute out).
@@ -144,12 +156,20 @@ class AttributeForm:
         return f"AttributeForm({self.name!r}, {self.type!r}, {self.atoms!r}, sat={self.satisfiable})"
 
 
+#: String forms with at most this many atoms are scanned, not indexed.
+_SMALL_STRING_FORM = 16
+#: Answers remembered per string form (covering asks the same few constraints
+#: of a form again and again).
+_IMPLIED_MEMO_SIZE = 4096
+
+
 class _StringIndex:
     """A string form's atoms, indexed for constant-time ``!=`` questions."""
 
-    __slots__ = ("positive", "holes", "others")
+    __slots__ = ("positive", "holes", "others", "implied")
 
     def __init__(self, atoms: tuple[Atom, ...]) -> None:
+        self.implied: dict[Constraint, bool] = {}  # memo of AttributeForm._string_implies
         self.positive = frozenset((op, v) for op, v, _ in atoms)
         self.holes = frozenset(v for op, v, _ in atoms if op == NE)
         self.others = tuple((op, v) for op, v, _ in atoms if op != NE)
