@@ -21,7 +21,8 @@ other constraint of f):
 
 Each (family, n, operation) runs in a fresh interpreter: once with this
 checkout's package and once with a baseline package extracted by ``git
-archive`` from ``--baseline`` (default ``main``) into a temporary directory
+archive`` from ``--baseline`` (default: the merge base of HEAD and ``main``,
+the code this branch started from) into a temporary directory
 and put first on PYTHONPATH (the worker checks which package it imported).
 Every cache is cleared before each timed repetition. A baseline run that
 exceeds ``--timeout`` seconds is reported as such and larger n of the same
@@ -30,7 +31,7 @@ lower bound, (timeout - 2 s start-up allowance) / time now. The documented bound
 substring families and 0.5 s for ``!=``. Prints a table and writes
 ``benchmarks/results/cliffs_covering.csv``. Not a test.
 
-    .venv/bin/python benchmarks/cliffs_covering.py [--baseline main] [--timeout 20] [--repeats 3]
+    .venv/bin/python benchmarks/cliffs_covering.py [--baseline REV] [--timeout 20] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ def run_case(python: str, pythonpath: str | None, family: str, n: int, operation
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", default="main", help="git revision for the baseline ('' to skip)")
+    ap.add_argument("--baseline", default=None,
+                    help="git revision for the baseline (default: merge base of HEAD and main; '' to skip)")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per baseline case")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--csv", default=str(RESULTS))
@@ -166,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     python = sys.executable
+    if args.baseline is None:
+        args.baseline = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
+                                       capture_output=True, text=True, check=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="cliffs-baseline-") as tmp:
         baseline_path = None
         if args.baseline:
