@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cbalgebra.covering.strings import (
+    EXACT_SUBSTRING_LIMIT,
     solve_string,
     solve_string_automaton,
     solve_string_intervals,
@@ -34,6 +35,16 @@ from cbalgebra.covering.strings import (
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any")
 INTERVAL_OPERATORS = ("=", "!=", "<", "<=", ">", ">=", ">*", "any")
 TOP = "\U0010ffff"
+
+
+def shortest_promised(atoms) -> bool:
+    """Whether solve_string promises a shortest witness for these atoms.
+
+    Past EXACT_SUBSTRING_LIMIT positive substring atoms it returns a valid
+    but not necessarily shortest one (a shortest common superstring is
+    NP-hard); solve_string_automaton always returns a shortest one.
+    """
+    return sum(1 for op, value, positive in atoms if op == "*" and positive and value) <= EXACT_SUBSTRING_LIMIT
 
 
 def satisfies(atoms, s: str) -> bool:
@@ -144,7 +155,9 @@ def test_agrees_with_brute_force(atoms):
     for solve in (solve_string, solve_string_automaton):
         witness = solve(atoms)
         assert_witness(atoms, witness)
-        if witness is not None:
+        if witness is not None and solve is solve_string and not shortest_promised(atoms):
+            assert expected is not None, (atoms, witness)
+        elif witness is not None:
             # The bound claim: a returned (shortest) witness fits in it...
             assert len(witness) <= length_bound(atoms), (atoms, witness)
             # ...so brute force must find one, and of the same length.
@@ -238,7 +251,8 @@ def test_agrees_with_z3():
             tally["sat"] += 1
             assert satisfies(atoms, model), (atoms, model)  # our z3 encoding is faithful
             assert witness is not None, (atoms, model)
-            assert len(witness) <= len(model), (atoms, witness, model)  # ours is shortest
+            if shortest_promised(atoms):
+                assert len(witness) <= len(model), (atoms, witness, model)  # ours is shortest
         else:
             assert witness is None, (atoms, witness)
 
@@ -292,7 +306,7 @@ def test_witnesses_hold_and_paths_agree(atoms):
     assert_witness(atoms, witness)
     by_automaton = solve_string_automaton(atoms)
     assert (witness is None) == (by_automaton is None)
-    if witness is not None:
+    if witness is not None and shortest_promised(atoms):
         assert len(witness) == len(by_automaton)
 
 

@@ -16,12 +16,14 @@ from typing import Any
 
 from cbalgebra.covering import domains
 from cbalgebra.covering.domains import NO_SOLUTION, Atom
+from cbalgebra.covering.strings import string_atom_holds
 from cbalgebra.values import (
     ANY,
     ANYTYPE,
     BOOL,
     FLOAT,
     INT,
+    NE,
     STRING,
     Attribute,
     Constraint,
@@ -47,12 +49,13 @@ class AttributeForm:
     computed on first use.
     """
 
-    __slots__ = ("name", "type", "atoms", "numbers", "satisfiable", "_value")
+    __slots__ = ("name", "type", "atoms", "numbers", "satisfiable", "_value", "_strings")
 
     def __init__(self, name: str, constraints: Iterable[Constraint]) -> None:
         self.name = name
         self.numbers = None
         self._value = None
+        self._strings = None
         types = {c.type for c in constraints if c.type != ANYTYPE}
         if len(types) > 1:
             # A message holds one attribute per name: two types conflict.
@@ -94,7 +97,41 @@ class AttributeForm:
             return True
         if self.numbers is not None:
             return domains.number_set_implies(self.type, self.numbers, c.op, c.value)
+        if self.type == STRING:
+            return self._string_implies(c)
         return _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+
+    def _string_implies(self, c: Constraint) -> bool:
+        """``implies(c)`` for a string c, remembered per form.
+
+        A constraint of the form itself is implied; ``!= v`` is implied iff
+        v itself is not allowed, which is one membership test and one check
+        per other atom. This keeps a filter with thousands of ``!=`` covering
+        itself (or a subset of its exclusions) linear instead of one
+        thousands-atom solve per constraint. Other constraints take one solve.
+        """
+        if len(self.atoms) <= _SMALL_STRING_FORM:
+            # Few atoms: scanning them is as quick as an index, and keeps no
+            # extra objects alive per form.
+            if (c.op, c.value, True) in self.atoms:
+                return True
+            if c.op == NE:
+                return not all(string_atom_holds(op, v, c.value) for op, v, _ in self.atoms)
+            return _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+        strings = self._strings
+        if strings is None:
+            strings = self._strings = _StringIndex(self.atoms)
+        known = strings.implied.get(c)
+        if known is None:
+            if (c.op, c.value) in strings.positive:
+                known = True
+            elif c.op == NE:
+                known = not strings.allows(c.value)
+            else:
+                known = _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+            if len(strings.implied) < _IMPLIED_MEMO_SIZE:
+                strings.implied[c] = known
+        return known
 
     def violation(self, c: Constraint) -> Attribute | None:
         """An allowed attribute that fails c (None: leave the attribute out).
@@ -107,6 +144,9 @@ class AttributeForm:
             return _OTHER_TYPE[c.type]
         if self.type != c.type:
             return self.value
+        if self.type == STRING and c.op == NE:
+            # Not implied, so c.value itself is allowed, and it violates c.
+            return Attribute(STRING, c.value)
         v = _violating_value(self.type, self.atoms, c)
         if v is NO_SOLUTION:  # pragma: no cover - guarded by implies()
             raise AssertionError("no violation exists")
@@ -114,6 +154,31 @@ class AttributeForm:
 
     def __repr__(self) -> str:
         return f"AttributeForm({self.name!r}, {self.type!r}, {self.atoms!r}, sat={self.satisfiable})"
+
+
+#: String forms with at most this many atoms are scanned, not indexed.
+_SMALL_STRING_FORM = 16
+#: Answers remembered per string form (covering asks the same few constraints
+#: of a form again and again).
+_IMPLIED_MEMO_SIZE = 4096
+
+
+class _StringIndex:
+    """A string form's atoms, indexed for constant-time ``!=`` questions."""
+
+    __slots__ = ("positive", "holes", "others", "implied")
+
+    def __init__(self, atoms: tuple[Atom, ...]) -> None:
+        self.implied: dict[Constraint, bool] = {}  # memo of AttributeForm._string_implies
+        self.positive = frozenset((op, v) for op, v, _ in atoms)
+        self.holes = frozenset(v for op, v, _ in atoms if op == NE)
+        self.others = tuple((op, v) for op, v, _ in atoms if op != NE)
+
+    def allows(self, s: str) -> bool:
+        """Whether the string ``s`` satisfies every atom."""
+        if s in self.holes:
+            return False
+        return all(string_atom_holds(op, v, s) for op, v in self.others)
 
 
 _VIOLATION_CACHE: OrderedDict[tuple, Any] = OrderedDict()

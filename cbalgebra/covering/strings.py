@@ -28,7 +28,16 @@ automata (DESIGN.md, "Strings: an exact procedure of our own"):
 
 Atoms over ``=, !=, <, <=, >, >=`` and prefix alone take a faster path: each is
 a union of at most two half-open intervals of the code-point order, so the
-conjunction is an interval intersection.
+conjunction is an interval intersection. The ``!=`` atoms are sorted once and
+subtracted in one merge, and in the product they share one trie automaton,
+so thousands of them cost about a sort, not a pass each.
+
+Every positive substring atom adds a "seen yet?" bit to the product, 2**k
+states for k of them. Positive prefix, suffix and substring atoms implied by
+another are dropped first (same strings); past ``EXACT_SUBSTRING_LIMIT``
+remaining substrings, an insertion construction decides exactly in
+polynomial time (see "Many positive substrings" below) and its witness is
+valid but not always shortest.
 
 Order is code-point order, exactly Python's ``<`` on ``str``. Strings contain
 no surrogate code points (U+D800..U+DFFF); every other code point, U+0000 and
@@ -37,11 +46,12 @@ U+10FFFF included, may occur in constants and witnesses.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 __all__ = [
+    "EXACT_SUBSTRING_LIMIT",
     "INTERVAL_OPERATORS",
     "solve_string",
     "solve_string_automaton",
@@ -294,17 +304,52 @@ def _solve_intervals(atoms: tuple[tuple[str, str, bool], ...]) -> tuple[bool, st
     region = _interval_region(atoms)
     if not region:
         return False, None
-    witness = min((_shortest_in(lo, hi) for lo, hi in region), key=len)
+    witness = _shortest_in(*region[0])
+    for lo, hi in region[1:]:
+        if len(witness) <= 1:
+            break  # only the first interval can hold "", so nothing is shorter
+        candidate = _shortest_in(lo, hi)
+        if len(candidate) < len(witness):
+            witness = candidate
     return True, witness
 
 
 def _interval_region(atoms: Sequence[tuple[str, str, bool]]) -> list[Interval]:
+    """The strings satisfying every canonical interval atom, as sorted intervals.
+
+    Exclusions (``!=``, canonically ``("=", v, False)``) are not intersected
+    one by one, which would cost a pass over the growing region per exclusion
+    (quadratic: 4,000 exclusions took seconds). They are sorted once into the
+    complement of their union and intersected in a single merge.
+    """
     region: list[Interval] = [("", None)]
+    holes = []
     for atom in atoms:
+        if atom[0] == "=" and not atom[2]:
+            holes.append(atom[1])
+            continue
         region = _intersect(region, _atom_intervals(*atom))
         if not region:
-            break
+            return region
+    if holes:
+        region = _intersect(region, _complement_of_points(holes))
     return region
+
+
+def _complement_of_points(points: Sequence[str]) -> list[Interval]:
+    """All strings except ``points``: the gaps between the sorted singletons.
+
+    The singleton {p} is [p, p + "\\x00"); the gap after p is empty exactly
+    when the next point is p's immediate successor p + "\\x00".
+    """
+    gaps: list[Interval] = []
+    lo = ""
+    for p in sorted(set(points)):
+        if lo < p:
+            gaps.append((lo, p))
+        lo = p + "\x00"
+    gaps.append((lo, None))
+    return gaps
 
 
 # --------------------------------------------------------------------------
@@ -463,6 +508,39 @@ def _automaton(op: str, value: str, positive: bool) -> _Automaton:
     return _Automaton(polar(raw.start), frozenset(accepting), runs)
 
 
+@lru_cache(maxsize=1024)
+def _exclusion_automaton(points: tuple[str, ...]) -> _Automaton:
+    """One automaton for "none of ``points``" (many ``!=`` atoms at once).
+
+    A trie of the excluded strings: a state is a trie node, leaving the trie
+    is DONE (no extension is excluded), and a node where an excluded string
+    ends is the only rejecting state. It has as many states as the points
+    have characters, where one automaton per ``!=`` would make every product
+    state carry one component per exclusion.
+    """
+    children: list[dict[int, int]] = [{}]
+    ends = set()
+    for p in points:
+        node = 0
+        for char in p:
+            nxt = children[node].get(ord(char))
+            if nxt is None:
+                nxt = len(children)
+                children[node][ord(char)] = nxt
+                children.append({})
+            node = nxt
+        ends.add(node)
+    runs = []
+    for node_children in children:
+        pieces = [(0, DONE)]
+        for cp in sorted(node_children):
+            pieces += [(cp, node_children[cp]), (cp + 1, DONE)]
+        runs.append(_merged_runs(pieces))
+    accepting = {node for node in range(len(children)) if node not in ends}
+    accepting.add(DONE)
+    return _Automaton(0, frozenset(accepting), tuple(runs))
+
+
 # --------------------------------------------------------------------------
 # Product search
 
@@ -495,19 +573,25 @@ def _successors(
         yield first, last, tuple(current)
 
 
-def _search(automata: Sequence[_Automaton]) -> tuple[bool, str | None]:
+def _search(
+    automata: Sequence[_Automaton], goal: Callable[[tuple[int, ...]], bool] | None = None
+) -> tuple[bool, str | None]:
     """Breadth-first search of the product; the first accepting path is a witness.
 
     Runs are expanded in ascending code-point order and each layer in the order
     it was discovered, so the witness is shortest and, run by run, smallest.
+    With ``goal``, the search stops at the first state where ``goal`` holds
+    instead of an accepting one.
     """
     start = tuple(a.start for a in automata)
     if DEAD in start:
         return False, None
     accepting = [a.accepting for a in automata]
 
-    def holds(state: tuple[int, ...]) -> bool:
+    def all_hold(state: tuple[int, ...]) -> bool:
         return all(s in acc for s, acc in zip(state, accepting, strict=True))
+
+    holds = all_hold if goal is None else goal
 
     if holds(start):
         return True, ""
@@ -540,9 +624,158 @@ def _spell(parent: dict, state: tuple[int, ...]) -> str:
 
 
 def _solve_automaton(atoms: tuple[tuple[str, str, bool], ...]) -> tuple[bool, str | None]:
+    """The product of one automaton per atom (the reference procedure)."""
     automata = [_automaton(*atom) for atom in atoms]
     # Atoms satisfied from the start by a sink never constrain anything.
     return _search([a for a in automata if a.start != DONE])
+
+
+def _product_automata(atoms: Sequence[tuple[str, str, bool]]) -> list[tuple[_Automaton, bool]]:
+    """(automaton, bounded) per atom, with all ``!=`` atoms in one trie.
+
+    *Bounded* atoms (order, prefix, ``=``, exclusions) are live only while the
+    string read so far is a prefix of their constant; the others (suffix,
+    negated substring) restart on a character that occurs in no constant.
+    """
+    points = tuple(sorted(value for op, value, positive in atoms if op == "=" and not positive))
+    out = []
+    if points:
+        out.append((_exclusion_automaton(points), True))
+    for op, value, positive in atoms:
+        if op == "=" and not positive:
+            continue
+        out.append((_automaton(op, value, positive), op in _INTERVAL_CANONICAL))
+    return [(a, bounded) for a, bounded in out if a.start != DONE]
+
+
+def _solve_product(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
+    """Shortest witness by the product search, exclusions merged into a trie."""
+    return _search([a for a, _ in _product_automata(atoms)])[1]
+
+
+# --------------------------------------------------------------------------
+# Many positive substrings
+#
+# Each positive substring atom is a "seen yet?" bit in the product, so the
+# search above visits up to 2**k states for k of them: 20 distinct letters
+# took 18 s. A shortest witness is then a shortest common superstring, which
+# is NP-hard (Gallant, Maier & Storer, On Finding Minimal Length
+# Superstrings, JCSS 1980), so past a few patterns we give up "shortest" and
+# keep "exact" with a construction that is linear in the patterns.
+#
+# Let the *core* be the atoms other than the positive substrings. Call a
+# core state *free* when every bounded atom (see _product_automata) is DONE:
+# what remains live are suffix and negated-substring atoms, all of which
+# restart on a separator character s that occurs in no constant.
+#
+# * If a non-dead free state is reachable by some u, then
+#   w = u s X1 s X2 ... s Xk s B, with Xi the patterns and B the longest
+#   required suffix, satisfies every atom unless the atoms are
+#   contradictory anyway: no constant spans an s, so a forbidden substring
+#   in w lies inside u (impossible, u's state is not dead), inside some Xi or
+#   inside B (then every witness contains it), and a forbidden suffix of w is
+#   a suffix of B (every witness ends with B). So w is checked, and its
+#   failure proves there is no witness.
+# * If no free state is reachable, every witness keeps some bounded atom
+#   live to its end, hence is a prefix of that atom's constant: finitely many
+#   candidates, each checked.
+#
+# The core product is small: before the free states, the string read is a
+# prefix of a bounded constant; after them, the state is fixed by the
+# longest suffix of the input that is a prefix of some constant.
+
+#: Positive substring atoms (after dropping implied ones) up to which the
+#: product search, with its shortest witness, is still used.
+EXACT_SUBSTRING_LIMIT = 4
+
+_READABLE_SEPARATORS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:;"
+
+
+def _separator(atoms: Sequence[tuple[str, str, bool]]) -> str:
+    """A character in no constant (readable when possible)."""
+    used = set()
+    for _, value, _ in atoms:
+        used.update(value)
+    for char in _READABLE_SEPARATORS:
+        if char not in used:
+            return char
+    cp = 0xA1
+    while chr(cp) in used or SURROGATE_FIRST <= cp <= SURROGATE_LAST:
+        cp += 1
+    return chr(cp)
+
+
+def _drop_implied_occurrences(
+    atoms: tuple[tuple[str, str, bool], ...],
+) -> tuple[tuple[str, str, bool], ...] | None:
+    """Drop positive prefix, suffix and substring atoms implied by another.
+
+    The conjunction keeps exactly the same strings. ``None`` when two
+    required prefixes (or suffixes) contradict each other.
+    """
+    prefixes = sorted((v for op, v, pos in atoms if op == ">*" and pos), key=len)
+    suffixes = sorted((v for op, v, pos in atoms if op == "*<" and pos), key=len)
+    if prefixes and not all(prefixes[-1].startswith(p) for p in prefixes):
+        return None
+    if suffixes and not all(suffixes[-1].endswith(p) for p in suffixes):
+        return None
+    anchors = prefixes[-1:] + suffixes[-1:]
+    substrings = sorted((v for op, v, pos in atoms if op == "*" and pos), key=len, reverse=True)
+    kept: list[str] = []
+    for pattern in substrings:  # longest first: a pattern can only be inside a longer one
+        if not any(pattern in other for other in kept) and not any(pattern in a for a in anchors):
+            kept.append(pattern)
+    positive_occurrence = {">*": prefixes[-1:], "*<": suffixes[-1:], "*": kept}
+    out = [a for a in atoms if not (a[2] and a[0] in positive_occurrence)]
+    for op, values in positive_occurrence.items():
+        out += [(op, v, True) for v in values]
+    return tuple(sorted(out))
+
+
+def _holds_all(atoms: Sequence[tuple[str, str, bool]], holes: frozenset[str], s: str) -> bool:
+    """Whether ``s`` satisfies every canonical atom (``holes``: the ``!=`` ones)."""
+    if s in holes:
+        return False
+    return all(
+        string_atom_holds(op, value, s) == positive
+        for op, value, positive in atoms
+        if positive or op != "="
+    )
+
+
+def _solve_by_insertion(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
+    """Exact decision for many positive substrings (see the section comment)."""
+    holes = frozenset(v for op, v, pos in atoms if op == "=" and not pos)
+    patterns = [v for op, v, pos in atoms if op == "*" and pos]
+    core = [a for a in atoms if not (a[0] == "*" and a[2])]
+    product = _product_automata(core)
+    automata = [a for a, _ in product]
+    bounded = [i for i, (_, is_bounded) in enumerate(product) if is_bounded]
+
+    def free(state: tuple[int, ...]) -> bool:
+        return all(state[i] == DONE for i in bounded)
+
+    reachable, lead = _search(automata, goal=free)
+    if not reachable:
+        # Every witness is a prefix of a bounded constant: try them all.
+        constants = {v for op, v, _ in atoms if op in _INTERVAL_CANONICAL}
+        prefixes = {c[:i] for c in constants for i in range(len(c) + 1)}
+        for candidate in sorted(prefixes, key=lambda p: (len(p), p)):
+            if _holds_all(atoms, holes, candidate):
+                return candidate
+        return None
+    lead = lead or ""
+    tail = next((v for op, v, pos in atoms if op == "*<" and pos), "")
+    separator = _separator(atoms)
+    # Plain concatenation first, as it reads better; the separated form is
+    # the one the argument above is about.
+    for candidate in (
+        lead + "".join(patterns) + tail,
+        lead + separator + separator.join(patterns) + separator + tail,
+    ):
+        if _holds_all(atoms, holes, candidate):
+            return candidate
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -555,13 +788,33 @@ def _solve_canonical(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
         return ""
     if _directly_contradictory(atoms):
         return None
+    required = {value for op, value, positive in atoms if positive and op == "="}
+    if required:
+        # Only one string can be a witness: check it against every atom.
+        if len(required) > 1:
+            return None
+        (value,) = required
+        holes = frozenset(v for op, v, pos in atoms if op == "=" and not pos)
+        return value if _holds_all(atoms, holes, value) else None
     interval_atoms = tuple(a for a in atoms if a[0] in _INTERVAL_CANONICAL)
     if len(interval_atoms) == len(atoms):
         return _solve_intervals(atoms)[1]
     # Mixed: the interval atoms alone are a cheap necessary condition.
     if interval_atoms and not _interval_region(interval_atoms):
         return None
-    return _solve_automaton(atoms)[1]
+    occurrences = sum(1 for op, _, positive in atoms if positive and op in _OCCURRENCE)
+    if occurrences < 2:
+        return _solve_product(atoms)  # nothing can imply anything, at most one "seen" bit
+    reduced = _drop_implied_occurrences(atoms)
+    if reduced is None:
+        return None
+    substrings = sum(1 for op, _, positive in reduced if op == "*" and positive)
+    if substrings <= EXACT_SUBSTRING_LIMIT:
+        return _solve_product(reduced)
+    return _solve_by_insertion(reduced)
+
+
+_OCCURRENCE = frozenset((">*", "*<", "*"))
 
 
 _INTERVAL_CANONICAL = frozenset(("=", ">", ">=", ">*"))
@@ -571,8 +824,11 @@ def solve_string(atoms: Sequence[Atom]) -> str | None:
     """Return a string that satisfies every atom, or None if no string does.
 
     Each atom is ``(op, value, positive)``; ``positive=False`` means the atom
-    must not hold. The witness is a shortest one, with readable characters
-    where the atoms leave a choice. Results are cached per set of atoms.
+    must not hold. The witness has readable characters where the atoms leave
+    a choice, and is a shortest one unless more than EXACT_SUBSTRING_LIMIT
+    positive substring atoms remain after dropping implied ones (then a
+    shortest witness is a shortest common superstring, NP-hard). Results are
+    cached per set of atoms.
     """
     canonical = _canonicalize(atoms)
     if canonical is None:
