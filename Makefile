@@ -2,7 +2,9 @@
 #   make demo   installs into .venv and runs a short demo on the embedded defaults; it needs
 #               no Debian package: without Graphviz it skips the SVG picture, without Java
 #               the Spark study, and prints the apt-get line that adds each
-#   make test   installs, adds the Debian packages the tests need, runs the whole suite
+#   make test   installs, adds the Debian packages the tests need, lints (`make lint`), runs the whole suite
+#   make lint   ruff and mypy with the settings in pyproject.toml; must find nothing
+#               (`make lint-summary`: the number of findings per file, for clearing them)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +13,7 @@ STAMP  := $(VENV)/.installed-stamp
 # graphviz draws the poset (dot); chromium + chromium-driver open its HTML page in the tests.
 DEBIAN_PACKAGES := graphviz chromium chromium-driver
 
-.PHONY: demo test install system-packages bench clean
+.PHONY: demo test lint lint-summary install system-packages bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
@@ -35,7 +37,13 @@ system-packages:
 demo: install
 	$(PY) -m cbalgebra demo --out demo-out
 
-test: install system-packages
+lint: install
+	$(PY) tools/lint
+
+lint-summary: install
+	$(PY) tools/lint --summary
+
+test: install system-packages lint
 	$(PY) -m pytest -n 2 -p no:cacheprovider
 
 bench: install

@@ -26,7 +26,7 @@ NAMES = ["price", "qty", "sym", "ex", "ratio", "flag", "city", "level"]
 HOME_TYPE = {"price": "int", "qty": "int", "sym": "string", "ex": "string", "ratio": "float",
              "flag": "bool", "city": "string", "level": "int"}
 INT_OPS = ["=", "!=", "<", ">", "<=", ">="]
-STRING_OPS = INT_OPS + [">*", "*<", "*"]
+STRING_OPS = [*INT_OPS, ">*", "*<", "*"]
 WORDS = ["", "a", "ab", "abc", "b", "ba", "bz", "m", "ny", "nyse", "nasdaq", "z"]
 
 
@@ -114,7 +114,7 @@ def bench_pairs(pairs) -> dict:
     # z3 layer on the same pairs: g covers f iff no counterexample.
     z3_total, z3_times, z3_answers = time_each(lambda p: solver.covering_counterexample(p[1], [p[0]]) is None,
                                                pairs)
-    disagreements = sum(a != b for a, b in zip(rules_answers, z3_answers))
+    disagreements = sum(a != b for a, b in zip(rules_answers, z3_answers, strict=True))
     n = len(pairs)
     return {
         "pairs": n,

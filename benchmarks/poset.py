@@ -124,7 +124,7 @@ def run_network(graph: nx.Graph, fs: list, covering: bool, seed: int, probes: in
     net.check()
     # Notifications: messages some subscription matches, published anywhere.
     wrong = 0
-    for k in range(probes):
+    for _ in range(probes):
         f = fs[rng.randrange(len(fs))]
         m = cb.witness(f, f)
         if m is None:

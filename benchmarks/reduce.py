@@ -59,7 +59,7 @@ def fit_exponent(ns, ts) -> float:
     xs = [math.log(n) for n in ns]
     ys = [math.log(t) for t in ts]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
 def cold(n: int, names: int, dist: str, seed: int, reducer: str) -> tuple[float, int, int | None]:
@@ -67,8 +67,8 @@ def cold(n: int, names: int, dist: str, seed: int, reducer: str) -> tuple[float,
     import json
     import subprocess
 
-    code = ("import json, sys; sys.path.insert(0, %r); import reduce as b; print(json.dumps(b._one(%d, %d, %r, %d, %r)))"
-            % (str(Path(__file__).parent), n, names, dist, seed, reducer))
+    code = (f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import reduce as b; "
+            f"print(json.dumps(b._one({n:d}, {names:d}, {dist!r}, {seed:d}, {reducer!r})))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     dt, before, after = json.loads(res.stdout.strip().splitlines()[-1])
     return dt, before, after
@@ -103,9 +103,11 @@ def part_scaling(args, out: Path) -> None:
         print(line + f" {size:>7}" + "".join(cells), flush=True)
     print("fitted growth exponent (time ~ n^k, n >= 500):")
     for r in reducers:
-        pts = [(n, t) for n, t in zip(sizes, times[r]) if n >= 500]
+        # "cover" skips the sizes above --cover-max-n, and SIZES ascend: its times are
+        # a prefix of `sizes`, so the shorter zip pairs each time with its own n.
+        pts = [(n, t) for n, t in zip(sizes, times[r], strict=False) if n >= 500]
         if len(pts) >= 2:
-            k = fit_exponent(*zip(*pts))
+            k = fit_exponent(*zip(*pts, strict=True))
             print(f"  {r:>7}: k = {k:.2f}")
             rows.append({"n": "exponent", "reducer": r, "seconds": round(k, 3), "size_before": "", "size_after": ""})
     path = out / "reduce_scaling.csv"
@@ -179,7 +181,7 @@ def part_sympy(args, out: Path) -> None:
         fs = [Filter([Constraint(c.type, ren[c.name], c.op, c.value) for c in f]) for f in fs]
         try:
             c = reduce(Predicate(fs), "cover")
-        except Exception:  # noqa: BLE001 - mixed types etc.: just draw again
+        except Exception:  # broad on purpose: mixed types etc., just draw again
             continue
         for comp in M.components(c.filters):
             k = len(M.atoms_of(comp))

@@ -33,7 +33,7 @@ def run_once(study: str, master: str, out: Path, extra: list[str]) -> dict:
            "--master", master, *extra]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     started = time.monotonic()
-    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - started
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")

@@ -139,7 +139,7 @@ def _one_stdin(**arguments: str) -> None:
         raise UsageError(f"{' and '.join(readers)} both read standard input (-); give one of them as text or @FILE")
 
 
-def _subscription_or_ad(arg: str, advertisement: bool, what: str):
+def _subscription_or_ad(arg: str, advertisement: bool, what: str) -> Advertisement | Filter | Predicate:
     from cbalgebra import parse
 
     text = argument_text(arg, what)

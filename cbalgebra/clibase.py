@@ -25,11 +25,14 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any, NoReturn, TypeAlias
 
 EXIT_YES = EXIT_OK = 0
 EXIT_NO = 1
@@ -157,7 +160,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
     _rejects_extras = False
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", _Subcommands)
 
@@ -167,25 +170,29 @@ class ArgumentParser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         if not message.startswith("argument "):
             self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_USAGE)
 
 
-class _Subcommands(argparse._SubParsersAction):  # noqa: SLF001 - argparse has no public hook for this
+class _Subcommands(argparse._SubParsersAction):  # private base: argparse has no public hook for this
     def add_parser(self, name, **kwargs):
         parser = super().add_parser(name, **kwargs)
         parser._rejects_extras = True
         return parser
 
 
+#: What ``add_subparsers()`` returns: each plug-in's ``register`` adds its commands to it.
+Subparsers: TypeAlias = "argparse._SubParsersAction[ArgumentParser]"
+
+
 class VersionAction(argparse.Action):
     """``--version``: looks the version up only when asked (the lookup costs 0.15 s)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="print the version and exit"):  # noqa: A002 - argparse's keyword
+                 help="print the version and exit"):  # `help` shadows the builtin: argparse's keyword
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
@@ -260,10 +267,8 @@ def report(exc: BaseException, prog: str = "cbalgebra") -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if isinstance(exc, BrokenPipeError):  # the reader went away (``| head``): not an error
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the closed pipe
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # nothing more may reach the closed pipe
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open as stdout until the process exits
         return EXIT_OK
     found = describe(exc)
     if found is not None:
@@ -281,7 +286,7 @@ def run_command(args: argparse.Namespace, prog: str = "cbalgebra") -> int:
     """Run a parsed command; every error becomes a message and an exit code."""
     try:
         return args.func(args)
-    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - the user never sees a traceback
+    except (Exception, KeyboardInterrupt) as e:  # broad on purpose: the user never sees a traceback
         return report(e, prog)
 
 
@@ -293,7 +298,9 @@ def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None, prog:
     return run_command(args, prog)
 
 
-def plugin_main(register, argv: list[str] | None, prog: str, prefix: tuple[str, ...] = ()) -> int:
+def plugin_main(
+    register: Callable[[Subparsers], object], argv: Sequence[str] | None, prog: str, prefix: tuple[str, ...] = ()
+) -> int:
     """``python -m cbalgebra.PART``: one plug-in's commands under the same policy."""
     parser = ArgumentParser(prog=prog)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

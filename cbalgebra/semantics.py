@@ -6,7 +6,7 @@ the reducers are all tested against it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from cbalgebra.values import (
     ANY,
@@ -30,7 +30,7 @@ from cbalgebra.values import (
     Predicate,
 )
 
-__all__ = ["matches", "constraint_holds", "value_satisfies", "NUMBERS", "sff_int_of_double"]
+__all__ = ["NUMBERS", "constraint_holds", "matches", "sff_int_of_double", "value_satisfies"]
 
 #: How numbers of different types meet. ``"strict"`` (the default, the model
 #: of Carzaniga, Rosenblum & Wolf, Content-Based Addressing and Routing, 2000,
@@ -107,7 +107,7 @@ def attribute_satisfies(c: Constraint, attr: Attribute | None, numbers: str = "s
         if c.type == FLOAT and attr.type == INT:
             return value_satisfies(c.op, c.value, float(attr.value))
         if c.type == INT and attr.type == FLOAT:
-            as_int = sff_int_of_double(attr.value)
+            as_int = sff_int_of_double(cast(float, attr.value))  # attr.type == FLOAT: a float
             return as_int is not None and value_satisfies(c.op, c.value, as_int)
     return False
 
@@ -124,7 +124,7 @@ def check_numbers(numbers: object) -> str:
     """``numbers`` if it is one of :data:`NUMBERS`, else a ValueError."""
     if numbers not in NUMBERS:
         raise ValueError(f"numbers must be one of {', '.join(map(repr, NUMBERS))}, not {numbers!r}")
-    return numbers  # type: ignore[return-value]
+    return numbers
 
 
 def _advertisement_covers(a: Advertisement, message: Message, numbers: str = "strict") -> bool:

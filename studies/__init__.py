@@ -45,7 +45,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def demo_study(out_dir, master: str = "local[*]", progress: bool = True) -> Path:
+def demo_study(out_dir: str | Path, master: str = "local[*]", progress: bool = True) -> Path:
     """A small α study on the embedded Spark; returns the path of its plot (PNG).
 
     Runs the DNF study (Figures 6 and 7 in miniature, ``siena`` reducer) when

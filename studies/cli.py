@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cbalgebra.clibase import (
     EXIT_BAD_INPUT,
@@ -20,6 +22,7 @@ from cbalgebra.clibase import (
     EXIT_OK,
     EXIT_UNAVAILABLE,
     SPARK_FAILURES,
+    Subparsers,
     UsageError,
     check_output_folder,
     plugin_main,
@@ -27,6 +30,9 @@ from cbalgebra.clibase import (
     spark_failure_line,
 )
 from cbalgebra.studies.spark import DEFAULT_MASTER
+
+if TYPE_CHECKING:
+    from cbalgebra.studies.runner import Study
 
 DEFAULT_SEED = 2003
 
@@ -110,7 +116,7 @@ def _common(p: argparse.ArgumentParser, default_out: str) -> None:
     p.add_argument("--no-progress", action="store_true", help="do not print progress on stderr")
 
 
-def register(subparsers) -> argparse.ArgumentParser:
+def register(subparsers: Subparsers) -> argparse.ArgumentParser:
     """Add ``study alpha-general`` and ``study alpha-dnf`` to a subparsers object."""
     study = subparsers.add_parser(
         "study", help="Monte Carlo studies of the disjunction advantage alpha on Spark",
@@ -125,7 +131,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                     "uniform or Zipf; alpha = |union| / nk, beside the closed form.")
     _common(g, "out/alpha-general")
     g.add_argument("--universes", metavar="LIST",
-                   help=f"universe sizes |M| (default: {GENERAL_FULL['universes']}; quick: {GENERAL_QUICK['universes']})")
+                   help=f"universe sizes |M| (default: {GENERAL_FULL['universes']}; "
+                        f"quick: {GENERAL_QUICK['universes']})")
     g.add_argument("--distributions", default="uniform,zipf", metavar="LIST",
                    help="uniform and/or zipf (default: both)")
     g.add_argument("--selectivity", type=_positive_float, metavar="F",
@@ -143,7 +150,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     _common(d, "out/alpha-dnf")
     d.add_argument("--max-n", type=_positive_int, metavar="N",
                    help=f"largest number of predicates (default: {DNF_FULL['max_n']}; quick: {DNF_QUICK['max_n']})")
-    d.add_argument("--min-n", type=_positive_int, default=1, metavar="N", help="smallest number of predicates (default: 1)")
+    d.add_argument("--min-n", type=_positive_int, default=1, metavar="N",
+                   help="smallest number of predicates (default: 1)")
     d.add_argument("--scenarios", default="zipf-500,zipf-5000,uniform-50,uniform-500", metavar="LIST",
                    help="of zipf-500, zipf-5000, uniform-50, uniform-500 (default: all four)")
     d.add_argument("--reducers", default="siena", metavar="LIST",
@@ -156,7 +164,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------
 
 
-def _sizes(args, full: dict, quick: dict) -> dict:
+def _sizes(args: argparse.Namespace, full: dict, quick: dict) -> dict:
     base = quick if args.quick else full
     return {key: (getattr(args, key, None) if getattr(args, key, None) is not None else value)
             for key, value in base.items()}
@@ -167,7 +175,7 @@ def _fail(prog: str, message: str, code: int) -> int:
     return code
 
 
-def general_study_from_args(args):
+def general_study_from_args(args: argparse.Namespace) -> Study:
     from cbalgebra.studies import general
     from cbalgebra.studies.jobs import general_study
 
@@ -191,7 +199,7 @@ def general_study_from_args(args):
     )
 
 
-def dnf_study_from_args(args):
+def dnf_study_from_args(args: argparse.Namespace) -> Study:
     from cbalgebra.studies import dnf
     from cbalgebra.studies.jobs import dnf_study
 
@@ -213,7 +221,7 @@ def dnf_study_from_args(args):
     )
 
 
-def _run(args, build) -> int:
+def _run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Study]) -> int:
     from cbalgebra.studies import jobs
     from cbalgebra.studies.runner import StudyError
     from cbalgebra.studies.spark import check_master
@@ -249,13 +257,13 @@ def _run(args, build) -> int:
     return EXIT_OK
 
 
-def run_general(args) -> int:
+def run_general(args: argparse.Namespace) -> int:
     return _run(args, general_study_from_args)
 
 
-def run_dnf(args) -> int:
+def run_dnf(args: argparse.Namespace) -> int:
     return _run(args, dnf_study_from_args)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     return plugin_main(register, argv, "python -m cbalgebra.studies")

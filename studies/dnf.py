@@ -148,7 +148,7 @@ def run_dnf_cell(cell: dict) -> dict:
         "seed": int(cell["seed"]),
         "cell_seed": predicate_seed(cell["seed"], cell["scenario"], cell["n"], cell["replicate"]),
         "size": int(size),
-        "reduced_size": int(round(value * size)),
+        "reduced_size": round(value * size),
         "alpha": value,
         "gen_seconds": generated - start,
         "reduce_seconds": reduced - generated,

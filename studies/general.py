@@ -28,10 +28,14 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cbalgebra.studies.seeding import cell_rng, cell_seed
+
+if TYPE_CHECKING:  # sympy loads only for the closed form's series
+    import sympy
 
 DISTRIBUTIONS: tuple[str, ...] = ("uniform", "zipf")
 DEFAULT_UNIVERSES: tuple[int, ...] = (10_000, 100_000, 1_000_000)
@@ -54,7 +58,7 @@ KEY_COLUMNS: tuple[str, ...] = ("distribution", "universe", "k", "n", "replicate
 # The closed form, symbolically
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def symbols():
     """The sympy symbols ``n, k, M, x, s`` (x = nk/|M|, s = k/|M|)."""
     import sympy as sp
@@ -63,14 +67,14 @@ def symbols():
     return n, k, M, x, s
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def closed_form():
     """``E(alpha) = (M/(n k)) (1 - (1 - k/M)^n)`` as a sympy expression in n, k, M."""
     n, k, M, _, _ = symbols()
     return M / (n * k) * (1 - (1 - k / M) ** n)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def closed_form_in_ratio():
     """The closed form in x = nk/|M| and s = k/|M| (n = x/s)."""
     import sympy as sp
@@ -79,7 +83,7 @@ def closed_form_in_ratio():
     return sp.simplify(closed_form().subs(k, s * M).subs(n, x / s))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def paper_approximation():
     """The paper's approximation ``(1 - e^{-x}) / x``, x = nk/|M|."""
     import sympy as sp
@@ -88,7 +92,7 @@ def paper_approximation():
     return (1 - sp.exp(-x)) / x
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def limit_many_small_predicates():
     """Limit of the closed form when ``n -> oo`` at fixed ratio x = nk/|M|.
 
@@ -102,15 +106,15 @@ def limit_many_small_predicates():
     return sp.simplify(sp.limit(expr, n, sp.oo))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def first_order_small_ratio():
     """First-order expansion of the limit for small x: ``1 - x/2``."""
     x = symbols()[3]
     return limit_many_small_predicates().series(x, 0, 2).removeO()
 
 
-@functools.lru_cache(maxsize=None)
-def approximation_error_series(order: int = 3):
+@functools.cache
+def approximation_error_series(order: int = 3) -> sympy.Expr:
     """``closed form - approximation`` expanded in s = k/|M| at fixed x.
 
     The leading term, ``s e^{-x} / 2``, is the error the paper's ``e^{-x}``
@@ -127,7 +131,7 @@ def approximation_error_series(order: int = 3):
     return sp.simplify(sp.expand(err))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def approximation_error_leading():
     """The first-order term of ``approximation_error_series``: ``s e^{-x} / 2``."""
     import sympy as sp
@@ -137,7 +141,7 @@ def approximation_error_leading():
     return sp.simplify(series.coeff(s, 1) * s)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _lambdified():
     import sympy as sp
 
@@ -188,7 +192,7 @@ def _zipf_cumulative(universe: int) -> np.ndarray:
     return np.cumsum(1.0 / np.arange(1, universe + 1, dtype=float))
 
 
-def _zipf_draws(rng: np.random.Generator, universe: int, shape) -> np.ndarray:
+def _zipf_draws(rng: np.random.Generator, universe: int, shape: int | tuple[int, ...]) -> np.ndarray:
     """I.i.d. Zipf(1) messages (0 = the most popular), by inverse transform.
 
     The result is exactly ``searchsorted(H, u H_|M|, side="right")``: an
@@ -217,7 +221,7 @@ def _zipf_draws(rng: np.random.Generator, universe: int, shape) -> np.ndarray:
     return j
 
 
-def _draws(rng: np.random.Generator, universe: int, distribution: str, shape) -> np.ndarray:
+def _draws(rng: np.random.Generator, universe: int, distribution: str, shape: int | tuple[int, ...]) -> np.ndarray:
     if distribution == "uniform":
         return rng.integers(0, universe, size=shape, dtype=np.int64)
     if distribution == "zipf":
@@ -227,7 +231,7 @@ def _draws(rng: np.random.Generator, universe: int, distribution: str, shape) ->
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _kernel():
     """The sampling loop, compiled with numba on first use (cached on disk).
 
@@ -391,17 +395,17 @@ def general_grid(
     for universe in universes:
         if universe < 1:
             raise ValueError(f"a universe must hold at least one message, not {universe}")
-        k = max(1, int(round(selectivity * universe)))
+        k = max(1, round(selectivity * universe))
         for distribution in distributions:
             if distribution not in DISTRIBUTIONS:
                 raise ValueError(f"unknown distribution {distribution!r}")
             for r in ratios:
-                n = max(1, int(round(r * universe / k)))
+                n = max(1, round(r * universe / k))
                 key = (distribution, universe, k, n)
                 grid.setdefault(key, GeneralPoint(distribution, universe, k, n, "sweep"))
             if zoom:
-                kz = max(1, int(round(zoom_selectivity * universe)))
-                for n in range(1, int(math.floor(zoom_max_ratio * universe / kz + 1e-9)) + 1):
+                kz = max(1, round(zoom_selectivity * universe))
+                for n in range(1, math.floor(zoom_max_ratio * universe / kz + 1e-9) + 1):
                     key = (distribution, universe, kz, n)
                     grid.setdefault(key, GeneralPoint(distribution, universe, kz, n, "zoom"))
     return list(grid.values())

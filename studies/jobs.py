@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -19,6 +20,10 @@ from cbalgebra.studies.runner import (
     run_study,
 )
 from cbalgebra.studies.summary import summary_csv
+
+if TYPE_CHECKING:  # pandas and Spark load only when a study runs
+    import pandas as pd
+    from pyspark.sql import SparkSession
 
 GENERAL_KIND, DNF_KIND = "alpha-general", "alpha-dnf"
 TIMING = "timing.json"
@@ -101,8 +106,8 @@ def dnf_study(
 
 def dnf_available() -> bool:
     try:
-        from cbalgebra.reducers import alpha  # noqa: F401
-        from cbalgebra.workloads import dnf_predicates  # noqa: F401
+        from cbalgebra.reducers import alpha  # noqa: F401 - imported only to see that it exists
+        from cbalgebra.workloads import dnf_predicates  # noqa: F401 - imported only to see that it exists
     except (ImportError, AttributeError):
         return False
     return True
@@ -116,7 +121,7 @@ def check_available(kind: str) -> None:
         )
 
 
-def load_results(study: Study, out_dir: Path):
+def load_results(study: Study, out_dir: Path) -> pd.DataFrame:
     """The committed rows of the study's own cells."""
     from cbalgebra.studies.summary import restrict
 
@@ -148,9 +153,9 @@ def execute(
     conf: Mapping[str, str] | None = None,
     batch_size: int | None = None,
     progress: bool = True,
-    session=None,
+    session: SparkSession | None = None,
     jobs_in_flight: int = 2,
-    on_commit=None,
+    on_commit: Callable[[Path, int], None] | None = None,
     finalize_outputs: bool = True,
     figures: str = "all",
 ) -> dict[str, Path]:
@@ -163,9 +168,9 @@ def execute(
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    created = []
+    created: list[SparkSession] = []
 
-    def factory():
+    def factory() -> SparkSession:
         s = spark_session(master, app_name=f"cbalgebra {study.kind}", conf=conf)
         created.append(s)
         return s
@@ -207,7 +212,7 @@ def finalize(study: Study, out_dir: Path, figures: str = "all") -> dict[str, Pat
     return outputs
 
 
-def compact_and_load(study: Study, out_dir: Path):
+def compact_and_load(study: Study, out_dir: Path) -> pd.DataFrame:
     """Merge the committed batches into one file; the rows of every cell of the study."""
     ResultStore(out_dir, study.schema, study.key_columns).compact()
     results = load_results(study, out_dir)
@@ -216,7 +221,7 @@ def compact_and_load(study: Study, out_dir: Path):
     return results
 
 
-def summarise(study: Study, results):
+def summarise(study: Study, results: pd.DataFrame) -> pd.DataFrame:
     """One row per grid point (``summary.csv``)."""
     from cbalgebra.studies.summary import dnf_summary, general_summary
 
@@ -225,7 +230,7 @@ def summarise(study: Study, results):
     return dnf_summary(results, tuple(dnf.SCENARIOS), study.config.get("reducers", ()))
 
 
-def draw_figures(study: Study, summary, out_dir: Path, figures: str = "all") -> list[Path]:
+def draw_figures(study: Study, summary: pd.DataFrame, out_dir: Path, figures: str = "all") -> list[Path]:
     """The study's figures (PNG and SVG); ``figures="overview"`` draws only the DNF overview."""
     from cbalgebra.studies import plots
 
@@ -236,7 +241,7 @@ def draw_figures(study: Study, summary, out_dir: Path, figures: str = "all") -> 
     return [p for paths in figure_sets.values() for p in paths]
 
 
-def write_report(study: Study, summary, results, timing: dict | None) -> str:
+def write_report(study: Study, summary: pd.DataFrame, results: pd.DataFrame, timing: dict | None) -> str:
     """The text of report.md."""
     from cbalgebra.studies import report
 

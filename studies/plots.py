@@ -9,11 +9,15 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cbalgebra.studies.runner import atomic_write_bytes
+
+if TYPE_CHECKING:  # matplotlib loads only when a figure is drawn
+    from matplotlib.figure import Figure
 
 _REDUCER_COLORS = {
     "siena": "#1f77b4", "exact": "#d62728", "merge": "#2ca02c", "cover": "#9467bd", "minimal": "#ff7f0e",
@@ -30,10 +34,11 @@ def _pyplot():
     return plt
 
 
-def save_figure(fig, out_dir: Path, stem: str) -> list[Path]:
+def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg`` atomically; return their paths."""
     paths = []
-    for fmt, kwargs in (("png", {"dpi": 130}), ("svg", {})):
+    formats: tuple[tuple[str, dict[str, Any]], ...] = (("png", {"dpi": 130}), ("svg", {}))
+    for fmt, kwargs in formats:
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, metadata=_metadata(fmt), **kwargs)
         path = Path(out_dir) / f"{stem}.{fmt}"
@@ -52,7 +57,7 @@ def _metadata(fmt: str) -> dict:
 
 
 def _universe_label(universe: int) -> str:
-    exponent = int(round(np.log10(universe)))
+    exponent = round(np.log10(universe))
     if 10**exponent == universe:
         return f"$|M|=10^{{{exponent}}}$"
     return f"$|M|={universe:,}$"
@@ -76,7 +81,7 @@ def plot_general(summary: pd.DataFrame, out_dir: Path, selectivity: float | None
     if selectivity is None:
         sweep_k = summary.groupby("universe")["k"].min().to_dict()
     else:
-        sweep_k = {u: max(1, int(round(selectivity * u))) for u in universes}
+        sweep_k = {u: max(1, round(selectivity * u)) for u in universes}
     sweep = summary[summary.apply(lambda r: r["k"] == sweep_k[r["universe"]], axis=1)]
     for (dist, universe), g in sweep.groupby(["distribution", "universe"]):
         g = g.sort_values("ratio")
@@ -148,7 +153,7 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
         return []
     fig, axes = plt.subplots(1, len(scenarios), figsize=(5.6 * len(scenarios), 4.4), squeeze=False)
     reducers = list(dict.fromkeys(summary["reducer"]))
-    for ax, scenario in zip(axes[0], scenarios):
+    for ax, scenario in zip(axes[0], scenarios, strict=True):
         data = summary[summary["scenario"] == scenario]
         for reducer in reducers:
             g = data[data["reducer"] == reducer].sort_values("n")

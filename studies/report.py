@@ -31,7 +31,7 @@ class Finding(NamedTuple):
     verdict: str
 
 
-def _f(x: float, digits: int = 3) -> str:
+def _f(x: float | None, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     return f"{x:.{digits}f}"
@@ -76,7 +76,8 @@ def timing_section(timing: dict | None) -> str:
         ("Σ other work in tasks", f"{_f(other, 1)} s"),
         ("Spark overhead: slots × wall − Σ task time", (f"{_f(timing.get('overhead_seconds', 0.0), 1)} s "
          f"({_f(100 * timing.get('overhead_seconds', 0.0) / max(slots * wall, 1e-9), 1)} % of slot time)")),
-        ("Σ commits (Parquet writes)", f"{_f(timing.get('commit_seconds', 0.0), 2)} s in {timing.get('batches', 0)} batches"),
+        ("Σ commits (Parquet writes)",
+         f"{_f(timing.get('commit_seconds', 0.0), 2)} s in {timing.get('batches', 0)} batches"),
     ]
     return "## Timing of the run that computed the cells\n\n" + _table(("phase", "time"), rows) + "\n"
 
@@ -424,6 +425,7 @@ def uniform_500_halves_near_7000(s_main: pd.DataFrame, layout: DnfLayout) -> Fin
     p95 = _crossing(ns, g["alpha_p95"].to_numpy())
     mn = _crossing(ns, g["alpha_min"].to_numpy())
     at_max = _nearest(g, int(ns.max()))
+    assert at_max is not None  # g is not empty: ns.max() has a value
     if med is None:
         ours = (f"median α stays above 0.5 up to n = {int(ns.max()):,} "
                 f"(median {_f(at_max['alpha_median'])} there)")

@@ -28,11 +28,16 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, TextIO
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:  # Spark loads only when a study runs
+    from pyspark import SparkContext, StatusTracker
+    from pyspark.sql import SparkSession
 
 RESULTS = "results.parquet"
 MANIFEST = "study.json"
@@ -248,7 +253,7 @@ class Progress:
     """
 
     def __init__(self, label: str, total: int, done: int, total_cost: float, done_cost: float,
-                 stream=None, interval: float | None = None, enabled: bool = True):
+                 stream: TextIO | None = None, interval: float | None = None, enabled: bool = True):
         self.label = label
         self.total = total
         self.done = done
@@ -447,7 +452,9 @@ def close_stats(stats: RunStats, wall_seconds: float) -> None:
 # Spark
 
 
-def open_session(session, session_factory: Callable[[], object] | None) -> tuple[object, float]:
+def open_session(
+    session: SparkSession | None, session_factory: Callable[[], SparkSession] | None
+) -> tuple[SparkSession, float]:
     """The live session (created by the factory if none was given) and its start-up time."""
     t0 = time.monotonic()
     if session is None:
@@ -457,7 +464,7 @@ def open_session(session, session_factory: Callable[[], object] | None) -> tuple
     return session, time.monotonic() - t0
 
 
-def _run_batch(sc, task: Callable[[dict], dict], batch: list[dict], group: str) -> list[dict]:
+def _run_batch(sc: SparkContext, task: Callable[[dict], dict], batch: list[dict], group: str) -> list[dict]:
     sc.setJobGroup(group, f"{len(batch)} cells", interruptOnCancel=True)
     return sc.parallelize(batch, len(batch)).map(CellTask(task)).collect()
 
@@ -470,7 +477,7 @@ class RunningBatches:
     have finished. The tracker is best effort: an error in it never stops a run.
     """
 
-    def __init__(self, sc, cost: Callable[[dict], float], meter: Progress):
+    def __init__(self, sc: SparkContext, cost: Callable[[dict], float], meter: Progress):
         self.sc = sc
         self.cost = cost
         self.meter = meter
@@ -493,7 +500,7 @@ class RunningBatches:
         with self._lock:
             self._batches.pop(group, None)
 
-    def _finished_tasks(self, tracker, group: str) -> int:
+    def _finished_tasks(self, tracker: StatusTracker, group: str) -> int:
         finished = 0
         for job_id in tracker.getJobIdsForGroup(group):
             job = tracker.getJobInfo(job_id)
@@ -523,7 +530,7 @@ class RunningBatches:
 
 
 def run_batches_on_spark(
-    sc,
+    sc: SparkContext,
     study: Study,
     batches: list[list[dict]],
     store: ResultStore,
@@ -582,8 +589,8 @@ def run_batches_on_spark(
 def run_study(
     study: Study,
     out_dir: Path,
-    session_factory: Callable[[], object] | None = None,
-    session=None,
+    session_factory: Callable[[], SparkSession] | None = None,
+    session: SparkSession | None = None,
     batch_size: int | None = None,
     jobs_in_flight: int = 2,
     progress: bool = True,
@@ -608,7 +615,7 @@ def run_study(
 
     session, stats.startup_seconds = open_session(session, session_factory)
     sc = session.sparkContext
-    stats.master = sc.master
+    stats.master = sc.master or ""
     stats.slots = max(1, int(sc.defaultParallelism))
     batches = _batches(plan.pending, study.cost, stats.slots, batch_size)
     meter.show(force=True)

@@ -7,7 +7,11 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
+
+if TYPE_CHECKING:  # Spark loads only when a session is asked for
+    from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[*]"
 
@@ -77,7 +81,7 @@ def spark_session(
     master: str = DEFAULT_MASTER,
     app_name: str = "cbalgebra-study",
     conf: Mapping[str, str] | None = None,
-):
+) -> SparkSession:
     """Get or create the SparkSession the studies run on.
 
     - UI and console progress bar off, logging at ERROR, few shuffle partitions;
@@ -125,7 +129,7 @@ def spark_session(
     return session
 
 
-def slots(session) -> int:
+def slots(session: SparkSession) -> int:
     """Task slots the session has now (cores of the live executors)."""
     sc = session.sparkContext
     return max(1, int(sc.defaultParallelism))

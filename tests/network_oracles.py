@@ -101,6 +101,6 @@ def all_dag_paths(arcs: set[tuple[int, int]], source: int, target: int) -> list[
     def back(x):
         if x == source:
             return [(source,)]
-        return [p + (x,) for u in preds.get(x, ()) for p in back(u)]
+        return [(*p, x) for u in preds.get(x, ()) for p in back(u)]
 
     return back(target)

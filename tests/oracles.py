@@ -115,7 +115,7 @@ def messages_for(*xs, max_messages: int = 400_000) -> Iterator[Message]:
     if total > max_messages:
         raise ValueError(f"brute force over {total} messages is too large")
     for combo in itertools.product(*domains):
-        yield Message({n: a for n, a in zip(names, combo) if a is not None})
+        yield Message({n: a for n, a in zip(names, combo, strict=True) if a is not None})
 
 
 def brute_covers(x, y) -> bool:

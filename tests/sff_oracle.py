@@ -86,7 +86,7 @@ class Token:
 
 def _longest(rules, text: str, pos: int, at_line_start: bool):
     best = None
-    for index, (kind, rx) in enumerate(rules):
+    for kind, rx in rules:
         if kind == "LINE_MARKER" and not at_line_start:
             continue
         m = rx.match(text, pos)
@@ -214,7 +214,7 @@ class _Parser:
         t = self.take()
         if t.kind == "KEYWORD" and t.text == "any":
             u = self.take()
-            if u.kind == "KEYWORD" and u.text in TYPE_WORDS + ("any",):
+            if u.kind == "KEYWORD" and u.text in (*TYPE_WORDS, "any"):
                 return (name, "any", u.text, None)
             raise SFFSyntaxError(f"line {u.line}: 'any' needs a type ({', '.join(TYPE_WORDS)} or any), "
                                  f"got {u.text!r}")

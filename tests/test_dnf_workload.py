@@ -70,7 +70,7 @@ def test_size_distribution(big):
     # Sizes drawn 10/40/30/10/5/5 %; an exact duplicate constraint collapses (rare).
     counts = Counter(p.size for p in big)
     n = len(big)
-    for size, pct in zip(range(1, 7), _dnf.SIZE_WEIGHTS):
+    for size, pct in zip(range(1, 7), _dnf.SIZE_WEIGHTS, strict=True):
         assert abs(counts[size] / n - pct / 100) < 0.012, (size, counts[size] / n)
 
 

@@ -44,7 +44,7 @@ def test_error_series_leading_term():
 @pytest.mark.parametrize("fraction", [0.001, 0.01])
 def test_approximation_error_within_the_predicted_error(universe, fraction):
     """Closed form − e^{-x} approximation is the leading term s e^{-x}/2, up to O(s²)."""
-    k = int(round(fraction * universe))
+    k = round(fraction * universe)
     s = k / universe
     ns = np.unique(np.rint(np.geomspace(1, 10 * universe / k, 40)).astype(int))
     x = ns * k / universe

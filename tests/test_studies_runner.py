@@ -71,7 +71,7 @@ def test_manifest_refuses_another_study_or_other_code(tmp_path):
 
 def test_results_without_manifest_are_refused(tmp_path):
     ResultStore(tmp_path, SCHEMA, ("key", "r")).commit(rows(("a", 0, 0.5)))
-    with pytest.raises(StudyError, match="study.json"):
+    with pytest.raises(StudyError, match=r"study\.json"):
         check_manifest(tmp_path, "alpha-general", {})
 
 

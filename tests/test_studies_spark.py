@@ -7,6 +7,7 @@ tests run in subprocesses.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -210,10 +211,8 @@ def wait_for_parts(path: Path, count: int, proc: subprocess.Popen, timeout: floa
 
 
 def kill_group(proc: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=30)
 
 
@@ -301,7 +300,8 @@ class Cluster:
         self.workers: list[subprocess.Popen] = []
 
     def _start(self, name: str, *args: str) -> subprocess.Popen:
-        log = open(self.tmp / f"{name}.log", "w")
+        # The Spark process writes its log here for as long as it runs, past this method.
+        log = open(self.tmp / f"{name}.log", "w")  # noqa: SIM115 - outlives this block, as said above
         proc = subprocess.Popen([str(self.spark_class), *args], env=self.env, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(proc)
@@ -337,10 +337,8 @@ class Cluster:
             try:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 proc.wait(timeout=15)
 
 
@@ -368,7 +366,7 @@ def test_standalone_cluster_survives_a_lost_worker(spark, cluster, tmp_path):
         at_kill = len(ResultStore(out, study.schema, study.key_columns).load())
         os.killpg(cluster.workers[0].pid, signal.SIGKILL)  # the worker and its executor
         cluster.workers[0].wait(timeout=30)
-        stdout, stderr = proc.communicate(timeout=400)
+        _, stderr = proc.communicate(timeout=400)
     finally:
         if proc.poll() is None:
             kill_group(proc)

@@ -36,7 +36,7 @@ def test_message_is_a_read_only_mapping():
     assert m["upgradeable"].type == "bool" and m["ratio"].type == "float"
     assert list(m) == sorted(m)
     with pytest.raises(TypeError):
-        m["price"] = 1  # type: ignore[index]
+        m["price"] = 1  # type: ignore[index]  # on purpose: a Message is immutable, assigning must raise
     assert Message({"a": 1, "b": "x"}) == Message([("b", "x"), ("a", 1)])
 
 

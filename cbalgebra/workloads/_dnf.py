@@ -48,7 +48,7 @@ import numpy as np
 
 from cbalgebra.values import EQ, GT, INT, LT, NE, PREFIX, STRING, SUBSTRING, SUFFIX, Constraint, Filter, Predicate
 
-__all__ = ["dnf_predicates", "english_terms", "DNF_SCENARIOS", "SIZE_WEIGHTS", "STRING_OPS", "INT_OPS"]
+__all__ = ["DNF_SCENARIOS", "INT_OPS", "SIZE_WEIGHTS", "STRING_OPS", "dnf_predicates", "english_terms"]
 
 #: Conjunction sizes 1..6 and their weights in percent (§4.2).
 SIZE_WEIGHTS: tuple[int, ...] = (10, 40, 30, 10, 5, 5)
@@ -117,7 +117,7 @@ def _pick_distinct(u: float, cum: np.ndarray, used: list[int]) -> int:
     total = float(cum[-1])
     width = [float(cum[i] - (cum[i - 1] if i else 0.0)) for i in sorted(used)]
     t = u * (total - sum(width))
-    for i, w in zip(sorted(used), width):
+    for i, w in zip(sorted(used), width, strict=True):
         start = float(cum[i - 1]) if i else 0.0
         if start <= t:
             t += w  # skip over the used name's interval
@@ -152,6 +152,8 @@ def dnf_predicates(
         if names < 1:
             raise ValueError("names must be at least 1")
         labels = [f"a{i}" for i in range(int(names))]
+    elif isinstance(names, bool):
+        raise TypeError("names must be a count or a sequence of names, not a bool")
     else:
         labels = [str(x) for x in names]
         if not labels or len(set(labels)) != len(labels):

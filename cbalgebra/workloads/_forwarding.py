@@ -65,7 +65,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -81,8 +81,20 @@ from cbalgebra.values import (
     Predicate,
 )
 
-__all__ = ["forwarding", "ForwardingWorkload", "pseudo_words", "zipf_weights", "write_sff_document",
-           "sff_constraint", "sff_message", "sff_string", "sff_float"]
+if TYPE_CHECKING:  # numba loads only when a table is compiled
+    from cbalgebra.matcher import ForwardingTable
+
+__all__ = [
+    "ForwardingWorkload",
+    "forwarding",
+    "pseudo_words",
+    "sff_constraint",
+    "sff_float",
+    "sff_message",
+    "sff_string",
+    "write_sff_document",
+    "zipf_weights",
+]
 
 TYPES = ("string", "int", "float", "bool")
 OPS = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
@@ -307,7 +319,7 @@ class ForwardingWorkload:
                     c_name=self.c_name, c_type=self.c_type, c_op=self.c_op, c_value=self.c_value,
                     names=self.names, strings=self.strings)
 
-    def table(self, preprocessing_rounds: int = 10, *, numbers: str = "strict"):
+    def table(self, preprocessing_rounds: int = 10, *, numbers: str = "strict") -> ForwardingTable:
         """The compiled ``ForwardingTable`` (through ``from_arrays``)."""
         from cbalgebra.matcher import ForwardingTable
 
@@ -335,8 +347,8 @@ class ForwardingWorkload:
         same table and messages (see :func:`write_sff_document`).
         """
         if isinstance(target, (str, os.PathLike)):
-            with open(target, "w", encoding="utf-8", newline="\n") as fh:
-                self.write_sff(fh, table=table, messages=messages, preprocessing_limit=preprocessing_limit)
+            with open(target, "w", encoding="utf-8", newline="\n") as opened:
+                self.write_sff(opened, table=table, messages=messages, preprocessing_limit=preprocessing_limit)
             return
         fh = target
         fh.write(f"// cbalgebra.workloads.forwarding {self.params}\n")
@@ -534,17 +546,18 @@ def write_sff_document(target: str | os.PathLike | TextIO, predicates: Mapping[i
     ``cbalgebra.parse_document`` read it as the same table and messages (an
     interface whose predicate is empty is left out: it matches nothing)."""
     if isinstance(target, (str, os.PathLike)):
-        with open(target, "w", encoding="utf-8", newline="\n") as fh:
-            write_sff_document(fh, predicates, messages, preprocessing_limit=preprocessing_limit, comment=comment)
+        with open(target, "w", encoding="utf-8", newline="\n") as opened:
+            write_sff_document(opened, predicates, messages, preprocessing_limit=preprocessing_limit, comment=comment)
         return
     fh = target
     if comment is not None:
         for line in comment.splitlines() or [""]:
             fh.write(f"// {line}\n")
-    for iface in sorted(predicates or {}):
+    table = predicates or {}
+    for iface in sorted(table):
         if isinstance(iface, bool) or not isinstance(iface, (int, np.integer)) or iface < 0:
             raise ValueError(f"interface ids must be ints >= 0, not {iface!r}")
-        pred = predicates[iface]
+        pred = table[iface]
         filters = [pred] if isinstance(pred, Filter) else list(pred.filters)
         spelled = [g for f in filters for g in sff_filters(f)]
         if spelled:
@@ -610,7 +623,7 @@ def forwarding(
     bop = _op_weights(DEFAULT_BOOL_OPS if bool_op_weights is None else bool_op_weights, ("=", "!=", "any"),
                       "bool_op_weights")
     op_cdfs = []
-    for t, w in zip(TYPES, (sop, iop, fop, bop)):
+    for t, w in zip(TYPES, (sop, iop, fop, bop), strict=True):
         op_cdfs.append(_cdf(w) if t_w[_TYPE_CODE[t]] > 0 else None)
 
     # -- the vocabulary (stream 0)
@@ -627,6 +640,8 @@ def forwarding(
         if string_values < 1:
             raise ValueError("string_values must be >= 1")
         strings = pseudo_words(int(string_values), seed, 2)
+    elif isinstance(string_values, bool):
+        raise TypeError("string_values must be a count or a list of words, not a bool")
     else:
         strings = list(dict.fromkeys(str(s) for s in string_values))
         if not strings:
@@ -679,6 +694,7 @@ def _typed_values(rng: np.random.Generator, n: int, t_w: np.ndarray, op_cdfs: li
         if not m.size:
             continue
         if with_ops:
+            assert u_op is not None  # drawn above whenever with_ops
             ops[m] = np.minimum(np.searchsorted(op_cdfs[t], u_op[m], side="right"), len(OPS) - 1)
         if t == 0:
             values[m] = np.minimum((u_val[m] * n_strings).astype(np.int64), n_strings - 1)
