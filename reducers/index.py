@@ -17,15 +17,18 @@ Two facts make it cheap (for a satisfiable conjunction f):
 
    - ``<``, ``<=``, ``>``, ``>=``: sorted by value, weakest first. The values
      v for which f implies ``x < v`` form an up-set, so the members whose d
-     f implies are a prefix of the group, found by bisection with the exact
-     per-name test (log n tests, not n);
+     f implies are a prefix of the group, found by galloping and bisection
+     with the exact per-name test (O(log k) tests for a prefix of k, not n);
    - ``=``: a dictionary by value (f implies ``x = v`` only when f says
      ``x = v``, or pins x to one value: see ``attributes.special``);
    - prefix ``>*`` / suffix ``*<`` / substring ``*``: dictionaries by value,
      probed with the prefixes / suffixes / substrings of the value of f's
      ``=`` or same-kind constraint, and with the empty string;
-   - ``!=``, ``any``, bools and members with two or more constraints on the
-     name: always candidates (few survive a reduction).
+   - ``!=``, ``any`` and bools: always candidates (few survive a reduction).
+
+   A member with several constraints on the name is filed under one of them
+   (an ``=`` or prefix rather than a ``!=``): f's constraints must imply each
+   of them, so one is a sound filter.
 
    Where f's constraints on the name may imply d only together (two or more
    constraints on it, under exact covering) or one of them is special
@@ -57,12 +60,16 @@ from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, SUBSTRING
 from .attributes import by_name, special
 
 _ORDER_OPS = (LT, LE, GT, GE)
+#: Which of a member's constraints on a name files it (the best narrowing first).
+_FILING_RANK = {EQ: 0, PREFIX: 1, SUFFIX: 2, LT: 3, LE: 3, GT: 3, GE: 3, SUBSTRING: 4}
 _PROBED_OPS = (EQ, PREFIX, SUFFIX, SUBSTRING)
 #: Longest value whose substrings are enumerated (longer: every member).
 _MAX_SUBSTRING_PROBE = 48
 #: Buckets up to this size are scanned without the per-name index (tests set
 #: it to 0 to run the index on small generated cases).
-SCAN_BELOW = 12
+SCAN_BELOW = 8
+#: Candidates of the enumerated name above which the other names filter them.
+_FILTER_ABOVE = 16
 
 
 def _prefixes(s: str) -> list[str]:
@@ -142,19 +149,18 @@ class _Group:
 class _Slot:
     """One name of one bucket: its members grouped by the constraint they put on it."""
 
-    __slots__ = ("name", "groups", "multi", "where")
+    __slots__ = ("name", "groups", "where")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.groups: dict[tuple[str, str], _Group] = {}
-        self.multi: list[int] = []  # members with two or more constraints on the name
         self.where: dict[int, _Group] = {}
 
     def add(self, i: int, cs: tuple[Constraint, ...]) -> None:
-        if len(cs) != 1:
-            self.multi.append(i)
-            return
-        (d,) = cs
+        # A member is filed under one of its constraints on the name: f's
+        # constraints on the name must imply each of them (under either
+        # relation), so the one that narrows best stands for the member.
+        d = min(cs, key=lambda c: (_FILING_RANK.get(c.op, len(_FILING_RANK)), c.sort_key))
         g = self.groups.get((d.type, d.op))
         if g is None:
             g = self.groups[(d.type, d.op)] = _Group(d.type, d.op)
@@ -166,21 +172,30 @@ class _Slot:
             g.freeze()
 
 
+class _Monotone:
+    """An ordered group's implied prefix, found while enumerating it."""
+
+    __slots__ = ("implied",)
+
+    def __init__(self, implied: Callable[[Constraint], bool]) -> None:
+        self.implied = implied
+
+
 class _Admitted:
     """The members of one slot that may cover the query on that name.
 
     ``parts`` maps a group to what it admits: an int k (its first k items),
     a set of values (the members with those values, probed groups), or None
-    (all of it). Groups not in ``parts`` admit nothing. Members with several
-    constraints on the name always pass.
+    (all of it). Groups not in ``parts`` admit nothing.
     """
 
-    __slots__ = ("slot", "parts", "size")
+    __slots__ = ("slot", "parts", "size", "ordered")
 
-    def __init__(self, slot: _Slot, parts: dict[_Group, object]) -> None:
+    def __init__(self, slot: _Slot, parts: dict[_Group, object], ordered: bool) -> None:
         self.slot = slot
         self.parts = parts
-        size = len(slot.multi)
+        self.ordered = ordered  # ordered groups admitted in full, not yet cut
+        size = 0
         for g, part in parts.items():
             if part is None:
                 size += len(g.items)
@@ -191,9 +206,13 @@ class _Admitted:
         self.size = size
 
     def __iter__(self) -> Iterator[int]:
-        yield from self.slot.multi
         for g, part in self.parts.items():
-            if part is None:
+            if isinstance(part, _Monotone):
+                for _, i, d in g.items:
+                    if not part.implied(d):
+                        break
+                    yield i
+            elif part is None:
                 yield from g.members()
             elif isinstance(part, int):
                 yield from g.members(part)
@@ -202,9 +221,7 @@ class _Admitted:
                     yield from g.by_value[v]
 
     def __contains__(self, i: int) -> bool:
-        g = self.slot.where.get(i)
-        if g is None:
-            return True  # several constraints on the name
+        g = self.slot.where[i]
         if g not in self.parts:
             return False
         part = self.parts[g]
@@ -269,15 +286,40 @@ class CoverIndex:
                 cands: object = b.members
                 others: list[_Admitted] = []
             else:
-                admitted = sorted((self._admitted(f, groups_f[name], slot) for name, slot in sorted(b.slots.items())),
-                                  key=lambda a: a.size)
-                cands, others = admitted[0], admitted[1:]
+                cands, others = self._plan(f, groups_f, b)
             for j in cands:
                 if j == i or any(j not in a for a in others):
                     continue
                 if covers(j) and valid(j):
                     return j
         return None
+
+    def _plan(self, f: Filter, groups_f: dict, b: _Bucket) -> tuple[_Admitted, list[_Admitted]]:
+        """Which name of bucket ``b`` to enumerate, and the others' admitted sets.
+
+        First every name's admitted set is bounded without a covering test
+        (ordered groups count in full, probed ones exactly); the smallest is
+        made exact (ordered groups cut to their implied prefix) and
+        enumerated. The other names filter its members only when there are
+        many of them: for a few, the exact test is cheaper than the cuts.
+        """
+        rough = [self._admitted(f, groups_f[name], slot, cut=False) for name, slot in sorted(b.slots.items())]
+        # Ties go to a name with ordered groups: they enumerate weakest first.
+        best = min(range(len(rough)), key=lambda k: (rough[k].size, not rough[k].ordered))
+        first = rough[best]
+        if first.ordered:
+            # Enumerated weakest first, stopping at the first bound f does not
+            # imply: no test spent past the coverer found first.
+            implied = self._implies_on_name(f, groups_f[first.slot.name])
+            for g in first.parts:
+                if g.op in _ORDER_OPS:
+                    first.parts[g] = _Monotone(implied)
+        others = rough[:best] + rough[best + 1:]
+        if first.size > _FILTER_ABOVE:
+            others = [self._admitted(f, groups_f[a.slot.name], a.slot, cut=True) if a.ordered else a
+                      for a in others]
+            return first, others
+        return first, []
 
     def _implies_on_name(self, f: Filter, cs: tuple[Constraint, ...]) -> Callable[[Constraint], bool]:
         """d -> whether f's constraints ``cs`` on d's name imply d (exactly, or pairwise)."""
@@ -288,18 +330,32 @@ class CoverIndex:
             return forms[0].implies
         return lambda d: any(form.implies(d) for form in forms)
 
-    def _admitted(self, f: Filter, cs: tuple[Constraint, ...], slot: _Slot) -> _Admitted:
+    def _admitted(self, f: Filter, cs: tuple[Constraint, ...], slot: _Slot, cut: bool) -> _Admitted:
+        """The members of ``slot`` whose constraint f's constraints ``cs`` may
+        imply; ordered groups are cut to their implied prefix when ``cut``."""
         scan_all = None  # computed on the first group that is not ordered
         types = {c.type for c in cs} | {ANYTYPE}
         implied = None
         parts: dict[_Group, object] = {}
+        ordered = False
         for (type_, op), group in slot.groups.items():
+            if op in _ORDER_OPS and not cut:
+                parts[group] = None
+                ordered = True
+                continue
             if op in _ORDER_OPS:
                 # Monotone in the bound: bisect for the end of the implied prefix.
                 if implied is None:
                     implied = self._implies_on_name(f, cs)
                 items = group.items
-                lo, hi = 0, len(items)
+                # Galloping, then bisection: O(log k) tests for k implied
+                # members, one test when the weakest is not implied.
+                if not items or not implied(items[0][2]):
+                    continue
+                bound = 1
+                while bound < len(items) and implied(items[bound][2]):
+                    bound *= 2
+                lo, hi = bound // 2 + 1, min(bound, len(items))
                 while lo < hi:
                     mid = (lo + hi) // 2
                     if implied(items[mid][2]):
@@ -319,7 +375,7 @@ class CoverIndex:
                 found = self._probe([c for c in cs if c.type == type_], group)
                 if found is None or found:
                     parts[group] = found
-        return _Admitted(slot, parts)
+        return _Admitted(slot, parts, ordered)
 
     @staticmethod
     def _probe(cs, group: _Group) -> dict | None:
