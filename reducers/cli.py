@@ -5,9 +5,12 @@ FILE (``-`` for standard input) holds the predicates to combine:
 - a *document* (its first statement is a word like ``subscribe``): every
   ``subscribe P`` line is one predicate, and so is every SFF ``ifconfig``
   statement (an interface's predicate); other statements are ignored;
-- otherwise *one predicate per line*: every non-blank line that does not
-  start with ``#`` is one predicate (write a long predicate on one line, its
-  conjunctions joined by ``||``).
+- otherwise *one predicate per line*: every line that is not blank once its
+  comments are removed is one predicate (write a long predicate on one line,
+  its conjunctions joined by ``||``). Comments are the grammar's: ``# …`` and
+  ``// …`` to the end of the line, ``/* … */`` anywhere, also across lines;
+  inside a string literal they are text. Errors give the line and column in
+  the file.
 
 The command reduces the disjunction of all of them and prints the reduced
 predicate, the sizes before (the predicates as given) and after, and
@@ -36,25 +39,80 @@ def read_predicates(text: str) -> list[Predicate]:
     from cbalgebra.cli import UsageError, looks_like_document
     from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
-    if looks_like_document(text):
+    try:
+        blanked = blank_comments(text)
+    except ParseError:
+        blanked = None  # an unclosed /*: an error, unless a document's parser reports it
+    if looks_like_document(text if blanked is None else blanked):
         items = parse_document(text)
         preds = [item.value for item in items if item.kind in ("subscribe", "ifconfig")]
         if not preds:
             raise UsageError("the document has no subscribe or ifconfig statement to reduce")
         return preds
+    if blanked is None:
+        blank_comments(text)  # raises the located error
     preds = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+    originals = text.splitlines()
+    for number, line in enumerate(blanked.splitlines(), start=1):
+        if not line.strip():
             continue
         try:
             preds.append(parse_predicate(line))
         except ParseError as e:
-            # Report the position in the file, not in the line.
-            raise ParseError(e.reason, number, e.column, e.context) from None
+            # Report the position in the file, not in the line, under the
+            # line as written (comments included; blanking kept the columns).
+            raise ParseError(e.reason, number, e.column, _caret(originals[number - 1], e.column)) from None
     if not preds:
         raise UsageError("no predicate to reduce (the input is empty)")
     return preds
+
+
+def blank_comments(text: str) -> str:
+    """``text`` with every comment replaced by spaces (newlines kept), so
+    line and column numbers stay those of the file.
+
+    The comment forms are the grammar's (``#`` and ``//`` to the end of the
+    line, ``/* */`` possibly across lines); a string literal is skipped as a
+    whole, so ``"a//b"`` is not cut. Raises ParseError for a block comment
+    that is never closed.
+    """
+    from cbalgebra.parse import ParseError
+
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            # A string literal runs to the next unescaped quote on its line.
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n) if j < n and text[j] == '"' else j
+            out.append(text[i:j])
+            i = j
+        elif ch == "#" or text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            if j < 0:
+                line = text.count("\n", 0, i) + 1
+                column = i - (text.rfind("\n", 0, i) + 1) + 1
+                raw = text.splitlines()[line - 1]
+                raise ParseError("unterminated block comment (no closing */)", line, column, _caret(raw, column))
+            j += 2
+            out.append("".join(c if c == "\n" else " " for c in text[i:j]))
+            i = j
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _caret(line: str, column: int) -> str:
+    return f"{line}\n{' ' * (column - 1)}^"
 
 
 def register(subparsers) -> None:

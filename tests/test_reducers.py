@@ -8,6 +8,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cbalgebra as cb
 from cbalgebra.covering import UndecidedError, oracle_covers
@@ -244,3 +246,60 @@ def test_cli_documents_stdin_explain_and_errors(capsys, monkeypatch):
     big = "\n".join(str(p) for p in cb.workloads.dnf_predicates(200, 50, "uniform", 1))
     rc, _, err = run_cli(["reduce", "-", "-r", "minimal"], capsys, big, monkeypatch)
     assert rc == 3 and err.startswith("error: minimal:") and len(err.splitlines()) == 1
+
+
+# ------------------------------------------- comments in one-predicate-per-line files
+_COMMENTED = """// a line comment
+[int x > 10] || [int x > 20]   # trailing hash comment
+/* a block comment
+   spanning lines, holding [int bogus >> ] text */
+[string s = "a//b#c/*d*/"] /* inline */ || [int y < 2]
+# the end
+"""
+
+
+def test_read_predicates_skips_every_comment_form():
+    from cbalgebra.parse import parse_predicate
+    from cbalgebra.reducers.cli import read_predicates
+
+    got = read_predicates(_COMMENTED)
+    want = [parse_predicate("[int x > 10] || [int x > 20]"),
+            parse_predicate('[string s = "a//b#c/*d*/"] || [int y < 2]')]
+    assert got == want
+    # The literal keeps its comment-like characters.
+    assert "a//b#c/*d*/" in {c.value for f in got[1].filters for c in f.constraints}
+
+
+def test_cli_reduce_commented_file_and_error_lines(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "preds.txt"
+    f.write_text(_COMMENTED)
+    rc, out, err = run_cli(["reduce", str(f)], capsys)
+    assert rc == 0 and err == ""
+    assert "predicates: 2\nsize: 4 -> 3" in out
+    # An error after a two-line block comment keeps the file's line and column.
+    rc, out, err = run_cli(["reduce", "-"], capsys, "/* one\n two */ [int x > 1]\n  [int x >> 2] // c\n", monkeypatch)
+    assert rc == 2 and out == ""
+    assert err.startswith("error: line 3, column 11")
+    assert "  [int x >> 2] // c\n          ^" in err
+    rc, _, err = run_cli(["reduce", "-"], capsys, "[int x > 1]\n[int y > 2] /* never closed\n", monkeypatch)
+    assert rc == 2 and err.startswith("error: line 2, column 13: unterminated block comment")
+    rc, _, err = run_cli(["reduce", "-"], capsys, "/* only\n a comment */\n// and this\n", monkeypatch)
+    assert rc == 2 and "no predicate" in err
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["[int x > 1]", "[int x < 5] || [string s >* \"a\"]", '[string t = "//#"]']),
+                min_size=1, max_size=5),
+       st.lists(st.sampled_from(["// c", "# c", "/* c */", "/* c\n c */", "  "]), min_size=1, max_size=6),
+       st.randoms(use_true_random=False))
+def test_comments_never_change_the_predicates(lines, comments, rnd):
+    from cbalgebra.reducers.cli import read_predicates
+
+    mixed = list(lines)
+    for c in comments:
+        k = rnd.randint(0, len(mixed))
+        if rnd.random() < 0.5 and k < len(mixed) and "\n" not in c:
+            mixed[k] = mixed[k] + " " + c  # trailing, on the predicate's line
+        else:
+            mixed.insert(k, c)
+    assert read_predicates("\n".join(mixed)) == read_predicates("\n".join(lines))
