@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from cbalgebra.values import Predicate
@@ -34,8 +35,9 @@ from cbalgebra.values import Predicate
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE = 0, 2, 3
 
 
-def read_predicates(text: str) -> list[Predicate]:
-    """The predicates of a document or of a one-predicate-per-line file."""
+def read_predicates(text: str, progress=None) -> list[Predicate]:
+    """The predicates of a document or of a one-predicate-per-line file
+    (``progress(stage, done, total)`` is told how parsing goes)."""
     from cbalgebra.cli import UsageError, looks_like_document
     from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
@@ -53,7 +55,10 @@ def read_predicates(text: str) -> list[Predicate]:
         blank_comments(text)  # raises the located error
     preds = []
     originals = text.splitlines()
-    for number, line in enumerate(blanked.splitlines(), start=1):
+    lines = blanked.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if progress is not None and not number & 4095:
+            progress("parse", number, len(lines))
         if not line.strip():
             continue
         try:
@@ -78,37 +83,28 @@ def blank_comments(text: str) -> str:
     """
     from cbalgebra.parse import ParseError
 
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            # A string literal runs to the next unescaped quote on its line.
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n) if j < n and text[j] == '"' else j
-            out.append(text[i:j])
-            i = j
-        elif ch == "#" or text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            if j < 0:
-                line = text.count("\n", 0, i) + 1
-                column = i - (text.rfind("\n", 0, i) + 1) + 1
-                raw = text.splitlines()[line - 1]
-                raise ParseError("unterminated block comment (no closing */)", line, column, _caret(raw, column))
-            j += 2
-            out.append("".join(c if c == "\n" else " " for c in text[i:j]))
-            i = j
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    if "#" not in text and "/" not in text:
+        return text
+
+    def blank(m: re.Match) -> str:
+        piece = m.group(0)
+        if piece[0] == '"':
+            return piece
+        if piece == "/*":  # the pattern's last resort: no closing */
+            i = m.start()
+            line = text.count("\n", 0, i) + 1
+            column = i - (text.rfind("\n", 0, i) + 1) + 1
+            raw = text.splitlines()[line - 1]
+            raise ParseError("unterminated block comment (no closing */)", line, column, _caret(raw, column))
+        return _NOT_NEWLINE.sub(" ", piece)
+
+    return _COMMENT_OR_STRING.sub(blank, text)
+
+
+# A string literal (to its closing quote, or to the end of its line when
+# unclosed: the parser reports that), or a comment, or an unclosed ``/*``.
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|//[^\n]*|/\*.*?\*/|/\*', re.DOTALL)
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def _caret(line: str, column: int) -> str:
@@ -129,10 +125,26 @@ def register(subparsers) -> None:
                    help="siena (the paper's pairwise algorithm, default), exact, merge, cover or minimal")
     p.add_argument("--explain", action="store_true", help="list every rule that fired")
     p.add_argument("--json", action="store_true", help="print JSON")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
+                       help="report progress on stderr (default: only when stderr is a terminal)")
+    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
+                       help="no progress report")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from cbalgebra.reducers.progress import Progress, wanted
+
+    progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
+    try:
+        return _run(args, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _run(args: argparse.Namespace, progress) -> int:
     from cbalgebra.cli import UsageError, read_text, to_json
     from cbalgebra.covering import UndecidedError
     from cbalgebra.parse import ParseError
@@ -140,20 +152,27 @@ def run(args: argparse.Namespace) -> int:
     from cbalgebra.values import InvalidValueError
 
     try:
-        preds = read_predicates(read_text(args.file))
+        preds = read_predicates(read_text(args.file), progress)
     except (ParseError, UsageError, InvalidValueError) as e:
+        _clear(progress)
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     before = sum(p.size for p in preds)
     union = Predicate([f for p in preds for f in p.filters])
     try:
-        result, steps = reduce(union, args.reducer, explain=True)
+        if args.explain:
+            result, steps = reduce(union, args.reducer, explain=True, progress=progress)
+        else:
+            result, steps = reduce(union, args.reducer, progress=progress), []
     except ReductionBudgetError as e:
+        _clear(progress)
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INCOMPLETE
     except UndecidedError as e:
+        _clear(progress)
         print(f"undecided: {e}", file=sys.stderr)
         return EXIT_INCOMPLETE
+    _clear(progress)  # before any output: the progress line is rewritten in place
     after = result.size
     alpha = after / before if before else None
     if args.json:
@@ -178,6 +197,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"size: {before} -> {after}")
     print(f"alpha: {alpha:.6g}" if alpha is not None else "alpha: undefined (no constraints)")
     return EXIT_OK
+
+
+def _clear(progress) -> None:
+    if progress is not None:
+        progress.close()
 
 
 def main(argv: list[str] | None = None) -> int:

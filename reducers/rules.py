@@ -28,6 +28,7 @@ from cbalgebra.values import BOOL, Constraint, Filter, Predicate
 
 from .attributes import NUMBER_TYPES, attribute_union, by_name, concrete_type, minimum_equivalent, normal_form, single_normal_form
 from .index import CoverIndex, subsets_present
+from .progress import report
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,8 @@ def _drop_covered(filters: tuple[Filter, ...], covers, exact: bool, rule: str):
     keys = [(f.size, f.sort_key) for f in filters]
     survivors, steps = [], []
     for i, f in enumerate(filters):
+        if not i & 1023:
+            report(rule, i, len(filters))
 
         def covers_i(j: int, f=f) -> bool:
             return covers(filters[j], f)
@@ -243,7 +246,9 @@ def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
     # Try the largest conjunctions first: dropping them saves the most.
     order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
     steps = []
-    for i in order:
+    for done, i in enumerate(order):
+        if not done & 255:
+            report("drop_covered_by_disjunction", done, len(order))
         f = filters[i]
         cands = [filters[j] for key in subsets_present(f.names, by_names, keys)
                  for j in by_names[key] if j != i and alive[j]]

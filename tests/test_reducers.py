@@ -303,3 +303,58 @@ def test_comments_never_change_the_predicates(lines, comments, rnd):
         else:
             mixed.insert(k, c)
     assert read_predicates("\n".join(mixed)) == read_predicates("\n".join(lines))
+
+
+# ------------------------------------------------------------ progress on stderr
+def test_progress_only_when_asked_or_on_a_terminal(tmp_path, capsys):
+    import io
+
+    from cbalgebra.reducers.progress import Progress, report, reporting, wanted
+
+    f = tmp_path / "preds.txt"
+    f.write_text("".join(f"[int x > {k}, string s >* \"XY\"]\n" for k in range(3000)))
+    rc, out, err = run_cli(["reduce", str(f)], capsys)  # stderr is not a terminal here
+    assert rc == 0 and err == "" and "size: 6000 -> 2" in out
+    rc, out, err = run_cli(["reduce", str(f), "--quiet"], capsys)
+    assert rc == 0 and err == ""
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert wanted(None, Tty()) and not wanted(None, io.StringIO())
+    assert wanted(True, io.StringIO()) and not wanted(False, Tty())
+    # A fake clock: 2 s pass per call, so every report is past the delay.
+    ticks = iter(range(0, 1000, 2))
+    tty = Tty()
+    p = Progress(tty, clock=lambda: next(ticks))
+    with reporting(p):
+        report("stage", 5, 10)
+        report("stage", 10, 10)
+    p.close()
+    text = tty.getvalue()
+    assert "\rstage: 5/10 (50%)" in text and "\rstage: 10/10 (100%)" in text and text.endswith("\r")
+    plain = io.StringIO()
+    ticks = iter(range(0, 1000, 3))
+    p = Progress(plain, clock=lambda: next(ticks))
+    p("parse", 4096, 8192)
+    assert plain.getvalue().startswith("parse: 4,096/8,192 (50%)") and "\r" not in plain.getvalue()
+    report("nobody listens", 1, 2)  # no reporter installed: nothing happens
+
+
+def test_cli_progress_flag_reports_on_stderr(tmp_path, capsys, monkeypatch):
+    from cbalgebra.reducers import progress as P
+
+    f = tmp_path / "preds.txt"
+    f.write_text("".join(f"[int x > {k}, string s >* \"XY\"]\n" for k in range(5000)))
+    monkeypatch.setattr(P.Progress, "__init__", _eager_progress_init(P.Progress.__init__))
+    rc, out, err = run_cli(["reduce", str(f), "--progress"], capsys)
+    assert rc == 0 and "size: 10000 -> 2" in out
+    assert "parse: 4,096/5,000" in err and "drop_covered_pairwise: 0/" in err
+
+
+def _eager_progress_init(init):
+    def eager(self, stream=None, **kw):
+        init(self, stream, delay=0.0)
+        self.every = 0.0
+    return eager
