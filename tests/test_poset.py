@@ -396,3 +396,52 @@ def test_stats_count_fewer_checks_than_naive():
     assert p.stats.avoided > 0.5
     m = Message({"n3": 100})
     assert p.match(m) == {f"s{i}" for i in range(60) if i % 12 == 3}
+
+
+# ------------------------------------------------ same-name-heavy subscriptions
+# Every filter constrains the same names (a: int bounds, b: string prefixes
+# and bounds), so the signature index cannot separate them: chains, long
+# antichains and equivalences (x > 1 ≡ x >= 2) are the common case.
+@st.composite
+def same_name_filters(draw):
+    cs = []
+    for _ in range(draw(st.integers(1, 2))):
+        op = draw(st.sampled_from(("<", ">", "<=", ">=", "=", "!=")))
+        cs.append(Constraint("int", "a", op, draw(st.integers(-3, 3))))
+    if draw(st.integers(0, 3)):
+        op = draw(st.sampled_from((">*", ">*", "<", ">=", "=", "*<")))
+        cs.append(Constraint("string", "b", op, draw(st.sampled_from(STRINGS + ("abc", "aa")))))
+    return Filter(cs)
+
+
+class SameNameMachine(PosetMachine):
+    values = same_name_filters()
+
+
+TestSameNameMachine = SameNameMachine.TestCase
+TestSameNameMachine.settings = settings(
+    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending", "shuffled", "two-chains"])
+def test_same_name_chains_match_reference(order):
+    import random
+
+    rng = random.Random(order)
+    bounds = list(range(120))
+    if order == "descending":
+        bounds.reverse()
+    elif order != "ascending":
+        rng.shuffle(bounds)
+    p = Poset()
+    for k, r in enumerate(bounds):
+        prefix = "XY" if order != "two-chains" else ("XY" if k % 2 else "XYZ")
+        p.insert(f'[int x > {r}, string s >* "{prefix}"]', f"u{k}")
+        if order == "two-chains" and k % 9 == 4:
+            p.insert(f"[int x > {r}, int x < {r + 40}, string s >* \"X\"]", f"v{k}")
+    p.check_invariants()
+    values = list(p)
+    edges, roots = reference_reduction(values)
+    assert edges_of(p) == edges
+    assert {str(r) for r in p.roots()} == roots

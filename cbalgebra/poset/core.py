@@ -869,6 +869,8 @@ class Poset:
         self, x: Value, xsig: frozenset, xbot: bool, up: dict[Element, None], counter: str
     ) -> list[Element]:
         """The maximal elements strictly covered by x (x has no equivalent)."""
+        if not xbot:
+            return self._down_maximal_from_frontier(x, xsig, up, counter)
         cands = [c for c in self._down_candidates(xsig, xbot) if c not in up]
         if not cands:
             return []
@@ -915,6 +917,59 @@ class Poset:
                     inside.add(n)
                     stack.extend(n._succs)
         return [c for c in positives if c not in below]
+
+    def _down_maximal_from_frontier(
+        self, x: Value, xsig: frozenset, up: dict[Element, None], counter: str
+    ) -> list[Element]:
+        """The maximal elements x covers, found top-down from just below up(x).
+
+        The elements x covers form a down-set D, and D lies below every
+        minimal element of up(x) (what x covers, its coverers cover). So a
+        search that starts at the successors of one minimal element m of
+        up(x) (at the roots when up(x) is empty) and descends only through
+        elements x does not cover meets every maximal element of D: a path
+        from m down to one runs through uncovered elements only. It never
+        walks into D: inserting a new weakest element above a chain costs one
+        check, not a walk over the chain. A covered element met is maximal iff
+        none of its predecessors is covered (a predecessor in up(x) or met
+        uncovered is not; any other one is checked).
+        """
+        ads = self._kind == ADVERTISEMENTS
+
+        def may(e: Element) -> bool:
+            return e._bottom or (e._sig <= xsig if ads else xsig <= e._sig)
+
+        if up:
+            minimal = [u for u in up if not any(s in up for s in u._succs)]
+            m = min(minimal, key=lambda u: (len(u._succs), u._seq))
+            stack = list(m._succs)
+        else:
+            stack = list(self._roots)
+        seen: set[Element] = set()
+        covered: set[Element] = set()
+        positives: list[Element] = []
+        while stack:
+            e = stack.pop()
+            if e in seen:
+                continue
+            seen.add(e)
+            if may(e) and self._check(x, e.value, counter):
+                covered.add(e)
+                positives.append(e)
+            else:
+                stack.extend(e._succs)
+        out = []
+        for c in positives:
+            for p in c._preds:
+                if p in covered:
+                    break
+                if p in up or p in seen:
+                    continue
+                if may(p) and self._check(x, p.value, counter):
+                    break
+            else:
+                out.append(c)
+        return out
 
     def _below_some_predecessor(self, up: dict[Element, None], budget: int) -> set[Element] | None:
         """The descendants of a minimal element of ``up`` (the one that looks
