@@ -305,6 +305,7 @@ class Poset:
         self._constraint_sat: dict[Constraint, bool] = {}
         self._version = 0
         self._levels_cache: tuple[int, list[list[Element]], dict[Element, int]] | None = None
+        self._minimal_of: tuple[dict, int, list[Element]] | None = None
         self.stats = PosetStats()
 
     # ------------------------------------------------------------ basics
@@ -461,7 +462,7 @@ class Poset:
         return [self.insert(f, subscriber) for f in Predicate.of(p)]
 
     def _new_element(self, x: Value, xsig: frozenset, xbot: bool, up: dict[Element, None]) -> Element:
-        preds = [u for u in up if not any(s in up for s in u._succs)]
+        preds = self._minimal(up)
         succs = self._down_maximal(x, xsig, xbot, up, "insert_checks")
         node = Element(x, xsig, xbot, next(self._seq))
         pred_set = dict.fromkeys(sorted(preds, key=_seq))
@@ -804,6 +805,8 @@ class Poset:
         # The loop of every insert: the necessary condition inlined.
         ads = self._kind == ADVERTISEMENTS
         covers = self._covers
+        if self._exact and not ads:
+            covers = _covers_of(x)
         checks = 0
         while stack:
             e = stack.pop()
@@ -834,11 +837,21 @@ class Poset:
         out.extend(e for e, n in counts.items() if n == len(e._sig))
         return out
 
+    def _minimal(self, up: dict[Element, None]) -> list[Element]:
+        """The minimal elements of ``up`` (remembered for the last ``up``:
+        one insert asks three times)."""
+        cached = self._minimal_of
+        if cached is not None and cached[0] is up and cached[1] == len(up):
+            return cached[2]
+        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        self._minimal_of = (up, len(up), minimal)
+        return minimal
+
     def _equivalent_in(self, x: Value, up: dict[Element, None], xbot: bool, counter: str) -> Element | None:
         """The element equivalent to x, if any: the least element of up(x)."""
         if xbot and self._exact:
             return next(iter(self._bottoms), None)
-        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        minimal = self._minimal(up)
         if len(minimal) == 1 and self._check(x, minimal[0].value, counter):
             return minimal[0]
         return None
@@ -940,7 +953,7 @@ class Poset:
             return e._bottom or (e._sig <= xsig if ads else xsig <= e._sig)
 
         if up:
-            minimal = [u for u in up if not any(s in up for s in u._succs)]
+            minimal = self._minimal(up)
             m = min(minimal, key=lambda u: (len(u._succs), u._seq))
             stack = list(m._succs)
         else:
@@ -974,7 +987,7 @@ class Poset:
     def _below_some_predecessor(self, up: dict[Element, None], budget: int) -> set[Element] | None:
         """The descendants of a minimal element of ``up`` (the one that looks
         most specific), or None when there are more than ``budget``."""
-        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        minimal = self._minimal(up)
         return self.descendants_within(min(minimal, key=lambda u: len(u._succs)), budget)
 
     def _find(self, x: Value, counter: str) -> Element | None:
@@ -1027,6 +1040,28 @@ class Poset:
             assert held, f"empty subscriber entry {u!r}"
             for e in held:
                 assert e._alive and u in e._subs
+
+
+def _covers_of(x: Filter) -> Callable[[Filter, Filter], bool]:
+    """``filter_covers(g, x)`` for one satisfiable x and many g, remembering
+    per constraint of g whether x implies it: filters of the same names
+    share most constraints, so most of the work of a check is a lookup."""
+    from cbalgebra.covering.rules import form_of
+
+    forms = form_of(x).forms
+    memo: dict[Constraint, bool] = {}
+
+    def covers(g: Filter, _x: Filter) -> bool:
+        for c in g.constraints:
+            r = memo.get(c)
+            if r is None:
+                form = forms.get(c.name)
+                r = memo[c] = form is not None and form.implies(c)
+            if not r:
+                return False
+        return True
+
+    return covers
 
 
 def _default_covers(kind: str) -> Covers:
