@@ -445,3 +445,26 @@ def test_same_name_chains_match_reference(order):
     edges, roots = reference_reduction(values)
     assert edges_of(p) == edges
     assert {str(r) for r in p.roots()} == roots
+
+
+def test_poset_cli_progress_only_when_asked(tmp_path, capsys, monkeypatch):
+    from cbalgebra.poset.cli import main
+    from cbalgebra.reducers import progress as P
+
+    doc = tmp_path / "subs.txt"
+    doc.write_text("".join(f'subscribe [int x > {k}, string s >* "XY"]\n' for k in range(600)))
+    assert main([str(doc), "--format", "text"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "L1" in out  # not a terminal: no progress
+    init = P.Progress.__init__
+
+    def eager(self, stream=None, **kw):
+        init(self, stream, delay=0.0)
+        self.every = 0.0
+
+    monkeypatch.setattr(P.Progress, "__init__", eager)
+    assert main([str(doc), "--format", "text", "--progress"]) == 0
+    out2, err = capsys.readouterr()
+    assert "poset: insert: 256/600" in err and out2 == out
+    assert main([str(doc), "--format", "text", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
