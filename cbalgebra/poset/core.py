@@ -40,12 +40,15 @@ How insert avoids comparing x with every element:
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from cbalgebra.values import INT, INT_MIN, Advertisement, Constraint, Filter, Message, Predicate
+from cbalgebra.values import FLOAT, GE, GT, INT, INT_MIN, LE, LT, Advertisement, Constraint, Filter, Message, Predicate
+
+_ORDER_OPS = (LT, LE, GT, GE)
 
 __all__ = [
     "ADVERTISEMENTS",
@@ -286,6 +289,10 @@ class Poset:
     interface numbers).
     """
 
+    #: Below this many elements the search from the roots is used alone
+    #: (tests set 0 to search from below in small posets too).
+    _seed_above = 64
+
     def __init__(self, kind: str | None = None, *, covers: Covers | None = None) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"kind must be {SUBSCRIPTIONS!r} or {ADVERTISEMENTS!r}, not {kind!r}")
@@ -306,6 +313,9 @@ class Poset:
         self._version = 0
         self._levels_cache: tuple[int, list[list[Element]], dict[Element, int]] | None = None
         self._minimal_of: tuple[dict, int, list[Element]] | None = None
+        # (name, type, operator) -> the elements with one ordered constraint
+        # of that kind on the name, sorted by bound: (bounds, elements).
+        self._bounds: dict[tuple[str, str, str], tuple[list, list[Element]]] = {}
         self.stats = PosetStats()
 
     # ------------------------------------------------------------ basics
@@ -427,9 +437,19 @@ class Poset:
         xsig, xbot = self._signature(x)
         known = self._by_value.get(x)
 
-        # The elements covering x.
-        up = self._up(x, xsig, xbot, known, "insert_checks")
+        # The elements covering x: all of them, or (found from below) only
+        # the minimal ones.
+        up, complete = self._up_or_minimal(x, xsig, xbot, known, "insert_checks")
         held = self._by_sub.get(subscriber)
+        if held:
+            if not complete:
+                if len(held) <= 32:
+                    hits = [u for u in held if self._check(u.value, x, "insert_checks")]
+                    if hits:
+                        return InsertResult(COVERED, min(hits, key=_seq))
+                    held = None
+                else:
+                    up, complete = self._close_upwards(up), True
         if held:
             hits = [u for u in held if u in up] if len(held) < len(up) else [u for u in up if u in held]
             if hits:
@@ -822,6 +842,91 @@ class Poset:
         setattr(self.stats, counter, getattr(self.stats, counter) + checks)
         return up
 
+    def _up_or_minimal(
+        self, x: Value, xsig: frozenset, xbot: bool, known: Element | None, counter: str
+    ) -> tuple[dict[Element, None], bool]:
+        """(up, True): every element covering x; or (minimal, False): only the
+        minimal ones, found from below when an element x covers is at hand.
+
+        Every element covering x covers each element d that x covers, so it
+        lies above d. Searching upwards from d through elements that do not
+        cover x meets every minimal coverer (the path from d up to one
+        crosses no other coverer) and stops there. On a chain of same-name
+        filters that is one or two checks, where the search from the roots
+        walks every coverer (Carzaniga, Rosenblum & Wolf, Content-Based
+        Addressing and Routing, 2000, §3.5 describes the top-down search).
+        """
+        if (known is not None or xbot or not self._exact or self._kind != SUBSCRIPTIONS
+                or len(self._elements) < self._seed_above):
+            return self._up(x, xsig, xbot, known, counter), True
+        d = self._covered_seed(x, xsig, counter)
+        if d is None:
+            return self._up(x, xsig, xbot, known, counter), True
+        covers = _covers_of(x)
+        minimal: dict[Element, None] = {}
+        seen: set[Element] = set()
+        stack = [d]
+        checks = 0
+        while stack:
+            e = stack.pop()
+            if e in seen:
+                continue
+            seen.add(e)
+            if e._bottom or not e._sig <= xsig:
+                # Not a coverer (names), yet what is above it may be.
+                stack.extend(e._preds)
+                continue
+            checks += 1
+            if covers(e.value, x):
+                minimal[e] = None
+            else:
+                stack.extend(e._preds)
+        setattr(self.stats, counter, getattr(self.stats, counter) + checks)
+        # A coverer met is minimal unless one of its successors covers x.
+        out: dict[Element, None] = {}
+        for c in minimal:
+            if not any(s in minimal or (s not in seen and not s._bottom and s._sig <= xsig
+                                        and self._check(s.value, x, counter))
+                       for s in c._succs):
+                out[c] = None
+        return out, False
+
+    def _covered_seed(self, x: Filter, xsig: frozenset, counter: str) -> Element | None:
+        """An element x covers, close to x: for an ordered constraint of x,
+        the stored bounds just inside it (a few tried, each checked)."""
+        tried = 0
+        for c in x.constraints:
+            if c.op not in _ORDER_OPS:
+                continue
+            entry = self._bounds.get((c.name, c.type, c.op))
+            if not entry:
+                continue
+            keys, elems = entry
+            if c.op in (GT, GE):  # inside: larger bounds, the nearest first
+                k = bisect_left(keys, c.value)
+                window = elems[k:k + 4]
+            else:
+                k = bisect_right(keys, c.value)
+                window = elems[max(0, k - 4):k][::-1]
+            for e in window:
+                tried += 1
+                if not e._bottom and xsig <= e._sig and self._check(x, e.value, counter):
+                    return e
+            if tried >= 8:
+                break
+        return None
+
+    def _close_upwards(self, minimal: dict[Element, None]) -> dict[Element, None]:
+        """All elements covering x, from its minimal coverers (no check)."""
+        up = dict(minimal)
+        stack = list(minimal)
+        while stack:
+            for p in stack.pop()._preds:
+                if p not in up:
+                    up[p] = None
+                    stack.append(p)
+        return up
+
     def _root_candidates(self, xsig: frozenset, xbot: bool) -> list[Element]:
         """Roots that may cover x."""
         roots = self._roots
@@ -1007,6 +1112,11 @@ class Poset:
             self._nosig[e] = None
         for name in e._sig:
             self._postings.setdefault(name, {})[e] = None
+        for key, bound in _ordered_bounds(e):
+            keys, elems = self._bounds.setdefault(key, ([], []))
+            k = bisect_right(keys, bound)
+            keys.insert(k, bound)
+            elems.insert(k, e)
 
     def _unindex(self, e: Element) -> None:
         del self._elements[e]
@@ -1021,6 +1131,15 @@ class Poset:
             del posting[e]
             if not posting:
                 del self._postings[name]
+        for key, bound in _ordered_bounds(e):
+            keys, elems = self._bounds[key]
+            k = bisect_left(keys, bound)
+            while elems[k] is not e:
+                k += 1
+            del keys[k]
+            del elems[k]
+            if not keys:
+                del self._bounds[key]
 
     def check_invariants(self) -> None:
         """Assert the internal structure is consistent (for tests)."""
@@ -1040,6 +1159,19 @@ class Poset:
             assert held, f"empty subscriber entry {u!r}"
             for e in held:
                 assert e._alive and u in e._subs
+
+
+def _ordered_bounds(e: Element) -> list[tuple[tuple[str, str, str], Any]]:
+    """The (name, type, operator) keys and bounds under which a satisfiable
+    filter element is found by :meth:`Poset._covered_seed`: its names with
+    exactly one constraint, an ordered one on an int or float."""
+    if e._bottom or not isinstance(e.value, Filter):
+        return []
+    count: dict[str, int] = {}
+    for c in e.value.constraints:
+        count[c.name] = count.get(c.name, 0) + 1
+    return [((c.name, c.type, c.op), c.value) for c in e.value.constraints
+            if count[c.name] == 1 and c.op in _ORDER_OPS and c.type in (INT, FLOAT)]
 
 
 def _covers_of(x: Filter) -> Callable[[Filter, Filter], bool]:
