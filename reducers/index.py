@@ -50,14 +50,13 @@ Two facts make it cheap (for a satisfiable conjunction f):
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 
-from cbalgebra.covering.rules import filter_satisfiable, form_of, single
+from cbalgebra.covering.rules import filter_satisfiable, form_of
 from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, SUBSTRING, SUFFIX, Constraint, Filter
 
-from .attributes import by_name, special
+from .attributes import by_name, constraint_implies, special
 
 _ORDER_OPS = (LT, LE, GT, GE)
 #: Which of a member's constraints on a name files it (the best narrowing first).
@@ -160,7 +159,7 @@ class _Slot:
         # A member is filed under one of its constraints on the name: f's
         # constraints on the name must imply each of them (under either
         # relation), so the one that narrows best stands for the member.
-        d = min(cs, key=lambda c: (_FILING_RANK.get(c.op, len(_FILING_RANK)), c.sort_key))
+        d = cs[0] if len(cs) == 1 else min(cs, key=lambda c: (_FILING_RANK.get(c.op, len(_FILING_RANK)), c.sort_key))
         g = self.groups.get((d.type, d.op))
         if g is None:
             g = self.groups[(d.type, d.op)] = _Group(d.type, d.op)
@@ -325,10 +324,10 @@ class CoverIndex:
         """d -> whether f's constraints ``cs`` on d's name imply d (exactly, or pairwise)."""
         if self.exact:
             return form_of(f).forms[cs[0].name].implies
-        forms = [form_of(single(c)).forms[c.name] for c in cs]
-        if len(forms) == 1:
-            return forms[0].implies
-        return lambda d: any(form.implies(d) for form in forms)
+        if len(cs) == 1:
+            (c,) = cs
+            return lambda d: constraint_implies(c, d)
+        return lambda d: any(constraint_implies(c, d) for c in cs)
 
     def _admitted(self, f: Filter, cs: tuple[Constraint, ...], slot: _Slot, cut: bool) -> _Admitted:
         """The members of ``slot`` whose constraint f's constraints ``cs`` may

@@ -26,7 +26,16 @@ from cbalgebra.covering import UndecidedError, constraint_covers, predicate_cove
 from cbalgebra.covering.rules import filter_covers, filter_satisfiable, filters_overlap
 from cbalgebra.values import BOOL, Constraint, Filter, Predicate
 
-from .attributes import NUMBER_TYPES, attribute_union, by_name, concrete_type, minimum_equivalent, normal_form, single_normal_form
+from .attributes import (
+    NUMBER_TYPES,
+    attribute_union,
+    by_name,
+    concrete_type,
+    constraint_implies,
+    minimum_equivalent,
+    normal_form,
+    single_normal_form,
+)
 from .index import CoverIndex, subsets_present
 from .progress import report
 
@@ -154,7 +163,7 @@ def _siena_covers(g: Filter, f: Filter) -> bool:
     fg = by_name(f)
     for d in g.constraints:
         cs = fg.get(d.name)
-        if cs is None or not any(constraint_covers(d, c) for c in cs):
+        if cs is None or not any(constraint_implies(c, d) for c in cs):
             return False
     return True
 

@@ -151,3 +151,22 @@ def test_same_name_bounds_literal():
         got, _ = R.drop_covered_pairwise(filters)
     want = parse_predicate('[int x < 500, string s >* "XY"] || [int x < 1000, string s >* "XYZ"]')
     assert set(got) == set(want.filters) and len(got) == 2
+
+
+_EDGE_INTS = st.sampled_from([-(2**63), -(2**63) + 1, -(2**63) + 2, -2, -1, 0, 1, 2, 3,
+                              2**63 - 3, 2**63 - 2, 2**63 - 1])
+
+
+@settings(max_examples=600)
+@given(st.sampled_from(["=", "<", "<=", ">", ">=", "!="]), _EDGE_INTS,
+       st.sampled_from(["=", "<", "<=", ">", ">=", "!="]), _EDGE_INTS,
+       st.sampled_from([(INT, "x"), (INT, "y"), (FLOAT, "x")]))
+def test_int_interval_implication_matches_covering(op1, v1, op2, v2, other):
+    from cbalgebra.covering import constraint_covers
+    from cbalgebra.reducers.attributes import constraint_implies
+
+    c = Constraint(INT, "x", op1, v1)
+    type_, name = other
+    d = Constraint(type_, name, op2, float(v2) if type_ == FLOAT else v2)
+    assert constraint_implies(c, d) == constraint_covers(d, c)
+    assert constraint_implies(d, c) == constraint_covers(c, d)
