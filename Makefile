@@ -1,5 +1,7 @@
 # Two commands do everything on a fresh machine:
-#   make demo   installs into .venv and runs a short demo on the embedded defaults
+#   make demo   installs into .venv and runs a short demo on the embedded defaults; it needs
+#               no Debian package: without Graphviz it skips the SVG picture, without Java
+#               the Spark study, and prints the apt-get line that adds each
 #   make test   installs, adds the Debian packages the tests need, runs the whole suite
 
 PYTHON ?= python3
@@ -12,6 +14,8 @@ DEBIAN_PACKAGES := graphviz chromium chromium-driver
 .PHONY: demo test install system-packages bench clean
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
+	  { echo "make: needs $(PYTHON) >= 3.11 with its venv module (Debian: apt-get install python3-venv)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'

@@ -1,69 +1,48 @@
-"""The ``cbalgebra`` command line.
+"""The ``cbalgebra`` command line: the registry of every command.
 
 Core commands live here (parse, covers, overlaps, match, demo). The reducers,
-the matcher, the studies and the poset add their own commands through a
-``register(subparsers)`` function in their ``cli`` module.
-
-Exit codes: 0 yes / success, 1 no, 2 bad input, 3 undecided, 69 a needed
-external tool (Graphviz `dot`) is missing, 70 internal
-error. No traceback reaches the user unless CBALGEBRA_DEBUG is set.
+the matcher, the studies and the poset add theirs through a
+``register(subparsers)`` function in their ``cli`` module; this module
+imports them, they never import it. Exit codes and the mapping of errors to
+messages are in :mod:`cbalgebra.clibase`, the one policy for all commands:
+0 yes / success, 1 no, 2 bad input or usage, 3 undecided, 69 a needed
+program (Graphviz ``dot``, Java) is missing, 70 internal error. No
+traceback reaches the user unless CBALGEBRA_DEBUG is set.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from cbalgebra.covering.errors import UndecidedError
-from cbalgebra.parse import ParseError
-from cbalgebra.values import Advertisement, Constraint, Filter, InvalidValueError, Message, Predicate
-
-EXIT_YES, EXIT_NO, EXIT_BAD_INPUT, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 70
-
-PLUGINS = (
-    "cbalgebra.reducers.cli",
-    "cbalgebra.matcher.cli",
-    "cbalgebra.studies.cli",
-    "cbalgebra.poset.cli",
+from cbalgebra import clibase
+from cbalgebra.clibase import (  # noqa: F401 - re-exported: the names commands have always used
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_NO,
+    EXIT_UNDECIDED,
+    EXIT_YES,
+    UsageError,
+    argument_text,
+    read_text,
 )
+from cbalgebra.matcher import cli as _matcher_cli
+from cbalgebra.poset import cli as _poset_cli
+from cbalgebra.reducers import cli as _reducers_cli
+from cbalgebra.studies import cli as _studies_cli
+from cbalgebra.values import Advertisement, Constraint, Filter, Message, Predicate
+
+#: The plug-ins, in the order of ``cbalgebra --help``.
+PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli)
 
 _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",
                     "timer", "statistics", "clear", "output")
 
 
-class UsageError(Exception):
-    """Bad command-line input that is not a parse error (exit code 2)."""
-
-
 # ----------------------------------------------------------------- inputs
-def read_text(source: str) -> str:
-    """``-`` reads stdin, a path reads the file."""
-    if source == "-":
-        return sys.stdin.read()
-    try:
-        return Path(source).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {source}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{source} is a directory") from None
-    except UnicodeDecodeError as e:
-        raise UsageError(f"{source} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise UsageError(f"cannot read {source}: {e.strerror or e}") from None
-
-
-def argument_text(arg: str) -> str:
-    """An argument is literal text, or ``@path`` for a file's contents."""
-    if arg.startswith("@"):
-        return read_text(arg[1:])
-    return arg
-
-
 def looks_like_document(text: str) -> bool:
     for line in text.splitlines():
         stripped = line.strip()
@@ -118,9 +97,17 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return EXIT_YES
 
 
-def _subscription_or_ad(text: str, advertisement: bool):
+def _one_stdin(**arguments: str) -> None:
+    """Standard input holds one value: two arguments cannot both read it."""
+    readers = [name for name, arg in arguments.items() if arg in ("-", "@-")]
+    if len(readers) > 1:
+        raise UsageError(f"{' and '.join(readers)} both read standard input (-); give one of them as text or @FILE")
+
+
+def _subscription_or_ad(arg: str, advertisement: bool, what: str):
     from cbalgebra import parse
 
+    text = argument_text(arg, what)
     if advertisement:
         return parse.parse_advertisement(text)
     p = parse.parse_predicate(text)
@@ -130,8 +117,9 @@ def _subscription_or_ad(text: str, advertisement: bool):
 def cmd_covers(args: argparse.Namespace) -> int:
     from cbalgebra import covering
 
-    x = _subscription_or_ad(argument_text(args.x), args.advertisements)
-    y = _subscription_or_ad(argument_text(args.y), args.advertisements)
+    _one_stdin(X=args.x, Y=args.y)
+    x = _subscription_or_ad(args.x, args.advertisements, "X")
+    y = _subscription_or_ad(args.y, args.advertisements, "Y")
     m = covering.counterexample(x, y)
     if m is None:
         print("yes")
@@ -144,8 +132,9 @@ def cmd_covers(args: argparse.Namespace) -> int:
 def cmd_overlaps(args: argparse.Namespace) -> int:
     from cbalgebra import covering
 
-    x = _subscription_or_ad(argument_text(args.x), args.x_advertisement)
-    y = _subscription_or_ad(argument_text(args.y), args.y_advertisement)
+    _one_stdin(X=args.x, Y=args.y)
+    x = _subscription_or_ad(args.x, args.x_advertisement, "X")
+    y = _subscription_or_ad(args.y, args.y_advertisement, "Y")
     m = covering.witness(x, y)
     if m is None:
         print("no")
@@ -158,8 +147,9 @@ def cmd_overlaps(args: argparse.Namespace) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     from cbalgebra import parse, semantics
 
-    x = _subscription_or_ad(argument_text(args.predicate), args.advertisement)
-    m = parse.parse_message(argument_text(args.message))
+    _one_stdin(PREDICATE=args.predicate, MESSAGE=args.message)
+    x = _subscription_or_ad(args.predicate, args.advertisement, "PREDICATE")
+    m = parse.parse_message(argument_text(args.message, "MESSAGE"))
     if semantics.matches(x, m):
         print("yes")
         return EXIT_YES
@@ -170,18 +160,26 @@ def cmd_match(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from cbalgebra import demo
 
-    return demo.run(Path(args.out), study=not args.no_study)
+    return demo.run(clibase.check_output_folder(Path(args.out)), study=not args.no_study)
 
 
 # ----------------------------------------------------------------- parser
+_TEXT_ARGUMENTS = """X, Y, PREDICATE and MESSAGE are the text itself ('int x > 1'), @FILE to
+read a file (the whole file is one value), or - to read standard input.
+FILE arguments (parse, reduce, forward, poset) take a path, @FILE or -."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = clibase.ArgumentParser(
         prog="cbalgebra",
         description="The predicate algebra of content-based networking (Siena model).",
-        epilog="Arguments X, Y, PREDICATE and MESSAGE are text, or @FILE to read a file.",
+        epilog=_TEXT_ARGUMENTS + " Exit codes: 0 yes, 1 no, 2 bad input, 3 undecided, "
+               "69 a needed program is missing, 70 internal error.",
     )
+    parser.add_argument("--version", action=clibase.VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    text_help = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser("parse", help="print the canonical form of a file")
     p.add_argument("file", metavar="FILE", help="a file, or - for standard input")
@@ -191,65 +189,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of the canonical syntax")
     p.set_defaults(func=cmd_parse)
 
-    p = sub.add_parser("covers", help="does X cover Y? (exit 0 yes, 1 no with a counterexample)")
-    p.add_argument("x", metavar="X")
-    p.add_argument("y", metavar="Y")
+    p = sub.add_parser("covers", help="does X cover Y? (exit 0 yes, 1 no with a counterexample)",
+                       description="Does X cover Y, that is, does X match every message Y matches? "
+                                   "Prints yes, or no and a counterexample (exit 0 or 1).",
+                       epilog=_TEXT_ARGUMENTS, formatter_class=text_help)
+    p.add_argument("x", metavar="X", help="a predicate (or an advertisement with -a)")
+    p.add_argument("y", metavar="Y", help="a predicate (or an advertisement with -a)")
     p.add_argument("-a", "--advertisements", action="store_true", help="X and Y are advertisements")
     p.set_defaults(func=cmd_covers)
 
-    p = sub.add_parser("overlaps", help="does some message match both X and Y? (prints a witness)")
-    p.add_argument("x", metavar="X")
-    p.add_argument("y", metavar="Y")
+    p = sub.add_parser("overlaps", help="does some message match both X and Y? (prints a witness)",
+                       description="Does some message match both X and Y? Prints yes and a witness "
+                                   "(exit 0), or no (exit 1).",
+                       epilog=_TEXT_ARGUMENTS, formatter_class=text_help)
+    p.add_argument("x", metavar="X", help="a predicate (or an advertisement with --x-advertisement)")
+    p.add_argument("y", metavar="Y", help="a predicate (or an advertisement with --y-advertisement)")
     p.add_argument("--x-advertisement", action="store_true", help="X is an advertisement")
     p.add_argument("--y-advertisement", action="store_true", help="Y is an advertisement")
     p.set_defaults(func=cmd_overlaps)
 
-    p = sub.add_parser("match", help="does PREDICATE match MESSAGE? (exit 0 yes, 1 no)")
+    p = sub.add_parser("match", help="does PREDICATE match MESSAGE? (exit 0 yes, 1 no)",
+                       description="Does PREDICATE match MESSAGE? Prints yes (exit 0) or no (exit 1).",
+                       epilog=_TEXT_ARGUMENTS, formatter_class=text_help)
     p.add_argument("predicate", metavar="PREDICATE")
     p.add_argument("message", metavar="MESSAGE")
     p.add_argument("-a", "--advertisement", action="store_true", help="PREDICATE is an advertisement")
     p.set_defaults(func=cmd_match)
 
-    p = sub.add_parser("demo", help="a short tour on the embedded defaults")
+    p = sub.add_parser("demo", help="a short tour on the embedded defaults",
+                       description="A short tour on the embedded defaults. Needs no system package: "
+                                   "without Graphviz it skips the SVG, without Java the Spark study, "
+                                   "and says how to get them.")
     p.add_argument("--out", default="demo-out", help="folder for the demo's study and plot (default demo-out)")
     p.add_argument("--no-study", action="store_true", help="skip the Spark alpha study")
     p.set_defaults(func=cmd_demo)
 
-    for name in PLUGINS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name is not None and name.startswith(e.name):
-                continue  # that part of the package is not installed
-            raise
-        module.register(sub)
+    for plugin in PLUGINS:
+        plugin.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        return args.func(args)
-    except ParseError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (UsageError, InvalidValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except UndecidedError as e:
-        print(f"undecided: {e}", file=sys.stderr)
-        return EXIT_UNDECIDED
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return EXIT_YES
-    except Exception as e:  # noqa: BLE001 - the user never sees a traceback
-        if os.environ.get("CBALGEBRA_DEBUG"):
-            raise
-        print(f"internal error: {type(e).__name__}: {e} (set CBALGEBRA_DEBUG=1 for details)", file=sys.stderr)
-        return EXIT_INTERNAL
+    return clibase.parse_and_run(build_parser(), argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

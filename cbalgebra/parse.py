@@ -296,7 +296,7 @@ def _single_term(dnf: _Dnf, what: str) -> tuple[Constraint, ...]:
     if len(dnf.terms) != 1:
         if not dnf.terms:
             raise LocatedError(f"{what} cannot be 'false'", None)
-        raise LocatedError(f"{what} cannot hold a disjunction; use parse_predicate", dnf.or_token)
+        raise LocatedError(f"{what} cannot hold a disjunction ('||', 'or'); only a predicate can", dnf.or_token)
     return dnf.terms[0]
 
 

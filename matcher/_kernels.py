@@ -37,7 +37,9 @@ The table tuple ``T`` (see ``_build.TABLE_FIELDS``)
 
 Messages are encoded as attribute arrays (name id, type code, value) with a
 string pool of code points; a string attribute's value is its index in the
-pool. A string value is placed among the interned constants by binary search
+pool. Under ``numbers="sff"`` a number may have a second row, of the other
+numeric type plus ``T_CONVERTED``: it meets that type's constraints but not
+the name's type-any constraints again (its original row does that). A string value is placed among the interned constants by binary search
 (``2 * lo + eq``), which turns every order operator on strings into an integer
 comparison.
 """
@@ -59,6 +61,9 @@ OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE, OP_PREFIX, OP_SUFFIX, OP_SUBSTRING, OP
 NOPS = 10
 T_STRING, T_INT, T_FLOAT, T_BOOL, T_ANY = range(5)
 NTYPES = 5
+#: Added to the type code of a message row that is a number seen as the other
+#: numeric type (``numbers="sff"``, see ``table._encode_attributes_sff``).
+T_CONVERTED = 8
 
 # Scalar parameters, packed in one int64 array ``P``.
 (P_NKEYS, P_NNAMES, P_NIFACES, P_WORDS, P_SHIFT, P_ROUNDS, P_HMASK, P_SUBBASE, P_NSUB, P_NFILTERS,
@@ -429,10 +434,16 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
     st[2] = remaining
 
     if remaining > 0:
-        # -- which names the message carries, with which type
+        # -- which names the message carries, with which types (a bit per
+        # type: a converted number is present with two)
         for a in range(a_lo, a_hi):
-            name_mark[attrs[a, 0]] = stamp
-            name_type[attrs[a, 0]] = attrs[a, 1]
+            n = attrs[a, 0]
+            bit = np.int8(1 << (attrs[a, 1] & 7))
+            if name_mark[n] == stamp:
+                name_type[n] |= bit
+            else:
+                name_mark[n] = stamp
+                name_type[n] = bit
 
         # -- pre-processing rounds over the selectivity table (Figure 7):
         # exclude the interfaces of every determinant the message lacks,
@@ -441,7 +452,7 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
         for e in range(P[P_ROUNDS]):
             n = sel_name[e]
             t = sel_type[e]
-            if not (name_mark[n] == stamp and (t == T_ANY or name_type[n] == t)):
+            if not (name_mark[n] == stamp and (t == T_ANY or (name_type[n] >> t) & 1)):
                 absent[n_absent] = e
                 n_absent += 1
         if n_absent > 0:
@@ -460,13 +471,16 @@ def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
             n = attrs[a, 0]
             t = attrs[a, 1]
             v = attrs[a, 2]
-            # constraints of type any on this name: present is enough
-            kany = ntk[n * 5 + T_ANY]
-            if kany >= 0:
-                j = OP_ANY * nkeys + kany
-                if _visit(kstart[j], kstart[j + 1], loff, links, finfo, shift, smask,
-                          counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                    break
+            if t >= T_CONVERTED:
+                t -= T_CONVERTED
+            else:
+                # constraints of type any on this name: present is enough
+                kany = ntk[n * 5 + T_ANY]
+                if kany >= 0:
+                    j = OP_ANY * nkeys + kany
+                    if _visit(kstart[j], kstart[j + 1], loff, links, finfo, shift, smask,
+                              counters, touched, done, out, st, buf, fstart, nlive) == 0:
+                        break
             key = ntk[n * 5 + t]
             if key < 0:
                 continue

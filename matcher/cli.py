@@ -8,24 +8,24 @@ TABLE_FILE itself when MESSAGES_FILE is left out. ``-`` reads standard input.
 Output: one line per message with the ids of the interfaces it goes to,
 separated by spaces (an empty line when it goes nowhere); ``--json`` prints
 one JSON document instead. ``--stats`` adds timings on standard error.
+``--numbers sff`` matches ints against float constraints and integral floats
+against int constraints as SFF 2.x does (default ``strict``).
+``--write-sff FILE`` also writes the table and messages as an SFF 2.x driver
+file that SFF's own parser accepts.
 
-Exit codes: 0 success, 2 bad input (one line on standard error), 70 internal
-error. This module imports neither numba nor numpy until the command runs.
+Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success, 2 bad
+input (one line on standard error), 70 internal error. This module imports
+neither numba nor numpy until the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 2, 70
-
-
-class _BadInput(Exception):
-    pass
+from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, UsageError, read_text, report
 
 
 _DESCRIPTION = """\
@@ -33,11 +33,16 @@ Forward each message through a compiled forwarding table and print the
 interfaces it goes to.
 
 TABLE_FILE: an SFF driver file (ifconfig N f1 | f2 ... ;) or one of our
-documents (subscribe statements; the k-th is interface k). Several ifconfig
+documents (subscribe statements; the k-th, counting from 0, is interface k). Several ifconfig
 statements for one interface add up (disjunction); clear; forgets the table
 so far; set preprocessing_limit = N; sets the pre-processing rounds.
 Messages: the select/publish statements of MESSAGES_FILE, or of TABLE_FILE
-when MESSAGES_FILE is left out. - reads standard input.
+when MESSAGES_FILE is left out. - reads standard input; @FILE is FILE.
+--numbers sff: an int attribute also meets float constraints (as the nearest
+double) and an integral float within the 32-bit range meets int constraints,
+as Siena Fast Forwarding 2.x matches; the default, strict, keeps types apart.
+--write-sff FILE: also write the table, the pre-processing limit and the
+messages as an SFF 2.x driver file (ifconfig/select), in SFF's own syntax.
 
 Output: one line per message, the interface ids separated by spaces (an
 empty line when the message goes nowhere), or one JSON document (--json).
@@ -51,7 +56,7 @@ def register(subparsers) -> None:
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document; - for stdin")
+    p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document (or @FILE); - for stdin")
     p.add_argument("messages", metavar="MESSAGES_FILE", nargs="?",
                    help="select/publish statements (default: those of TABLE_FILE); - for stdin")
     p.add_argument("--preprocessing-rounds", type=_rounds, default=None, metavar="N",
@@ -60,6 +65,10 @@ def register(subparsers) -> None:
     p.add_argument("--broadcast", default=None, metavar="IDS",
                    help="comma-separated interface ids B: forward only to these")
     p.add_argument("--batch", action="store_true", help="forward all messages at once on all cores")
+    p.add_argument("--numbers", choices=("strict", "sff"), default="strict",
+                   help="how int and float meet: strict (default) keeps them apart; sff converts as SFF 2.x")
+    p.add_argument("--write-sff", default=None, metavar="FILE",
+                   help="also write the table and messages as an SFF 2.x driver file")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--stats", action="store_true", help="print table size and timings on stderr")
     p.set_defaults(func=run)
@@ -76,16 +85,11 @@ def _rounds(text: str) -> int:
 
 
 def _read(source: str, stdin_used: list) -> str:
-    from cbalgebra.cli import UsageError, read_text
-
-    if source == "-":
+    if source in ("-", "@-"):
         if stdin_used:
-            raise _BadInput("standard input can be read only once")
+            raise UsageError("standard input can be read only once")
         stdin_used.append(True)
-    try:
-        return read_text(source)
-    except UsageError as e:
-        raise _BadInput(str(e)) from None
+    return read_text(source)
 
 
 def _broadcast(text: str | None) -> list[int] | None:
@@ -99,37 +103,51 @@ def _broadcast(text: str | None) -> list[int] | None:
         try:
             value = int(part)
         except ValueError:
-            raise _BadInput(f"--broadcast: {part!r} is not an interface id") from None
+            raise UsageError(f"--broadcast: {part!r} is not an interface id") from None
         if value < 0:
-            raise _BadInput(f"--broadcast: interface ids are >= 0, not {value}")
+            raise UsageError(f"--broadcast: interface ids are >= 0, not {value}")
         ids.append(value)
     return ids
 
 
 def run(args: argparse.Namespace) -> int:
     from cbalgebra.parse import ParseError
-    from cbalgebra.values import InvalidValueError
 
-    source = args.table
     try:
         stdin_used: list = []
         broadcast = _broadcast(args.broadcast)
         table_text = _read(args.table, stdin_used)
         return _forward(args, table_text, stdin_used, broadcast)
     except ParseError as e:
-        where = getattr(e, "_cb_source", source)
+        # One line naming the file: forward reads two files, and its errors are one line each.
+        where = getattr(e, "_cb_source", args.table)
         print(f"error: {where}: line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (_BadInput, InvalidValueError, ValueError, TypeError) as e:
-        print(f"error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        return EXIT_OK
-    except Exception as e:  # noqa: BLE001 - the user never sees a traceback
-        if os.environ.get("CBALGEBRA_DEBUG"):
-            raise
-        print(f"internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return EXIT_INTERNAL
+    except Exception as e:  # noqa: BLE001 - every other error: the one policy of cbalgebra.clibase
+        return report(e)
+
+
+def _write_sff(path: str, doc, messages, rounds: int | None) -> None:
+    """The table and messages as an SFF driver file, built whole before the
+    file is opened (a value SFF cannot spell leaves no half-written file)."""
+    import io
+
+    from cbalgebra.workloads._forwarding import write_sff_document
+
+    if path == "-":
+        raise UsageError("--write-sff needs a file name (standard output carries the forwarding results)")
+    buf = io.StringIO()
+    limit = rounds if rounds is not None else doc.preprocessing_limit
+    try:
+        write_sff_document(buf, doc.predicates, messages, preprocessing_limit=limit,
+                           comment="written by cbalgebra forward --write-sff")
+    except ValueError as e:  # something SFF's language cannot say: bad input for this option, not a bug
+        raise UsageError(f"--write-sff: {e}") from None
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(buf.getvalue())
+    except OSError as e:
+        raise UsageError(f"--write-sff: cannot write {path}: {e.strerror or e}") from None
 
 
 def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
@@ -156,7 +174,9 @@ def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
     rounds = args.preprocessing_rounds
     if rounds is None:
         rounds = DEFAULT_ROUNDS if doc.preprocessing_limit is None else doc.preprocessing_limit
-    table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds)
+    table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=args.numbers)
+    if args.write_sff is not None:
+        _write_sff(args.write_sff, doc, messages, args.preprocessing_rounds)
 
     jit_before = sum(compile_times().values())
     t1 = time.perf_counter()
@@ -171,6 +191,7 @@ def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
         doc_out = {
             "interfaces": [int(i) for i in table.interfaces],
             "preprocessing_rounds": table.preprocessing_rounds,
+            "numbers": table.numbers,
             "results": [
                 {"message": k, "line": line, "interfaces": [int(i) for i in r]}
                 for k, (line, r) in enumerate(zip(lines, results))

@@ -17,8 +17,10 @@ Decisions (documented in the README):
 - ``clear;`` forgets every interface configured before it. The table is the
   state at the end of the document.
 - ``set preprocessing_limit = N;`` sets the number of pre-processing rounds
-  (the last one wins); an explicit ``preprocessing_rounds`` argument
-  overrides it. Other ``set`` variables and the commands ``consolidate``,
+  (the last one wins, wherever it stands); an explicit
+  ``preprocessing_rounds`` argument overrides it. SFF itself applies it only
+  once a forwarding table exists (after the first ``ifconfig``), from that
+  point of the file on. Other ``set`` variables and the commands ``consolidate``,
   ``timer``, ``statistics`` and ``output`` are accepted and ignored.
 - ``advertise`` statements describe publishers, not destinations: ignored.
 - A document may not mix ``ifconfig`` and ``subscribe`` (interface numbers
@@ -94,11 +96,11 @@ def messages_from_document(text: str) -> list[Message]:
     return read_document(text).messages
 
 
-def table_from_document(text: str, preprocessing_rounds: int | None = None):
+def table_from_document(text: str, preprocessing_rounds: int | None = None, *, numbers: str = "strict"):
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
 
     doc = read_document(text)
     rounds = preprocessing_rounds
     if rounds is None:
         rounds = DEFAULT_ROUNDS if doc.preprocessing_limit is None else doc.preprocessing_limit
-    return ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds)
+    return ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=numbers)

@@ -20,6 +20,7 @@ import numpy as np
 
 from cbalgebra.matcher import _build as B
 from cbalgebra.matcher import _kernels as K
+from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
 from cbalgebra.values import Filter, Message, Predicate
 
 __all__ = ["ForwardingTable", "MessageBatch", "warm_up", "compile_times"]
@@ -38,7 +39,9 @@ class MessageBatch:
     the rows of message m. A string's value is its index in the code-point
     pool ``s_chars`` / ``s_off``; a float's is its order-preserving int64.
     Attributes whose name and type no constraint of the table mentions are
-    dropped: they cannot satisfy anything.
+    dropped: they cannot satisfy anything. Under ``numbers="sff"`` a number
+    also gets a row of the other numeric type (type code + ``K.T_CONVERTED``)
+    when SFF would try it there.
     """
 
     m_off: np.ndarray    # int64, M + 1
@@ -47,6 +50,7 @@ class MessageBatch:
     s_off: np.ndarray    # int64
     maxlen: int
     token: object
+    numbers: str = "strict"
 
     def __len__(self) -> int:
         return int(self.m_off.shape[0] - 1)
@@ -75,11 +79,17 @@ class ForwardingTable:
 
     ``forward(m, B)`` computes CBF(m, B, T): the sorted ids of the interfaces
     in ``B`` (all interfaces when ``B`` is None) whose predicate matches m,
-    with exactly the semantics of :func:`cbalgebra.matches`.
+    with exactly the semantics of :func:`cbalgebra.matches` under the same
+    ``numbers`` mode: ``"strict"`` (default) keeps int and float apart,
+    ``"sff"`` converts between them as Siena Fast Forwarding 2.x does.
+    The mode concerns matching only: covering (``cb.covers``) stays strict.
     """
 
-    def __init__(self, compiled: B.Compiled, rounds_requested: int, compile_seconds: float) -> None:
+    def __init__(self, compiled: B.Compiled, rounds_requested: int, compile_seconds: float,
+                 numbers: str = "strict") -> None:
         self._c = compiled
+        self._numbers = check_numbers(numbers)
+        self._encode_one = _encode_attributes_sff if numbers == "sff" else _encode_attributes
         self._rounds_requested = rounds_requested
         self.compile_seconds = compile_seconds
         self._local = threading.local()
@@ -88,14 +98,16 @@ class ForwardingTable:
 
     # ----------------------------------------------------------- building
     @classmethod
-    def compile(cls, table: Mapping[int, Predicate | Filter], preprocessing_rounds: int = DEFAULT_ROUNDS
-                ) -> ForwardingTable:
+    def compile(cls, table: Mapping[int, Predicate | Filter], preprocessing_rounds: int = DEFAULT_ROUNDS, *,
+                numbers: str = "strict") -> ForwardingTable:
         """Compile ``{interface_id: Predicate | Filter}``; ids are ints >= 0.
 
         ``preprocessing_rounds`` is how many entries of the selectivity table
         are checked before counting (0 turns the pre-processing off).
+        ``numbers``: ``"strict"`` or ``"sff"`` (see :func:`cbalgebra.matches`).
         """
         t0 = time.perf_counter()
+        check_numbers(numbers)
         if not isinstance(table, Mapping):
             raise TypeError(f"compile expects a mapping of interface id to predicate, not {type(table).__name__}")
         rounds = _check_rounds(preprocessing_rounds)
@@ -154,20 +166,20 @@ class ForwardingTable:
             names=list(name_ids),
             strings=list(string_ids),
         )
-        return cls._from_raw(raw, rounds, t0)
+        return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
-    def _from_raw(cls, raw: B.RawTable, rounds: int, t0: float) -> ForwardingTable:
+    def _from_raw(cls, raw: B.RawTable, rounds: int, t0: float, numbers: str = "strict") -> ForwardingTable:
         jit_before = sum(compile_times().values())
         compiled = B.compile_raw(raw, rounds)
         jit = sum(compile_times().values()) - jit_before
         # numba's first calls are reported by compile_times(), not here
-        return cls(compiled, rounds, time.perf_counter() - t0 - jit)
+        return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers)
 
     @classmethod
     def from_arrays(cls, *, interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value,
                     names: Sequence[str], strings: Sequence[str] = (),
-                    preprocessing_rounds: int = DEFAULT_ROUNDS) -> ForwardingTable:
+                    preprocessing_rounds: int = DEFAULT_ROUNDS, numbers: str = "strict") -> ForwardingTable:
         """The fast constructor: a table given as columns, one row per constraint.
 
         - ``interfaces``: all interface ids (ints >= 0), including those with
@@ -183,10 +195,11 @@ class ForwardingTable:
         Names and strings must be valid (no surrogates; names non-empty): they
         are not re-checked here. ``compile`` is the general entry point; the
         workload generator uses this one to build millions of constraints
-        without Python objects.
+        without Python objects. ``numbers`` as in ``compile``.
         """
         t0 = time.perf_counter()
         rounds = _check_rounds(preprocessing_rounds)
+        check_numbers(numbers)
         raw = B.RawTable(
             interfaces=np.asarray(interfaces, dtype=np.int64),
             filter_interface=np.asarray(filter_interface, dtype=np.int64),
@@ -198,14 +211,15 @@ class ForwardingTable:
             names=list(names),
             strings=list(strings),
         )
-        return cls._from_raw(raw, rounds, t0)
+        return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
-    def from_document(cls, text: str, preprocessing_rounds: int | None = None) -> ForwardingTable:
+    def from_document(cls, text: str, preprocessing_rounds: int | None = None, *,
+                      numbers: str = "strict") -> ForwardingTable:
         """Build a table from a document (see ``cbalgebra.matcher.document``)."""
         from cbalgebra.matcher.document import table_from_document
 
-        return table_from_document(text, preprocessing_rounds)
+        return table_from_document(text, preprocessing_rounds, numbers=numbers)
 
     def with_preprocessing_rounds(self, rounds: int) -> ForwardingTable:
         """The same table with another number of pre-processing rounds; the
@@ -216,7 +230,18 @@ class ForwardingTable:
         clone.P = c.P.copy()
         clone._parts = dict(c._parts)
         B.set_rounds(clone, rounds)
-        return ForwardingTable(clone, rounds, 0.0)
+        return ForwardingTable(clone, rounds, 0.0, self._numbers)
+
+    def with_numbers(self, numbers: str) -> ForwardingTable:
+        """The same compiled table matching numbers another way (``"strict"``
+        or ``"sff"``); nothing is recompiled. The mode is a property of how
+        messages are encoded, so a MessageBatch belongs to one mode."""
+        return ForwardingTable(self._c, self._rounds_requested, 0.0, numbers)
+
+    @property
+    def numbers(self) -> str:
+        """How int and float meet: ``"strict"`` or ``"sff"``."""
+        return self._numbers
 
     # ------------------------------------------------------------ facts
     @property
@@ -266,17 +291,20 @@ class ForwardingTable:
             "array_bytes": c.array_bytes(),
             "compile_seconds": self.compile_seconds,
             "layout": "compact" if c.counter_dtype == np.uint8 else "wide",
+            "numbers": self._numbers,
         }
 
     def __repr__(self) -> str:
         c = self._c
         return (f"ForwardingTable({c.interfaces.shape[0]} interfaces, {c.n_filters} filters, "
-                f"{c.n_constraints} constraints, rounds={self.preprocessing_rounds})")
+                f"{c.n_constraints} constraints, rounds={self.preprocessing_rounds}"
+                + ("" if self._numbers == "strict" else f", numbers={self._numbers!r}") + ")")
 
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls)."""
         lookup = self._c.lookup
+        encode_one = self._encode_one
         m_off = [0]
         flat: list[int] = []
         strs: list[str] = []
@@ -284,17 +312,20 @@ class ForwardingTable:
         for msg in messages:
             if not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            n += _encode_attributes(msg, lookup, flat, strs)
+            n += encode_one(msg, lookup, flat, strs)
             m_off.append(n)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
         s_chars, s_off, maxlen = _pool(strs)
         return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
-                            maxlen=maxlen, token=self._c.token)
+                            maxlen=maxlen, token=self._c.token, numbers=self._numbers)
 
     def _batch_of(self, messages) -> MessageBatch:
         if isinstance(messages, MessageBatch):
             if messages.token is not self._c.token:
                 raise ValueError("this MessageBatch was encoded for another table")
+            if messages.numbers != self._numbers:
+                raise ValueError(f"this MessageBatch was encoded with numbers={messages.numbers!r}, "
+                                 f"the table matches with numbers={self._numbers!r}")
             return messages
         if isinstance(messages, Message):
             raise TypeError("forward_batch expects a sequence of messages; use forward for one")
@@ -382,7 +413,7 @@ class ForwardingTable:
         c = self._c
         flat: list[int] = []
         strs: list[str] = []
-        n = _encode_attributes(message, c.lookup, flat, strs)
+        n = self._encode_one(message, c.lookup, flat, strs)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
         s_chars, s_off, maxlen = _pool(strs)
         if broadcast is None:
@@ -502,6 +533,40 @@ def _encode_attributes(message: Message, lookup: dict, flat: list[int], strs: li
         else:
             flat += (hit[0], t, int(attr.value))
         n += 1
+    return n
+
+
+def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strs: list[str]) -> int:
+    """``_encode_attributes`` under ``numbers="sff"``: a number also gets a
+    row of the other numeric type, flagged ``K.T_CONVERTED`` (so that the
+    kernel does not count the name's type-any constraints twice), when the
+    table has constraints of that type on the name and SFF would try it
+    there (``cbalgebra.semantics.attribute_satisfies``)."""
+    n = 0
+    for name, attr in message.attributes:
+        hit = lookup.get(name)
+        if hit is None:
+            continue
+        t = _TYPE_CODE[attr.type]
+        mask = hit[1]
+        if (mask >> t) & 1:
+            if t == K.T_STRING:
+                flat += (hit[0], t, len(strs))
+                strs.append(attr.value)
+            elif t == K.T_FLOAT:
+                flat += (hit[0], t, _float_key(attr.value))
+            else:
+                flat += (hit[0], t, int(attr.value))
+            n += 1
+        if t == K.T_INT and (mask >> K.T_FLOAT) & 1:
+            # C++ converts long long to the nearest double, as float() does
+            flat += (hit[0], K.T_FLOAT + K.T_CONVERTED, _float_key(float(attr.value)))
+            n += 1
+        elif t == K.T_FLOAT and (mask >> K.T_INT) & 1:
+            x = attr.value
+            if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
+                flat += (hit[0], K.T_INT + K.T_CONVERTED, int(x))
+                n += 1
     return n
 
 

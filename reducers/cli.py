@@ -18,9 +18,14 @@ predicate, the sizes before (the predicates as given) and after, and
 conjunction was dropped and which covered it, which were merged, which
 constraints were dropped and why.
 
-Exit codes: 0 done; 2 bad input (unreadable file, parse error, nothing to
-reduce); 3 the reduction could not be completed (the minimal reducer's
-budget, or z3 could not decide). Errors are one line on stderr.
+Progress of long runs goes to standard error when it is a terminal, or
+with ``--progress``; ``--quiet`` turns it off.
+
+FILE may also be ``@FILE``, as in the other commands.
+
+Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 done; 2 bad input
+(unreadable file, parse error, nothing to reduce); 3 the reduction could not
+be completed (the minimal reducer's budget, or z3 could not decide).
 """
 
 from __future__ import annotations
@@ -30,15 +35,14 @@ import json
 import re
 import sys
 
+from cbalgebra.clibase import EXIT_OK, UsageError, plugin_main, read_text
 from cbalgebra.values import Predicate
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE = 0, 2, 3
 
 
 def read_predicates(text: str, progress=None) -> list[Predicate]:
     """The predicates of a document or of a one-predicate-per-line file
     (``progress(stage, done, total)`` is told how parsing goes)."""
-    from cbalgebra.cli import UsageError, looks_like_document
+    from cbalgebra.cli import looks_like_document
     from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
     try:
@@ -120,7 +124,7 @@ def register(subparsers) -> None:
         description="Reduce the disjunction of the predicates in FILE (one per line, or the subscribe "
                     "statements of a document) and print the result, both sizes and alpha.",
     )
-    p.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+    p.add_argument("file", metavar="FILE", help="a file (or @FILE), or - for standard input")
     p.add_argument("--reducer", "-r", default="siena", choices=list(REDUCERS),
                    help="siena (the paper's pairwise algorithm, default), exact, merge, cover or minimal")
     p.add_argument("--explain", action="store_true", help="list every rule that fired")
@@ -141,38 +145,23 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, progress)
     finally:
         if progress is not None:
-            progress.close()
+            progress.close()  # also before cbalgebra.clibase reports an error
 
 
 def _run(args: argparse.Namespace, progress) -> int:
-    from cbalgebra.cli import UsageError, read_text, to_json
-    from cbalgebra.covering import UndecidedError
-    from cbalgebra.parse import ParseError
-    from cbalgebra.reducers import ReductionBudgetError, reduce
-    from cbalgebra.values import InvalidValueError
+    from cbalgebra.cli import to_json
+    from cbalgebra.reducers import reduce
 
-    try:
-        preds = read_predicates(read_text(args.file), progress)
-    except (ParseError, UsageError, InvalidValueError) as e:
-        _clear(progress)
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    # Errors (bad input 2, budget or undecided 3) are reported by cbalgebra.clibase.
+    preds = read_predicates(read_text(args.file), progress)
     before = sum(p.size for p in preds)
     union = Predicate([f for p in preds for f in p.filters])
-    try:
-        if args.explain:
-            result, steps = reduce(union, args.reducer, explain=True, progress=progress)
-        else:
-            result, steps = reduce(union, args.reducer, progress=progress), []
-    except ReductionBudgetError as e:
-        _clear(progress)
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_INCOMPLETE
-    except UndecidedError as e:
-        _clear(progress)
-        print(f"undecided: {e}", file=sys.stderr)
-        return EXIT_INCOMPLETE
-    _clear(progress)  # before any output: the progress line is rewritten in place
+    if args.explain:
+        result, steps = reduce(union, args.reducer, explain=True, progress=progress)
+    else:
+        result, steps = reduce(union, args.reducer, progress=progress), []
+    if progress is not None:
+        progress.close()  # before any output: the progress line is rewritten in place
     after = result.size
     alpha = after / before if before else None
     if args.json:
@@ -199,15 +188,5 @@ def _run(args: argparse.Namespace, progress) -> int:
     return EXIT_OK
 
 
-def _clear(progress) -> None:
-    if progress is not None:
-        progress.close()
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cbalgebra.reducers")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    register(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    return plugin_main(register, argv, "python -m cbalgebra.reducers")

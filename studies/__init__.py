@@ -1,4 +1,9 @@
-"""Monte Carlo studies of the disjunction advantage α (seed 002 §4) on Spark.
+"""Monte Carlo studies of the disjunction advantage α on Spark.
+
+The studies are those of Carzaniga, Rembert & Wolf, "Understanding
+Content-Based Routing Schemes" (University of Lugano TR 2006/05), §4;
+docs/design.md, "Studies", summarises how they run.
+
 
 - ``cbalgebra.studies.general``: the general data model of §4.1 (Figure 5),
   its closed form in sympy and ``estimate_alpha_general``;

@@ -2,17 +2,30 @@
 
 ``register(subparsers)`` adds the ``study`` command to the top-level parser;
 each sub-command's ``func(args)`` returns the exit code. Expected failures
-(bad arguments, an output directory of another study, a failed Spark job)
-print one line on stderr; bad arguments exit with 2.
+print one line on stderr, with the exit codes of :mod:`cbalgebra.clibase`:
+2 for bad arguments (an ``--out`` that is a file or holds another study),
+69 when Java is missing or a Spark job fails, 130 when interrupted (the
+finished batches are kept; rerun to resume).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import types
 from pathlib import Path
 
+from cbalgebra.clibase import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    SPARK_FAILURES,
+    UsageError,
+    check_output_folder,
+    plugin_main,
+    require_java,
+    spark_failure_line,
+)
 from cbalgebra.studies.spark import DEFAULT_MASTER
 
 DEFAULT_SEED = 2003
@@ -22,18 +35,6 @@ GENERAL_FULL = {"universes": "10000,100000,1000000", "points": 25, "replicates":
 GENERAL_QUICK = {"universes": "10000", "points": 7, "replicates": 4}
 DNF_FULL = {"max_n": 10_000, "points": 17, "replicates": 30}
 DNF_QUICK = {"max_n": 200, "points": 6, "replicates": 5}
-
-
-class UsageError(Exception):
-    """Bad arguments: exit code 2."""
-
-
-def _one_line_error(parser: argparse.ArgumentParser):
-    def error(self, message):  # noqa: ARG001 - argparse's signature
-        sys.stderr.write(f"{parser.prog}: error: {message}\n")
-        sys.exit(2)
-
-    return types.MethodType(error, parser)
 
 
 def _list(text: str) -> list[str]:
@@ -115,7 +116,6 @@ def register(subparsers) -> argparse.ArgumentParser:
         "study", help="Monte Carlo studies of the disjunction advantage alpha on Spark",
         description="Monte Carlo studies of the disjunction advantage alpha (seed 002 §4), run as "
                     "Spark jobs: locally by default, on a standalone cluster with --master.")
-    study.error = _one_line_error(study)
     sub = study.add_subparsers(dest="study_command", metavar="STUDY")
     sub.required = True
 
@@ -123,7 +123,6 @@ def register(subparsers) -> argparse.ArgumentParser:
         "alpha-general", help="Figure 5: alpha in the general data model (sets of messages)",
         description="Figure 5 of seed 002: predicates are k-subsets of a universe of |M| messages, "
                     "uniform or Zipf; alpha = |union| / nk, beside the closed form.")
-    g.error = _one_line_error(g)
     _common(g, "out/alpha-general")
     g.add_argument("--universes", metavar="LIST",
                    help=f"universe sizes |M| (default: {GENERAL_FULL['universes']}; quick: {GENERAL_QUICK['universes']})")
@@ -141,7 +140,6 @@ def register(subparsers) -> argparse.ArgumentParser:
         "alpha-dnf", help="Figures 6 and 7: alpha of random DNF predicates under a reducer",
         description="Figures 6 and 7 of seed 002: random one-conjunction predicates over Zipf or "
                     "uniform attribute names, reduced; alpha = reduced size / total size.")
-    d.error = _one_line_error(d)
     _common(d, "out/alpha-dnf")
     d.add_argument("--max-n", type=_positive_int, metavar="N",
                    help=f"largest number of predicates (default: {DNF_FULL['max_n']}; quick: {DNF_QUICK['max_n']})")
@@ -167,17 +165,6 @@ def _sizes(args, full: dict, quick: dict) -> dict:
 def _fail(prog: str, message: str, code: int) -> int:
     sys.stderr.write(f"{prog}: error: {message}\n")
     return code
-
-
-def _spark_failure_line(exc: BaseException) -> str:
-    text = str(exc)
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith(("ValueError", "RuntimeError", "TypeError", "KeyError", "ImportError",
-                            "ModuleNotFoundError", "AttributeError", "Exception", "AssertionError")):
-            return line
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return first[:300]
 
 
 def general_study_from_args(args):
@@ -234,12 +221,12 @@ def _run(args, build) -> int:
     prog = f"cbalgebra study {args.study_command}"
     try:
         check_master(args.master)
+        check_output_folder(args.out)
         study = build(args)
         jobs.check_available(study.kind)
-    except (UsageError, ValueError) as e:
-        return _fail(prog, str(e), 2)
-    except StudyError as e:
-        return _fail(prog, str(e), 1)
+    except (UsageError, ValueError, StudyError) as e:
+        return _fail(prog, str(e), EXIT_BAD_INPUT)
+    require_java()  # before Spark starts, rather than its launcher's "JAVA_HOME is not set"
     try:
         outputs = jobs.execute(
             study, args.out, master=args.master, conf=dict(args.conf), batch_size=args.batch_size,
@@ -248,19 +235,18 @@ def _run(args, build) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted; finished batches are saved in {args.out}; "
                          "rerun the same command to resume\n")
-        return 130
-    except StudyError as e:
-        return _fail(prog, str(e), 1)
-    except OSError as e:
-        return _fail(prog, f"{e.strerror or e}: {e.filename or args.out}", 1)
+        return EXIT_INTERRUPTED
+    except StudyError as e:  # --out holds another study, or results of other code
+        return _fail(prog, str(e), EXIT_BAD_INPUT)
+    except OSError as e:  # cannot write the output directory
+        return _fail(prog, f"{e.strerror or e}: {e.filename or args.out}", EXIT_BAD_INPUT)
     except Exception as e:  # a Spark job that failed: one line, not a JVM trace
-        if type(e).__name__ in ("Py4JJavaError", "PySparkRuntimeError", "SparkRuntimeException",
-                                "PythonException", "Py4JNetworkError", "PySparkException"):
-            return _fail(prog, f"Spark job failed: {_spark_failure_line(e)}", 1)
-        raise
+        if any(cls.__name__ in SPARK_FAILURES for cls in type(e).__mro__):
+            return _fail(prog, f"Spark job failed: {spark_failure_line(e)}", EXIT_UNAVAILABLE)
+        raise  # a bug: cbalgebra.clibase reports it (exit 70)
     for kind, path in outputs.items():
         print(f"{kind}: {path}")
-    return 0
+    return EXIT_OK
 
 
 def run_general(args) -> int:
@@ -272,10 +258,4 @@ def run_dnf(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="cbalgebra", description="cbalgebra studies")
-    parser.error = _one_line_error(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    register(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    return plugin_main(register, argv, "python -m cbalgebra.studies")

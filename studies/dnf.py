@@ -1,4 +1,5 @@
-"""The DNF model of seed 002 §4.2 (Figures 6 and 7): pure functions.
+"""The DNF model of Carzaniga, Rembert & Wolf, "Understanding Content-Based
+Routing Schemes" (TR 2006/05), §4.2 (Figures 6 and 7): pure functions.
 
 A cell is (scenario, n, replicate, reducer): generate ``n`` random one-
 conjunction predicates with ``cbalgebra.workloads.dnf_predicates``, reduce
@@ -77,7 +78,10 @@ def predicate_seed(seed: int, scenario_name: str, n: int, replicate: int) -> int
 
 
 def generate_predicates(scenario_name: str, n: int, replicate: int, seed: int) -> list:
-    """The ``n`` predicates of one cell, from the shared seed-002 generator."""
+    """The ``n`` predicates of one cell, from ``cbalgebra.workloads.dnf_predicates``.
+
+    That is the generator of Carzaniga, Rembert & Wolf 2006, §4.2.
+    """
     from cbalgebra.workloads import dnf_predicates
 
     sc = scenario(scenario_name)

@@ -1,4 +1,5 @@
-"""The general data model of seed 002 §4.1 (Figure 5): pure functions.
+"""The general data model of Carzaniga, Rembert & Wolf, "Understanding
+Content-Based Routing Schemes" (TR 2006/05), §4.1 (Figure 5): pure functions.
 
 Messages are the integers ``0 .. |M|-1``. A predicate is a set of ``k``
 distinct messages, drawn

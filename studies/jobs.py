@@ -18,6 +18,7 @@ from cbalgebra.studies.runner import (
     atomic_write_text,
     run_study,
 )
+from cbalgebra.studies.summary import summary_csv
 
 GENERAL_KIND, DNF_KIND = "alpha-general", "alpha-dnf"
 TIMING = "timing.json"
@@ -188,33 +189,56 @@ def finalize(study: Study, out_dir: Path, figures: str = "all") -> dict[str, Pat
 
     ``figures="overview"`` draws only the one-figure overview (the demo).
     """
-    from cbalgebra.studies import plots, report
-    from cbalgebra.studies.summary import dnf_summary, general_summary, summary_csv
-
     out_dir = Path(out_dir)
-    ResultStore(out_dir, study.schema, study.key_columns).compact()
-    results = load_results(study, out_dir)
-    if len(results) != len(study.cells):
-        raise StudyError(f"{out_dir}: {len(study.cells) - len(results)} cells missing; rerun to finish")
-    outputs: dict[str, Path] = {"results": out_dir / "results.parquet"}
-    timing = read_timing(out_dir)
-    if study.kind == GENERAL_KIND:
-        summary = general_summary(results)
-        atomic_write_text(out_dir / "summary.csv", summary_csv(summary))
-        drawn = plots.plot_general(summary, out_dir, study.config.get("selectivity"))
-        text = report.general_report(summary, results, study.config, timing)
-    else:
-        summary = dnf_summary(results, tuple(dnf.SCENARIOS), study.config.get("reducers", ()))
-        atomic_write_text(out_dir / "summary.csv", summary_csv(summary))
-        which = ("overview",) if figures == "overview" else ("fig6", "fig7", "overview")
-        figure_sets = plots.plot_dnf(summary, out_dir, which)
-        drawn = [p for paths in figure_sets.values() for p in paths]
-        text = report.dnf_report(summary, results, study.config, timing)
-    outputs["summary"] = out_dir / "summary.csv"
-    atomic_write_text(out_dir / "report.md", text)
-    outputs["report"] = out_dir / "report.md"
+    results = compact_and_load(study, out_dir)
+    summary = summarise(study, results)
+    atomic_write_text(out_dir / "summary.csv", summary_csv(summary))
+    drawn = draw_figures(study, summary, out_dir, figures)
+    atomic_write_text(out_dir / "report.md", write_report(study, summary, results, read_timing(out_dir)))
+    outputs: dict[str, Path] = {
+        "results": out_dir / "results.parquet",
+        "summary": out_dir / "summary.csv",
+        "report": out_dir / "report.md",
+    }
     for path in drawn:
         if path.suffix == ".png":
             outputs.setdefault("figure", path)
             outputs[f"figure:{path.stem}"] = path
     return outputs
+
+
+def compact_and_load(study: Study, out_dir: Path):
+    """Merge the committed batches into one file; the rows of every cell of the study."""
+    ResultStore(out_dir, study.schema, study.key_columns).compact()
+    results = load_results(study, out_dir)
+    if len(results) != len(study.cells):
+        raise StudyError(f"{out_dir}: {len(study.cells) - len(results)} cells missing; rerun to finish")
+    return results
+
+
+def summarise(study: Study, results):
+    """One row per grid point (``summary.csv``)."""
+    from cbalgebra.studies.summary import dnf_summary, general_summary
+
+    if study.kind == GENERAL_KIND:
+        return general_summary(results)
+    return dnf_summary(results, tuple(dnf.SCENARIOS), study.config.get("reducers", ()))
+
+
+def draw_figures(study: Study, summary, out_dir: Path, figures: str = "all") -> list[Path]:
+    """The study's figures (PNG and SVG); ``figures="overview"`` draws only the DNF overview."""
+    from cbalgebra.studies import plots
+
+    if study.kind == GENERAL_KIND:
+        return plots.plot_general(summary, out_dir, study.config.get("selectivity"))
+    which = ("overview",) if figures == "overview" else ("fig6", "fig7", "overview")
+    figure_sets = plots.plot_dnf(summary, out_dir, which)
+    return [p for paths in figure_sets.values() for p in paths]
+
+
+def write_report(study: Study, summary, results, timing: dict | None) -> str:
+    """The text of report.md."""
+    from cbalgebra.studies import report
+
+    build = report.general_report if study.kind == GENERAL_KIND else report.dnf_report
+    return build(summary, results, study.config, timing)

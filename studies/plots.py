@@ -1,4 +1,5 @@
-"""matplotlib figures mirroring Figures 5, 6 and 7 of seed 002 (Agg backend).
+"""matplotlib figures mirroring Figures 5, 6 and 7 of Carzaniga, Rembert & Wolf,
+"Understanding Content-Based Routing Schemes" (TR 2006/05), §4 (Agg backend).
 
 Each figure is written as PNG and SVG, atomically (temporary name, rename).
 """

@@ -17,8 +17,10 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import gc
 import json
+import math
 import os
 import sys
 import threading
@@ -229,9 +231,9 @@ def write_manifest(out_dir: Path, kind: str, config: dict) -> None:
 
 
 def _fmt_duration(seconds: float | None) -> str:
-    if seconds is None or seconds != seconds or seconds == float("inf"):
+    if seconds is None or math.isnan(seconds) or seconds == float("inf"):
         return "--:--"
-    seconds = int(round(max(0.0, seconds)))
+    seconds = round(max(0.0, seconds))
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
@@ -379,17 +381,202 @@ class CellTask:
         return row
 
 
-def _run_batch(sc, task: Callable[[dict], dict], batch: list[dict], group: str) -> list[dict]:
-    sc.setJobGroup(group, f"{len(batch)} cells", interruptOnCancel=True)
-    return sc.parallelize(batch, len(batch)).map(CellTask(task)).collect()
-
-
 def pending_cells(study: Study, out_dir: Path) -> tuple[list[dict], int]:
     """The cells not yet in ``out_dir``, and how many were found done."""
     store = ResultStore(out_dir, study.schema, study.key_columns)
     done = store.done_keys()
     pending = [c for c in study.cells if study.key(c) not in done]
     return pending, len(study.cells) - len(pending)
+
+
+# Phases of a run, in order: claim the directory, find what is left (resume),
+# start Spark only if something is, run the batches and commit each one, then
+# close the statistics. ``cbalgebra.studies.jobs.finalize`` summarises, plots
+# and reports afterwards.
+
+
+def claim_directory(study: Study, out_dir: Path) -> ResultStore:
+    """Refuse a directory of another study or other code; record this study's manifest."""
+    check_manifest(out_dir, study.kind, study.config)
+    write_manifest(out_dir, study.kind, study.config)
+    return ResultStore(out_dir, study.schema, study.key_columns)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """The cells left to run (a rerun skips the committed ones) and their share of the cost."""
+
+    pending: list[dict]
+    skipped: int
+    total_cost: float
+    pending_cost: float
+
+    @property
+    def done_cost(self) -> float:
+        return self.total_cost - self.pending_cost
+
+
+def plan_run(study: Study, out_dir: Path) -> RunPlan:
+    pending, skipped = pending_cells(study, out_dir)
+    return RunPlan(
+        pending=pending,
+        skipped=skipped,
+        total_cost=sum(study.cost(c) for c in study.cells),
+        pending_cost=sum(study.cost(c) for c in pending),
+    )
+
+
+def record_batch(stats: RunStats, rows: Sequence[dict], commit_seconds: float) -> None:
+    """Add one committed batch's rows (and the time its commit took) to the run's statistics."""
+    stats.commit_seconds += commit_seconds
+    stats.batches += 1
+    stats.cells_run += len(rows)
+    for row in rows:
+        stats.task_seconds += float(row.get("task_seconds", 0.0))
+        stats.gen_seconds += float(row.get("gen_seconds", 0.0))
+        stats.reduce_seconds += float(row.get("reduce_seconds", 0.0))
+
+
+def close_stats(stats: RunStats, wall_seconds: float) -> None:
+    """Wall time of the jobs and the Spark overhead: slots × wall − Σ task time."""
+    stats.wall_seconds = wall_seconds
+    stats.overhead_seconds = max(0.0, stats.slots * stats.wall_seconds - stats.task_seconds)
+
+
+# --------------------------------------------------------------------------
+# Spark
+
+
+def open_session(session, session_factory: Callable[[], object] | None) -> tuple[object, float]:
+    """The live session (created by the factory if none was given) and its start-up time."""
+    t0 = time.monotonic()
+    if session is None:
+        if session_factory is None:
+            raise ValueError("run_study needs a session or a session_factory")
+        session = session_factory()
+    return session, time.monotonic() - t0
+
+
+def _run_batch(sc, task: Callable[[dict], dict], batch: list[dict], group: str) -> list[dict]:
+    sc.setJobGroup(group, f"{len(batch)} cells", interruptOnCancel=True)
+    return sc.parallelize(batch, len(batch)).map(CellTask(task)).collect()
+
+
+class RunningBatches:
+    """Progress inside the batches in flight, read from Spark's status tracker.
+
+    A daemon thread polls the tracker every half second and tells ``meter``
+    how many tasks (and how much estimated cost) of the uncommitted batches
+    have finished. The tracker is best effort: an error in it never stops a run.
+    """
+
+    def __init__(self, sc, cost: Callable[[dict], float], meter: Progress):
+        self.sc = sc
+        self.cost = cost
+        self.meter = meter
+        self._batches: dict[str, list[dict]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="study-progress", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def add(self, group: str, batch: list[dict]) -> None:
+        with self._lock:
+            self._batches[group] = batch
+
+    def remove(self, group: str) -> None:
+        with self._lock:
+            self._batches.pop(group, None)
+
+    def _finished_tasks(self, tracker, group: str) -> int:
+        finished = 0
+        for job_id in tracker.getJobIdsForGroup(group):
+            job = tracker.getJobInfo(job_id)
+            if job is None:
+                continue
+            for stage_id in job.stageIds:
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    finished += stage.numCompletedTasks
+        return finished
+
+    def _watch(self) -> None:
+        tracker = self.sc.statusTracker()
+        while not self._stop.wait(0.5):
+            try:
+                with self._lock:
+                    groups = dict(self._batches)
+                tasks, cost = 0, 0.0
+                for group, batch in groups.items():
+                    finished = min(self._finished_tasks(tracker, group), len(batch))
+                    tasks += finished
+                    cost += finished * sum(self.cost(c) for c in batch) / len(batch)
+                self.meter.set_running(tasks, cost)
+                self.meter.show()
+            except Exception:  # the tracker is best effort; never kill the run
+                pass
+
+
+def run_batches_on_spark(
+    sc,
+    study: Study,
+    batches: list[list[dict]],
+    store: ResultStore,
+    stats: RunStats,
+    meter: Progress,
+    jobs_in_flight: int,
+    on_commit: Callable[[Path, int], None] | None,
+) -> None:
+    """Run the batches, ``jobs_in_flight`` at a time; commit each one as soon as it finishes.
+
+    On any exception (a failed job, Ctrl-C) the other jobs are cancelled and
+    the exception propagates; the batches committed so far stay.
+    """
+    run_id = uuid.uuid4().hex[:8]
+    running = RunningBatches(sc, study.cost, meter)
+    running.start()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_in_flight))
+    futures: dict[concurrent.futures.Future, tuple[str, list[dict]]] = {}
+    queue = list(enumerate(batches))
+
+    def submit_next() -> None:
+        if not queue:
+            return
+        i, batch = queue.pop(0)
+        group = f"cbalgebra-{study.kind}-{run_id}-{i}"
+        running.add(group, batch)
+        futures[pool.submit(_run_batch, sc, study.task, batch, group)] = (group, batch)
+
+    try:
+        for _ in range(max(1, jobs_in_flight)):
+            submit_next()
+        while futures:
+            done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                group, batch = futures.pop(future)
+                rows = future.result()
+                c0 = time.monotonic()
+                part = store.commit(rows)
+                record_batch(stats, rows, time.monotonic() - c0)
+                running.remove(group)
+                meter.committed(len(rows), sum(study.cost(c) for c in batch))
+                meter.set_running(0, 0.0)
+                meter.show()
+                if on_commit is not None:
+                    on_commit(part, len(rows))
+                submit_next()
+    except BaseException:
+        with contextlib.suppress(Exception):  # best effort: the context may already be gone
+            sc.cancelAllJobs()
+        raise
+    finally:
+        running.stop()
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_study(
@@ -408,116 +595,29 @@ def run_study(
     some cell is left to run). Returns the statistics of this run.
     """
     out_dir = Path(out_dir)
-    check_manifest(out_dir, study.kind, study.config)
-    write_manifest(out_dir, study.kind, study.config)
-    store = ResultStore(out_dir, study.schema, study.key_columns)
-    pending, skipped = pending_cells(study, out_dir)
-    stats = RunStats(cells_total=len(study.cells), cells_skipped=skipped)
-    total_cost = sum(study.cost(c) for c in study.cells)
-    pending_cost = sum(study.cost(c) for c in pending)
-    meter = Progress(study.kind, len(study.cells), skipped, total_cost, total_cost - pending_cost,
+    store = claim_directory(study, out_dir)
+    plan = plan_run(study, out_dir)
+    stats = RunStats(cells_total=len(study.cells), cells_skipped=plan.skipped)
+    meter = Progress(study.kind, len(study.cells), plan.skipped, plan.total_cost, plan.done_cost,
                      enabled=progress)
-    if not pending:
+    if not plan.pending:
         stats.completed = True
         if progress:
             sys.stderr.write(f"[{study.kind}] all {len(study.cells)} cells already done in {out_dir}\n")
         return stats
 
-    t0 = time.monotonic()
-    if session is None:
-        if session_factory is None:
-            raise ValueError("run_study needs a session or a session_factory")
-        session = session_factory()
-    stats.startup_seconds = time.monotonic() - t0
+    session, stats.startup_seconds = open_session(session, session_factory)
     sc = session.sparkContext
     stats.master = sc.master
     stats.slots = max(1, int(sc.defaultParallelism))
-    batches = _batches(pending, study.cost, stats.slots, batch_size)
-    run_id = uuid.uuid4().hex[:8]
+    batches = _batches(plan.pending, study.cost, stats.slots, batch_size)
     meter.show(force=True)
-
-    # Progress inside running batches, from Spark's status tracker.
-    running: dict[str, list[dict]] = {}
-    running_lock = threading.Lock()
-    stop = threading.Event()
-
-    def watch() -> None:
-        tracker = sc.statusTracker()
-        while not stop.wait(0.5):
-            try:
-                with running_lock:
-                    groups = dict(running)
-                tasks, cost = 0, 0.0
-                for group, batch in groups.items():
-                    finished = 0
-                    for job_id in tracker.getJobIdsForGroup(group):
-                        job = tracker.getJobInfo(job_id)
-                        if job is None:
-                            continue
-                        for stage_id in job.stageIds:
-                            stage = tracker.getStageInfo(stage_id)
-                            if stage is not None:
-                                finished += stage.numCompletedTasks
-                    finished = min(finished, len(batch))
-                    tasks += finished
-                    cost += finished * sum(study.cost(c) for c in batch) / len(batch)
-                meter.set_running(tasks, cost)
-                meter.show()
-            except Exception:  # the tracker is best effort; never kill the run
-                pass
-
-    watcher = threading.Thread(target=watch, name="study-progress", daemon=True)
-    watcher.start()
     started = time.monotonic()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs_in_flight))
-    futures: dict[concurrent.futures.Future, tuple[str, list[dict]]] = {}
-    queue = list(enumerate(batches))
     try:
-        def submit_next() -> None:
-            if not queue:
-                return
-            i, batch = queue.pop(0)
-            group = f"cbalgebra-{study.kind}-{run_id}-{i}"
-            with running_lock:
-                running[group] = batch
-            futures[pool.submit(_run_batch, sc, study.task, batch, group)] = (group, batch)
-
-        for _ in range(max(1, jobs_in_flight)):
-            submit_next()
-        while futures:
-            done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in done:
-                group, batch = futures.pop(future)
-                rows = future.result()
-                c0 = time.monotonic()
-                part = store.commit(rows)
-                stats.commit_seconds += time.monotonic() - c0
-                stats.batches += 1
-                stats.cells_run += len(rows)
-                for row in rows:
-                    stats.task_seconds += float(row.get("task_seconds", 0.0))
-                    stats.gen_seconds += float(row.get("gen_seconds", 0.0))
-                    stats.reduce_seconds += float(row.get("reduce_seconds", 0.0))
-                with running_lock:
-                    running.pop(group, None)
-                meter.committed(len(rows), sum(study.cost(c) for c in batch))
-                meter.set_running(0, 0.0)
-                meter.show()
-                if on_commit is not None:
-                    on_commit(part, len(rows))
-                submit_next()
+        run_batches_on_spark(sc, study, batches, store, stats, meter, jobs_in_flight, on_commit)
         stats.completed = True
-    except BaseException:
-        try:
-            sc.cancelAllJobs()
-        except Exception:
-            pass
-        raise
     finally:
-        stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        stats.wall_seconds = time.monotonic() - started
-        stats.overhead_seconds = max(0.0, stats.slots * stats.wall_seconds - stats.task_seconds)
+        close_stats(stats, time.monotonic() - started)
         meter.finish()
     return stats
 

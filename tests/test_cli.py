@@ -113,4 +113,8 @@ def test_demo_runs_without_the_study(tmp_path, capsys):
     assert code == 0, err
     assert "matches(predicate, message) = True" in out
     assert "counterexample" in out and "cover:" in out and "forward(message) -> interfaces [1, 3]" in out
-    assert (tmp_path / "poset.html").is_file() and (tmp_path / "poset.svg").read_text().lstrip().startswith("<")
+    assert (tmp_path / "poset.html").is_file()
+    from cbalgebra.clibase import graphviz_available
+
+    if graphviz_available():  # without it, tests/test_demo_fresh.py checks the demo skips the SVG
+        assert (tmp_path / "poset.svg").read_text().lstrip().startswith("<")

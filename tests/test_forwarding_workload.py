@@ -110,9 +110,10 @@ GOLDEN_DIGEST = "289fb53d120e5ac3ff9dd7d1402ba9528f3ce31639d9b61a54c99e7d222d84a
 
 
 def test_values_round_trip_and_sff(tmp_path):
+    # operators SFF has come back exactly (<= and >= are rewritten: see test_sff_interop.py)
     w = cb.workloads.forwarding(interfaces=6, filters_per_interface=(1, 20), messages=200, seed=7,
                                 type_weights={"string": 2, "int": 2, "float": 1, "bool": 1},
-                                int_op_weights={"=": 1, "<=": 1, ">=": 1, "!=": 1, "any": 1})
+                                int_op_weights={"=": 1, "<": 1, ">": 1, "!=": 1, "any": 1})
     preds = w.predicates()
     assert sum(p.size for p in preds.values()) == w.n_constraints
     path = tmp_path / "w.sff"

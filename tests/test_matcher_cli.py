@@ -91,3 +91,56 @@ def test_python_dash_m(files):
     r = subprocess.run([sys.executable, "-m", "cbalgebra.matcher", "forward", str(table) + ".missing"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_forward_numbers_sff_and_write_sff(tmp_path, capsys):
+    import json
+
+    from sff_oracle import parse as sff_parse
+
+    table = tmp_path / "t.sff"
+    table.write_text("set preprocessing_limit = 2;\nifconfig 1 x > 2;\nifconfig 2 x > 2.5, y <= 4;\n"
+                     "select x = 3.0;\nselect x = 3 y = 4;\nselect x = 2.5;\n")
+    assert main(["forward", str(table)]) == 0
+    assert capsys.readouterr().out == "\n1\n\n"  # strict: 3.0 is not an int, 3 not a float
+    out = tmp_path / "out.sff"
+    assert main(["forward", str(table), "--numbers", "sff", "--json", "--write-sff", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["numbers"] == "sff"
+    assert [r["interfaces"] for r in doc["results"]] == [[1], [1, 2], []]
+    written = out.read_text()
+    kinds = [s.kind for s in sff_parse(written)]  # SFF's grammar accepts it, limit after the table
+    assert kinds == ["ifconfig", "ifconfig", "set", "select", "select", "select"]
+    assert "y < 5" in written
+    assert main(["forward", str(out), "--numbers", "sff"]) == 0
+    assert capsys.readouterr().out == "1\n1 2\n\n"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--write-sff", "-"], "--write-sff needs a file name"),
+    (["--write-sff", "{missing}/x.sff"], "--write-sff: cannot write"),
+])
+def test_forward_numbers_and_write_sff_errors(tmp_path, capsys, args, needle):
+    table = tmp_path / "t.sff"
+    table.write_text("ifconfig 1 x > 2;\nselect x = 3;\n")
+    args = [a.format(missing=tmp_path / "missing") for a in args]
+    assert main(["forward", str(table), *args]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_write_sff_refuses_what_sff_cannot_say(tmp_path, capsys):
+    table = tmp_path / "t.sff"
+    table.write_text('ifconfig 1 x = 1;\nselect s = "\\01";\n')  # U+0000 then "1": SFF would read \01
+    out = tmp_path / "out.sff"
+    assert main(["forward", str(table), "--write-sff", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--write-sff" in err and "U+0000" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_forward_numbers_usage_error(tmp_path, capsys):
+    table = tmp_path / "t.sff"
+    table.write_text("ifconfig 1 x > 2;\n")
+    assert main(["forward", str(table), "--numbers", "loose"]) == 2
+    assert "invalid choice" in capsys.readouterr().err

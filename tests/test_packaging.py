@@ -24,9 +24,11 @@ def test_wheel_installs_into_a_fresh_venv_and_parses(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for expected in ("cbalgebra/grammar/siena.lark", "cbalgebra/matcher/__init__.py",
                      "cbalgebra/reducers/__init__.py", "cbalgebra/studies/__init__.py",
-                     "cbalgebra/covering/strings.py"):
+                     "cbalgebra/covering/strings.py", "cbalgebra/poset/assets/poset.js",
+                     "cbalgebra/workloads/data/english_terms.txt"):
         assert expected in names, expected
     assert not any(n.startswith(("grammar/", "matcher/", "reducers/", "studies/")) for n in names)
+    assert not any(n.startswith("cbalgebra/studies/results/") for n in names)  # committed outputs stay home
 
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
@@ -39,7 +41,12 @@ def test_wheel_installs_into_a_fresh_venv_and_parses(tmp_path):
     fresh_site = Path(subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         check=True, capture_output=True, text=True).stdout.strip())
-    (fresh_site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # Every site-packages folder of this interpreter, not only its own purelib:
+    # an environment may chain to another one's site-packages with a .pth file,
+    # and .pth files are not followed from a folder that deps.pth adds.
+    site_dirs = dict.fromkeys([sysconfig.get_paths()["purelib"],
+                               *(p for p in sys.path if Path(p).name == "site-packages")])
+    (fresh_site / "deps.pth").write_text("".join(f"{d}\n" for d in site_dirs))
     script = (
         "import cbalgebra, cbalgebra.matcher, cbalgebra.grammar, cbalgebra.reducers, cbalgebra.studies;"
         "from importlib.resources import files;"

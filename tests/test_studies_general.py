@@ -1,4 +1,5 @@
-"""The general data model of seed 002 §4.1: closed form, sampling, grid (no Spark)."""
+"""The general data model of Carzaniga, Rembert & Wolf, "Understanding Content-Based
+Routing Schemes" (TR 2006/05), §4.1: closed form, sampling, grid (no Spark)."""
 
 from __future__ import annotations
 

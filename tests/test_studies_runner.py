@@ -14,10 +14,14 @@ from cbalgebra.studies import dnf, jobs
 from cbalgebra.studies.runner import (
     Progress,
     ResultStore,
+    RunStats,
     StudyError,
     _batches,
     check_manifest,
+    close_stats,
     pending_cells,
+    plan_run,
+    record_batch,
     run_study,
     write_manifest,
 )
@@ -89,6 +93,31 @@ def test_finished_study_needs_no_spark(tmp_path):
     assert stats.completed and stats.cells_run == 0 and stats.cells_skipped == len(study.cells)
     outputs = jobs.finalize(study, tmp_path)
     assert outputs["summary"].exists() and outputs["report"].exists()
+
+
+def test_plan_skips_committed_cells_and_weighs_the_rest(tmp_path):
+    study = jobs.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
+    write_manifest(tmp_path, study.kind, study.config)
+    from cbalgebra.studies.general import run_general_cell
+
+    ResultStore(tmp_path, study.schema, study.key_columns).commit([run_general_cell(c) for c in study.cells[:2]])
+    plan = plan_run(study, tmp_path)
+    assert plan.skipped == 2 and plan.pending == study.cells[2:]
+    assert plan.total_cost == pytest.approx(sum(study.cost(c) for c in study.cells))
+    assert plan.done_cost == pytest.approx(sum(study.cost(c) for c in study.cells[:2]))
+
+
+def test_run_statistics_add_up_batches_and_overhead():
+    stats = RunStats(slots=2)
+    record_batch(stats, [{"task_seconds": 1.0, "gen_seconds": 0.25, "reduce_seconds": 0.5}] * 3, 0.1)
+    record_batch(stats, [{"task_seconds": 2.0}], 0.2)
+    assert (stats.batches, stats.cells_run) == (2, 4)
+    assert stats.task_seconds == 5.0 and stats.gen_seconds == 0.75 and stats.reduce_seconds == 1.5
+    assert stats.commit_seconds == pytest.approx(0.3)
+    close_stats(stats, wall_seconds=4.0)
+    assert stats.wall_seconds == 4.0 and stats.overhead_seconds == 3.0  # 2 slots × 4 s − 5 s of tasks
+    close_stats(stats, wall_seconds=1.0)
+    assert stats.overhead_seconds == 0.0  # never negative
 
 
 def test_batches_run_longest_first():

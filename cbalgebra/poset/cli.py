@@ -20,8 +20,9 @@ Output: ``--format text`` (an indented outline, the default without ``-o``),
 interactive page, no network). The format defaults to the extension of
 ``-o``.
 
-Exit codes: 0 done, 2 bad input or arguments, 3 a covering question was
-undecided, 69 Graphviz is not installed.
+Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 done, 2 bad input
+or arguments, 3 a covering question was undecided, 69 Graphviz is not
+installed.
 """
 
 from __future__ import annotations
@@ -32,11 +33,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from cbalgebra.clibase import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    EXIT_UNDECIDED,
+    UsageError,
+    plugin_main,
+    read_text,
+)
 from cbalgebra.poset.core import ADVERTISEMENTS, SUBSCRIPTIONS, Poset
 
 __all__ = ["from_document", "outline", "register", "run"]
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_UNDECIDED, EXIT_UNAVAILABLE = 0, 2, 3, 69
 FORMATS = ("text", "dot", "svg", "png", "html")
 _EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".txt": "text"}
 
@@ -115,17 +123,19 @@ def register(subparsers: Any) -> None:
         description=(
             "Build Siena's filters poset from a document's subscribe lines (or advertise lines) "
             "and draw it: roots on top, edges from covering to covered, each node with its "
-            "filter and subscribers. A statement's subscriber is --subscriber, else an ifconfig "
-            "line's interface, else its line number (L12)."
+            "filter and subscribers. A statement's subscriber is --subscriber (it overrides "
+            "everything), else an ifconfig line's interface or the statement's 'from NAME', "
+            "else its line number (L12)."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="a document (subscribe/advertise lines or SFF), or - for stdin")
+    p.add_argument("file", metavar="FILE", help="a document (subscribe/advertise lines or SFF), @FILE, or - for stdin")
     p.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output)")
     p.add_argument("-f", "--format", choices=FORMATS,
                    help="text, dot, svg, png or html (default: from OUT's extension, else text)")
     p.add_argument("-a", "--advertisements", action="store_true",
                    help="draw the advertisements poset (A^A) of the advertise lines")
-    p.add_argument("--subscriber", metavar="NAME", help="one subscriber for every statement")
+    p.add_argument("--subscriber", metavar="NAME",
+                   help="one subscriber for every statement, over any 'from NAME' or ifconfig interface")
     p.add_argument("--top-levels", type=int, metavar="K", help="draw only the top K levels")
     p.add_argument("--max-nodes", type=int, default=300, metavar="N",
                    help="above N elements draw only the N that cover the most others, "
@@ -162,8 +172,6 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--top-levels must be at least 1")
     if args.max_nodes < 1:
         return _fail("--max-nodes must be at least 1")
-
-    from cbalgebra.cli import UsageError, read_text
 
     try:
         text = read_text(args.file)
@@ -228,9 +236,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cbalgebra.poset")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    register(sub)
-    args = parser.parse_args(["poset", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return plugin_main(register, argv, "python -m cbalgebra.poset", prefix=("poset",))

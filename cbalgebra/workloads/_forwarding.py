@@ -59,16 +59,30 @@ table does not depend on how many messages are drawn.
 from __future__ import annotations
 
 import io
+import itertools
+import math
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import numpy as np
 
-from cbalgebra.values import Attribute, Constraint, Filter, Message, Predicate, format_name, quote
+from cbalgebra.values import (
+    INT_MAX,
+    INT_MIN,
+    KEYWORDS,
+    NAME_PATTERN,
+    Attribute,
+    Constraint,
+    Filter,
+    Message,
+    Predicate,
+)
 
-__all__ = ["forwarding", "ForwardingWorkload", "pseudo_words", "zipf_weights"]
+__all__ = ["forwarding", "ForwardingWorkload", "pseudo_words", "zipf_weights", "write_sff_document",
+           "sff_constraint", "sff_message", "sff_string", "sff_float"]
 
 TYPES = ("string", "int", "float", "bool")
 OPS = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
@@ -293,43 +307,42 @@ class ForwardingWorkload:
                     c_name=self.c_name, c_type=self.c_type, c_op=self.c_op, c_value=self.c_value,
                     names=self.names, strings=self.strings)
 
-    def table(self, preprocessing_rounds: int = 10):
+    def table(self, preprocessing_rounds: int = 10, *, numbers: str = "strict"):
         """The compiled ``ForwardingTable`` (through ``from_arrays``)."""
         from cbalgebra.matcher import ForwardingTable
 
-        return ForwardingTable.from_arrays(**self.table_arrays(), preprocessing_rounds=preprocessing_rounds)
+        return ForwardingTable.from_arrays(**self.table_arrays(), preprocessing_rounds=preprocessing_rounds,
+                                           numbers=numbers)
 
     # -------------------------------------------------------------- SFF
-    def _sff_constraint(self, k: int) -> str:
-        t = int(self.c_type[k])
-        op = OPS[int(self.c_op[k])]
-        name = format_name(self.names[int(self.c_name[k])])
-        if op == "any":
-            return f"{name} any {TYPES[t]}"
-        return f"{name} {_SFF_OP.get(op, op)} {self._sff_value(t, int(self.c_value[k]))}"
-
-    def _sff_value(self, t: int, v: int) -> str:
-        if t == 0:
-            return quote(self.strings[v])
-        if t == 1:
-            return str(v)
-        if t == 2:
-            return repr(float(np.int64(v).view(np.float64)))
-        return "true" if v else "false"
+    def _sff_filter(self, ks: np.ndarray) -> list[str]:
+        """The SFF spellings of one filter (a ``>=`` on a string makes two)."""
+        alternatives = []
+        for k in ks:
+            k = int(k)
+            t = int(self.c_type[k])
+            op = OPS[int(self.c_op[k])]
+            value = None if op == "any" else self._value(t, int(self.c_value[k]))
+            alternatives.append(_sff_alternatives(TYPES[t], self.names[int(self.c_name[k])], op, value))
+        return _sff_conjunctions(alternatives)
 
     def write_sff(self, target: str | os.PathLike | TextIO, *, table: bool = True, messages: bool = True,
                   preprocessing_limit: int | None = None) -> None:
-        """Write an SFF driver file: ``ifconfig`` statements for the table and
-        ``select`` statements for the messages (either may be left out)."""
+        """Write an SFF 2.x driver file: ``ifconfig`` statements for the table
+        and ``select`` statements for the messages (either may be left out).
+
+        The file is written so that SFF's own parser accepts it and reads the
+        same table and messages (see :func:`write_sff_document`).
+        """
         if isinstance(target, (str, os.PathLike)):
-            with open(target, "w", encoding="utf-8") as fh:
+            with open(target, "w", encoding="utf-8", newline="\n") as fh:
                 self.write_sff(fh, table=table, messages=messages, preprocessing_limit=preprocessing_limit)
             return
         fh = target
         fh.write(f"// cbalgebra.workloads.forwarding {self.params}\n")
-        if preprocessing_limit is not None:
-            fh.write(f"set preprocessing_limit = {int(preprocessing_limit)};\n")
-        if table:
+        if not table:
+            _write_sff_limit(fh, preprocessing_limit)
+        else:
             order = np.argsort(self.c_filter, kind="stable")
             bounds = np.searchsorted(self.c_filter[order], np.arange(self.n_filters + 1))
             f_order = np.argsort(self.filter_interface, kind="stable")
@@ -341,22 +354,204 @@ class ForwardingWorkload:
                     ks = order[bounds[f]:bounds[f + 1]]
                     if ks.size == 0:
                         raise ValueError("an empty filter cannot be written in the SFF format")
-                    filters.append(", ".join(self._sff_constraint(int(k)) for k in ks))
+                    filters.extend(self._sff_filter(ks))
                 if filters:
                     fh.write(f"ifconfig {int(iface)} " + "\n  | ".join(filters) + ";\n")
+            _write_sff_limit(fh, preprocessing_limit)
         if messages:
             for m in range(self.n_messages):
                 attrs = []
                 for k in range(int(self.m_off[m]), int(self.m_off[m + 1])):
                     t = int(self.a_type[k])
-                    attrs.append(f"{format_name(self.names[int(self.a_name[k])])} = "
-                                 f"{self._sff_value(t, int(self.a_value[k]))}")
+                    attrs.append(f"{sff_name(self.names[int(self.a_name[k])])} = "
+                                 f"{_sff_value(TYPES[t], self._value(t, int(self.a_value[k])))}")
+                if not attrs:
+                    raise ValueError(f"message {m} has no attributes: SFF's select statement needs at least one")
                 fh.write("select " + " ".join(attrs) + ";\n")
 
     def sff(self, **kw: Any) -> str:
         buf = io.StringIO()
         self.write_sff(buf, **kw)
         return buf.getvalue()
+
+
+# ---------------------------------------------------------- the SFF language
+# What Siena Fast Forwarding 2.x's driver reads (its flex scanner and bison
+# grammar, sff_scanner.ll / sff_parser.yy), and how our values are spelled in
+# it so that both its parser and ours read the same thing:
+#
+# - types in `name any TYPE` are `string`, `integer`, `double`, `boolean`;
+# - a double literal needs a '.' (`1e-05` scans as the int 1 and the name
+#   `e-05`): we write Python's shortest round-trip repr, with `.0` put into
+#   the mantissa when it has no point (`1.0e-05`), which strtod reads back to
+#   the same double;
+# - the operators are = != < > =* *= ** and any; there is no <= or >=, so
+#   `x <= v` is written `x < succ(v)` (ints: v + 1; floats: the next double;
+#   strings: v + U+0000, the next string in code-point order), `x >= v` as
+#   `x > pred(v)` for numbers, and for strings as two filters `x = v | x > v`;
+#   at the end of the range (`x <= INT_MAX`) the constraint is `x any TYPE`;
+# - names: letters, digits, `_ / . -` after a letter or `_`; others (and the
+#   keyword `any`, which SFF's grammar does not take as a name) are quoted;
+# - strings escape only `"` `\` and newline, tab, carriage return and U+0000
+#   (`\0`), which both scanners decode alike; other characters are written as
+#   they are (UTF-8): SFF's `\u` does not exist, and its octal and hex escapes
+#   are not ours;
+# - `select` needs at least one attribute, `ifconfig` at least one constraint;
+# - `set preprocessing_limit = N;` acts only once SFF has a forwarding table
+#   (its handler sets the rounds of the current table and otherwise prints
+#   "Not using the FwdTable algorithm."), and the table is created by the
+#   first `ifconfig`: so the limit is written after the ifconfig statements.
+
+SFF_TYPE_NAMES = {"string": "string", "int": "integer", "float": "double", "bool": "boolean", "any": "any"}
+_SFF_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_/.\-]*\Z")
+_SFF_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+#: How many SFF filters one of our filters may turn into (each string `>=`
+#: doubles it) before the writer gives up.
+SFF_MAX_EXPANSION = 1024
+_FLOAT_MAX = float.fromhex("0x1.fffffffffffffp+1023")
+
+
+def sff_string(s: str) -> str:
+    """A string literal that SFF's scanner and ours decode to ``s`` (SFF sees
+    its UTF-8 bytes)."""
+    out = ['"']
+    for i, ch in enumerate(s):
+        esc = _SFF_ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch == "\0":
+            # SFF reads \0 followed by octal digits, or by x and hex digits,
+            # as one longer escape; raw NUL it would drop
+            if s[i + 1:i + 2] and s[i + 1] in "01234567xX":
+                raise ValueError(f"the string {s!r} cannot be written for SFF: U+0000 before {s[i + 1]!r} "
+                                 "has no spelling that SFF and cbalgebra both read")
+            out.append("\\0")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def sff_name(name: str) -> str:
+    if _SFF_IDENT.match(name) and NAME_PATTERN.match(name) and name not in KEYWORDS:
+        return name
+    return sff_string(name)
+
+
+def sff_float(x: float) -> str:
+    """A double literal SFF accepts (it has a '.') and reads back exactly."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"SFF has no literal for {x!r}")
+    text = repr(x)
+    if "." not in text:
+        mantissa, _, exponent = text.partition("e")
+        text = f"{mantissa}.0e{exponent}" if exponent else f"{mantissa}.0"
+    return text
+
+
+def _sff_value(type_: str, value: Any) -> str:
+    if type_ == "string":
+        return sff_string(value)
+    if type_ == "float":
+        return sff_float(value)
+    if type_ == "bool":
+        return "true" if value else "false"
+    return str(int(value))
+
+
+def _sff_alternatives(type_: str, name: str, op: str, value: Any) -> list[str]:
+    """One constraint in SFF syntax: usually one spelling; ``>=`` on a string
+    is the disjunction of two (``=`` and ``>``)."""
+    n = sff_name(name)
+    if op == "any":
+        return [f"{n} any {SFF_TYPE_NAMES[type_]}"]
+    if op in ("<=", ">="):
+        up = op == "<="
+        if type_ == "int":
+            if value == (INT_MAX if up else INT_MIN):
+                return [f"{n} any integer"]
+            return [f"{n} {'<' if up else '>'} {value + 1 if up else value - 1}"]
+        if type_ == "float":
+            if value == (_FLOAT_MAX if up else -_FLOAT_MAX):
+                return [f"{n} any double"]
+            # + 0.0: the neighbour of -5e-324 is -0.0, which we spell 0.0
+            neighbour = math.nextafter(value, math.inf if up else -math.inf) + 0.0
+            return [f"{n} {'<' if up else '>'} {sff_float(neighbour)}"]
+        if type_ == "string":
+            if up:
+                return [f"{n} < {sff_string(value + chr(0))}"]
+            return [f"{n} = {sff_string(value)}", f"{n} > {sff_string(value)}"]
+        raise ValueError(f"operator {op!r} does not apply to type {type_!r}")
+    return [f"{n} {_SFF_OP.get(op, op)} {_sff_value(type_, value)}"]
+
+
+
+def _sff_conjunctions(alternatives: list[list[str]]) -> list[str]:
+    """The filters (comma-joined) of the product of per-constraint alternatives."""
+    size = 1
+    for alt in alternatives:
+        size *= len(alt)
+    if size > SFF_MAX_EXPANSION:
+        raise ValueError(f"a filter would become {size} SFF filters (each string >= constraint doubles them); "
+                         f"the limit is {SFF_MAX_EXPANSION}")
+    return [", ".join(combo) for combo in itertools.product(*alternatives)]
+
+
+def sff_constraint(c: Constraint) -> list[str]:
+    """``c`` in SFF syntax: a list of alternatives (one, except for ``>=`` on strings)."""
+    return _sff_alternatives(c.type, c.name, c.op, c.value)
+
+
+def sff_filters(f: Filter) -> list[str]:
+    """A filter as SFF filters (more than one only for ``>=`` on strings)."""
+    if not f.constraints:
+        raise ValueError("an empty filter cannot be written in the SFF format")
+    return _sff_conjunctions([sff_constraint(c) for c in f.constraints])
+
+
+def sff_message(m: Message) -> str:
+    """A ``select`` statement for ``m``."""
+    if not len(m):
+        raise ValueError("a message with no attributes cannot be written in the SFF format")
+    return "select " + " ".join(f"{sff_name(name)} = {_sff_value(a.type, a.value)}" for name, a in m.attributes) + ";"
+
+
+def _write_sff_limit(fh: TextIO, preprocessing_limit: int | None) -> None:
+    if preprocessing_limit is not None:
+        limit = int(preprocessing_limit)
+        if limit < 0:
+            raise ValueError("preprocessing_limit must be >= 0")
+        fh.write(f"set preprocessing_limit = {limit};\n")
+
+
+def write_sff_document(target: str | os.PathLike | TextIO, predicates: Mapping[int, Predicate | Filter] | None = None,
+                       messages: Iterable[Message] = (), *, preprocessing_limit: int | None = None,
+                       comment: str | None = None) -> None:
+    """Write an SFF 2.x driver file: one ``ifconfig`` per interface with a
+    non-empty predicate (in id order), then ``set preprocessing_limit`` (if
+    given), then one ``select`` per message. Both SFF's parser and
+    ``cbalgebra.parse_document`` read it as the same table and messages (an
+    interface whose predicate is empty is left out: it matches nothing)."""
+    if isinstance(target, (str, os.PathLike)):
+        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            write_sff_document(fh, predicates, messages, preprocessing_limit=preprocessing_limit, comment=comment)
+        return
+    fh = target
+    if comment is not None:
+        for line in comment.splitlines() or [""]:
+            fh.write(f"// {line}\n")
+    for iface in sorted(predicates or {}):
+        if isinstance(iface, bool) or not isinstance(iface, (int, np.integer)) or iface < 0:
+            raise ValueError(f"interface ids must be ints >= 0, not {iface!r}")
+        pred = predicates[iface]
+        filters = [pred] if isinstance(pred, Filter) else list(pred.filters)
+        spelled = [g for f in filters for g in sff_filters(f)]
+        if spelled:
+            fh.write(f"ifconfig {int(iface)} " + "\n  | ".join(spelled) + ";\n")
+    _write_sff_limit(fh, preprocessing_limit)
+    for m in messages:
+        fh.write(sff_message(m) + "\n")
 
 
 # ------------------------------------------------------------------ generator

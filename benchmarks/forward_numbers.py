@@ -1,0 +1,137 @@
+"""Strict-mode kernel speed against a baseline revision, and the cost of
+``numbers="sff"``, measured side by side in one process.
+
+    .venv/bin/python benchmarks/forward_numbers.py [--baseline REV] [--rounds N] [--quick] [--out DIR]
+
+The shared machine's load changes from minute to minute, so separate runs of
+``benchmarks/forward.py`` cannot tell a few percent apart. Here the baseline
+kernel module is loaded from ``git show REV:matcher/_kernels.py`` (default
+``HEAD~1``) next to the current one; both run on the same compiled arrays and
+the same encoded messages (the table layout and the strict encoding are the
+same in both), alternating, ``--rounds`` times; the best CPU time of each is
+kept. Not a test: nothing is asserted. Writes ``forward_numbers.csv`` into
+DIR (default benchmarks/results).
+
+Rows: for each workload and pre-processing rounds r in (0, 10), the kernel's
+mean CPU time per message (one thread) of the baseline and of the current
+kernel in strict mode, their ratio, and the current kernel under
+``numbers="sff"`` (messages encoded with the extra converted rows; on the
+§5.1 workload's int/string mix, and on a mix with half the numbers floats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import cbalgebra as cb
+from cbalgebra.matcher import warm_up
+
+ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger("forward-numbers")
+
+
+def load_baseline(rev: str, folder: Path):
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/_kernels.py"], check=True,
+                            capture_output=True, text=True).stdout
+    path = folder / "baseline_kernels.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("baseline_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def kernel_cpu(K, table, batch) -> float:
+    """CPU seconds of one serial kernel pass over the whole batch."""
+    c = table._c
+    n = len(batch)
+    S = K.new_scratch(c.P, np.zeros(0, c.counter_dtype), max(batch.maxlen, 64))
+    out = np.empty(max(1, n * max(1, c.n_live)), dtype=np.int32)
+    cnt = np.zeros(n, dtype=np.int64)
+    b_sel = np.full(n, -1, np.int64)
+    t0 = time.process_time()
+    K.forward_serial(c.T, c.P, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, b_sel,
+                     np.zeros(1, np.int64), np.zeros(0, np.int32), S, 0, out, cnt)
+    return time.process_time() - t0
+
+
+def workloads(quick: bool, seed: int):
+    n_f = 25_000 if quick else 250_000
+    n_m = 500 if quick else 2000
+    yield "I=20 §5.1 (string/int)", cb.workloads.forwarding(
+        interfaces=20, filters_per_interface=n_f // 20, messages=n_m, attributes_per_message=10, seed=seed)
+    n_i = 20_000 if quick else 200_000
+    yield "I=F §5.1 (string/int)", cb.workloads.forwarding(
+        interfaces=n_i, filters_per_interface=1, messages=n_m // 2, seed=seed)
+    yield "I=20 int/float/string mix", cb.workloads.forwarding(
+        interfaces=20, filters_per_interface=n_f // 20, messages=n_m, attributes_per_message=10, seed=seed,
+        type_weights={"string": 2, "int": 1, "float": 1})
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--baseline", default="HEAD~1", help="git revision of the baseline kernel (default HEAD~1)")
+    ap.add_argument("--rounds", type=int, default=7, help="alternations of baseline and current (best kept)")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    from cbalgebra.matcher import _kernels as current
+
+    warm_up()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        baseline = load_baseline(args.baseline, Path(tmp))
+        for name, w in workloads(args.quick, args.seed):
+            table10 = w.table(preprocessing_rounds=10)
+            for r in (10, 0):
+                table = table10 if r == 10 else table10.with_preprocessing_rounds(0)
+                sff = table.with_numbers("sff")
+                batch, sff_batch = table.encode(w.messages), sff.encode(w.messages)
+                best = {"baseline": np.inf, "strict": np.inf, "sff": np.inf}
+                kernel_cpu(baseline, table, batch)  # compile / load both before timing
+                kernel_cpu(current, table, batch)
+                for _ in range(args.rounds):
+                    best["baseline"] = min(best["baseline"], kernel_cpu(baseline, table, batch))
+                    best["strict"] = min(best["strict"], kernel_cpu(current, table, batch))
+                    best["sff"] = min(best["sff"], kernel_cpu(current, sff, sff_batch))
+                n = len(batch)
+                row = {
+                    "workload": name, "constraints": w.n_constraints, "messages": n, "rounds": r,
+                    "baseline_us": round(1e6 * best["baseline"] / n, 3),
+                    "strict_us": round(1e6 * best["strict"] / n, 3),
+                    "strict_over_baseline": round(best["strict"] / best["baseline"], 3),
+                    "sff_us": round(1e6 * best["sff"] / n, 3),
+                    "sff_over_strict": round(best["sff"] / best["strict"], 3),
+                    "extra_rows_sff": int(sff_batch.attrs.shape[0] - batch.attrs.shape[0]),
+                    "baseline_rev": args.baseline, "load": round(os.getloadavg()[0], 2),
+                }
+                rows.append(row)
+                log.info("%-28s r=%-2d baseline %8.2f us  strict %8.2f us (x%.3f)  sff %8.2f us (x%.3f of strict)",
+                         name, r, row["baseline_us"], row["strict_us"], row["strict_over_baseline"],
+                         row["sff_us"], row["sff_over_strict"])
+    path = out / "forward_numbers.csv"
+    with open(path, "w", newline="") as fh:
+        wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    log.info("wrote %s", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""What every ``cbalgebra`` command shares: one error policy.
+
+The exit codes, ``UsageError``, reading a file or standard input, the
+argument parser class, and the one mapping from the errors a user can cause
+to a message and an exit code. Every command module (``cbalgebra.cli`` and
+the reducers', matcher's, studies' and poset's ``cli`` modules) imports this
+module; it imports nothing of the package at module level, so it stays a
+leaf: the error classes are imported only when an error is reported.
+
+Exit codes:
+
+==  ==========================================================
+0   yes / success
+1   no (covers, overlaps, match)
+2   bad input or usage (the reason on standard error)
+3   undecided (z3 could not decide), or a reduction that could
+    not be completed within its budget
+69  a needed program is missing or failed (Graphviz ``dot``,
+    Java for Spark); the message says how to install it
+70  internal error: a bug (``CBALGEBRA_DEBUG=1`` shows the traceback)
+130 interrupted (Ctrl-C)
+==  ==========================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from importlib import metadata
+from pathlib import Path
+
+EXIT_YES = EXIT_OK = 0
+EXIT_NO = 1
+EXIT_USAGE = EXIT_BAD_INPUT = 2
+EXIT_UNDECIDED = EXIT_INCOMPLETE = 3
+EXIT_UNAVAILABLE = 69
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+#: How to get the programs some commands need (what a fresh Debian machine lacks).
+GRAPHVIZ_HOWTO = "to get it: apt-get install graphviz"
+JAVA_HOWTO = "to get it: apt-get install openjdk-17-jre-headless, or set JAVA_HOME"
+
+
+class UsageError(Exception):
+    """Bad command-line input that is not a parse error (exit code 2)."""
+
+
+class UnavailableError(Exception):
+    """A program the command needs is missing (exit code 69)."""
+
+
+# ------------------------------------------------------------------ inputs
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{where} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def read_text(source: str) -> str:
+    """A FILE argument: a path, ``-`` for standard input, or ``@FILE``.
+
+    ``@FILE`` is accepted so that every command takes the same forms as the
+    text arguments of covers/overlaps/match; a file whose name really starts
+    with ``@`` is still read as named.
+    """
+    if source == "-":
+        return _read_stdin()
+    if source == "@":
+        raise UsageError("'@' needs a file name after it (@FILE), or - for standard input")
+    if source.startswith("@") and not Path(source).exists():
+        source = source[1:]
+        if source == "-":
+            return _read_stdin()
+    return _read_path(source)
+
+
+def _read_stdin() -> str:
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (tests, embedding)
+        return sys.stdin.read()
+    return _decode(buffer.read(), "standard input")
+
+
+def _read_path(source: str) -> str:
+    if not source:
+        raise UsageError("empty file name (give a path, or - for standard input)")
+    try:
+        data = Path(source).read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {source}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{source} is a directory, not a file") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {source}: {e.strerror or e}") from None
+    return _decode(data, source)
+
+
+def argument_text(arg: str, what: str = "argument") -> str:
+    """A text argument: the text itself, ``@FILE`` for a file's contents, ``-`` or ``@-`` for stdin.
+
+    ``what`` names the argument in messages (``X``, ``MESSAGE``).
+    """
+    if arg in ("-", "@-"):
+        return _read_stdin()
+    if arg.startswith("@"):
+        path = arg[1:]
+        if not path:
+            raise UsageError(f"{what}: '@' needs a file name after it (@FILE, or - for standard input)")
+        try:
+            return _read_path(path)
+        except UsageError as e:
+            raise UsageError(f"{what}: {e}") from None
+    if not arg.strip():
+        raise UsageError(f"{what} is empty (give the text itself, @FILE to read a file, or - for standard input)")
+    return arg
+
+
+def check_output_folder(path: Path, option: str = "--out") -> Path:
+    """A folder to write into: it may not exist yet, but must not be a file."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path} is a file; give a folder (it is created if missing)")
+    return path
+
+
+# --------------------------------------------------------- external tools
+def java_available() -> bool:
+    """Can PySpark start a JVM? It runs ``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return os.access(os.path.join(home, "bin", "java"), os.X_OK)
+    return shutil.which("java") is not None
+
+
+def require_java() -> None:
+    if not java_available():
+        raise UnavailableError(f"Spark needs Java, which is not installed ({JAVA_HOWTO})")
+
+
+def graphviz_available() -> bool:
+    return shutil.which("dot") is not None
+
+
+# ----------------------------------------------------------------- parser
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with errors that name the command the user typed.
+
+    An error about one argument (``argument --points: ...``) is one line. An
+    error about the command line's shape (unknown or missing arguments) also
+    prints the usage of the (sub)command it concerns, not the top level's:
+    every subcommand parser rejects the arguments it does not know itself.
+    """
+
+    _rejects_extras = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", _Subcommands)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self._rejects_extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    def error(self, message: str):
+        if not message.startswith("argument "):
+            self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+class _Subcommands(argparse._SubParsersAction):  # noqa: SLF001 - argparse has no public hook for this
+    def add_parser(self, name, **kwargs):
+        parser = super().add_parser(name, **kwargs)
+        parser._rejects_extras = True
+        return parser
+
+
+class VersionAction(argparse.Action):
+    """``--version``: looks the version up only when asked (the lookup costs 0.15 s)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="print the version and exit"):  # noqa: A002 - argparse's keyword
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
+def version() -> str:
+    try:
+        return metadata.version("cbalgebra")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
+
+
+# ------------------------------------------------------------ the policy
+def _loaded(module: str, name: str) -> type | None:
+    """A class of a module that is already imported (else no error can be one of its)."""
+    found = getattr(sys.modules.get(module), name, None)
+    return found if isinstance(found, type) else None
+
+
+def _is(exc: BaseException, *where: tuple[str, str]) -> bool:
+    return any(cls is not None and isinstance(exc, cls) for cls in (_loaded(m, n) for m, n in where))
+
+
+#: What a failed Spark job raises (by name: pyspark is imported only by the studies).
+SPARK_FAILURES = ("Py4JJavaError", "PySparkRuntimeError", "SparkRuntimeException", "PythonException",
+                  "Py4JNetworkError", "PySparkException")
+
+
+def spark_failure_line(exc: BaseException) -> str:
+    """The one line of a Spark failure that says what went wrong, not the JVM trace."""
+    text = str(exc)
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(("ValueError", "RuntimeError", "TypeError", "KeyError", "ImportError",
+                            "ModuleNotFoundError", "AttributeError", "Exception", "AssertionError")):
+            return line
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first[:300]
+
+
+def describe(exc: BaseException) -> tuple[str, int] | None:
+    """The line to print and the exit code of an error a user can cause.
+
+    None for anything else: that is a bug (exit 70).
+    """
+    if isinstance(exc, UsageError) or _is(
+        exc, ("cbalgebra.parse", "ParseError"), ("cbalgebra.values", "InvalidValueError"),
+        ("cbalgebra.studies.runner", "StudyError"),
+    ):
+        return f"error: {exc}", EXIT_USAGE
+    if _is(exc, ("cbalgebra.covering.errors", "UndecidedError")):
+        return f"undecided: {exc}", EXIT_UNDECIDED
+    if _is(exc, ("cbalgebra.reducers.minimal", "ReductionBudgetError")):
+        return f"error: {exc}", EXIT_INCOMPLETE
+    if isinstance(exc, UnavailableError):
+        return f"error: {exc}", EXIT_UNAVAILABLE
+    if _is(exc, ("cbalgebra.poset.render", "GraphvizError")):  # its message names the Debian package
+        return f"error: {exc}", EXIT_UNAVAILABLE
+    if any(cls.__name__ in SPARK_FAILURES for cls in type(exc).__mro__):
+        return f"error: Spark job failed: {spark_failure_line(exc)}", EXIT_UNAVAILABLE
+    if isinstance(exc, OSError):  # reading or writing a file the user named: permission, disk full, ...
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"error: {exc.strerror or exc}{where}", EXIT_USAGE
+    return None
+
+
+def report(exc: BaseException, prog: str = "cbalgebra") -> int:
+    """Print one error for the user and return its exit code."""
+    if isinstance(exc, KeyboardInterrupt):
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if isinstance(exc, BrokenPipeError):  # the reader went away (``| head``): not an error
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the closed pipe
+        except OSError:
+            pass
+        return EXIT_OK
+    found = describe(exc)
+    if found is not None:
+        line, code = found
+        print(line, file=sys.stderr)
+        return code
+    if os.environ.get("CBALGEBRA_DEBUG"):
+        raise exc
+    print(f"{prog}: internal error: {type(exc).__name__}: {exc} (a bug; set CBALGEBRA_DEBUG=1 for the traceback)",
+          file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def run_command(args: argparse.Namespace, prog: str = "cbalgebra") -> int:
+    """Run a parsed command; every error becomes a message and an exit code."""
+    try:
+        return args.func(args)
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - the user never sees a traceback
+        return report(e, prog)
+
+
+def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None, prog: str = "cbalgebra") -> int:
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, or a usage error already printed
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    return run_command(args, prog)
+
+
+def plugin_main(register, argv: list[str] | None, prog: str, prefix: tuple[str, ...] = ()) -> int:
+    """``python -m cbalgebra.PART``: one plug-in's commands under the same policy."""
+    parser = ArgumentParser(prog=prog)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    register(sub)
+    if prefix:  # the module runs one command: its usage names the module alone
+        sub.choices[prefix[0]].prog = prog
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return parse_and_run(parser, [*prefix, *argv], prog)
