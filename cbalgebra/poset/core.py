@@ -987,7 +987,10 @@ class Poset:
         self, x: Value, xsig: frozenset, xbot: bool, up: dict[Element, None], counter: str
     ) -> list[Element]:
         """The maximal elements strictly covered by x (x has no equivalent)."""
-        if not xbot:
+        if not xbot and self._narrow_frontier(up):
+            # Few places to start below: the search from there (a chain
+            # costs one check). Many (a wide poset, a new root among many):
+            # the signature candidates below, which need no walk.
             return self._down_maximal_from_frontier(x, xsig, up, counter)
         cands = [c for c in self._down_candidates(xsig, xbot) if c not in up]
         if not cands:
@@ -1035,6 +1038,11 @@ class Poset:
                     inside.add(n)
                     stack.extend(n._succs)
         return [c for c in positives if c not in below]
+
+    def _narrow_frontier(self, up: dict[Element, None]) -> bool:
+        if not up:
+            return len(self._roots) <= 4
+        return any(len(u._succs) <= 4 for u in self._minimal(up))
 
     def _down_maximal_from_frontier(
         self, x: Value, xsig: frozenset, up: dict[Element, None], counter: str
