@@ -1,6 +1,6 @@
 """Cliffs of the reducers and of the poset on same-name workloads, against main.
 
-    .venv/bin/python benchmarks/cliffs_reduce_poset.py [--quick] [--baseline-ref main]
+    .venv/bin/python benchmarks/cliffs_reduce_poset.py [--quick] [--baseline-ref REF]
                      [--baseline-timeout S] [--no-baseline] [--out DIR]
 
 Not a test: it prints a table and writes benchmarks/results/cliffs_reduce_poset.csv.
@@ -23,8 +23,8 @@ Workloads (generated, not timed):
   (a descending chain: two checks per insert).
 
 Every case runs in a fresh interpreter (no warm caches), once with this
-checkout and once with the baseline: the tree of ``--baseline-ref`` (default
-``main``) extracted with ``git archive`` into a temporary directory and
+checkout and once with the baseline: the tree of ``--baseline-ref`` (default:
+where this branch left ``main``, ``git merge-base HEAD main``) extracted with ``git archive`` into a temporary directory and
 imported instead of this checkout (the editable install's import hook is
 removed in that process). Times are CPU seconds of the timed call
 (``time.process_time``): the machine is shared, and wall time under load
@@ -124,8 +124,11 @@ def build_baseline(ref: str, into: Path) -> Path:
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     pkg_root = into / "pkg"
     pkg_root.mkdir()
-    setup = tomllib.loads((tree / "pyproject.toml").read_text())["tool"]["setuptools"]
-    dirs = setup.get("package-dir", {})
+    setup = tomllib.loads((tree / "pyproject.toml").read_text()).get("tool", {}).get("setuptools", {})
+    # The layout: cbalgebra/ plus the top-level folders that are its
+    # subpackages (declared in pyproject.toml, or by setup.py on later trees).
+    dirs = setup.get("package-dir") or {"cbalgebra": "cbalgebra", **{
+        f"cbalgebra.{sub}": sub for sub in ("grammar", "reducers", "matcher", "studies") if (tree / sub).is_dir()}}
     # Copy the top package first, then the packages mapped elsewhere into it.
     for name in sorted(dirs, key=lambda s: s.count(".")):
         dest = pkg_root / Path(*name.split("."))
@@ -172,21 +175,25 @@ def cases(quick: bool) -> list[tuple[str, str, int, str, float | None]]:
     for workload in ("same", "same-lt", "same-anti", "dnf"):
         for n in ns:
             for reducer in ("siena", "exact", "merge", "cover"):
+                if workload == "same-anti" and reducer == "cover" and n > 1000:
+                    continue  # quadratic in z3 calls on an antichain (see the report)
                 out.append(("reduce", workload, n, reducer, REDUCE_BOUND_10K if n == 10000 else None))
         if not quick:
             out.append(("reduce", workload, 100000, "siena", SIENA_BOUND_100K if workload in ("same", "dnf") else None))
     for n in ([4000] if quick else [4000, 20000]):
         out.append(("poset", "same", n, "", POSET_BOUND_20K if n == 20000 else None))
-        out.append(("poset", "same-anti", n, "", None))
     for n in ([4000] if quick else [4000, 20000]):
         out.append(("poset", "chain", n, "", None))
+    # Antichain-like: still about n/2 checks per insert (see the report).
+    out.append(("poset", "same-anti", 2000, "", None))
     return out
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="n up to 4,000 only")
-    ap.add_argument("--baseline-ref", default="main", help="git ref of the baseline (default main)")
+    ap.add_argument("--baseline-ref", default=None,
+                    help="git ref of the baseline (default: git merge-base HEAD main)")
     ap.add_argument("--baseline-timeout", type=float, default=90.0, help="seconds before a baseline run is stopped")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--only", help="comma list of kind:workload filters, e.g. reduce:same,poset:chain")
@@ -198,7 +205,10 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}; CPU seconds of the timed call, fresh process each")
     tmp = Path(tempfile.mkdtemp(prefix="cliffs-baseline-"))
     try:
-        base = None if args.no_baseline else str(build_baseline(args.baseline_ref, tmp))
+        ref = args.baseline_ref or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
+                                                  capture_output=True, text=True).stdout.strip()
+        base = None if args.no_baseline else str(build_baseline(ref, tmp))
+        print(f"baseline: {ref}")
         rows = []
         head = f"{'kind':>6} {'workload':>8} {'n':>7} {'reducer':>7} {'after':>7} {'new s':>8} {'bound':>6} {'base s':>8} {'ratio':>7}"
         print(head)
