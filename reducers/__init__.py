@@ -48,6 +48,7 @@ from cbalgebra.values import Filter, Predicate
 
 from . import rules as _rules
 from .driver import each_conjunction, fixpoint
+from .progress import Reporter, reporting
 from .minimal import MAX_ATOMS, ReductionBudgetError, check_budget, minimize_skeleton
 from .rules import Step
 
@@ -111,13 +112,20 @@ def _run(filters: tuple[Filter, ...], reducer: str, steps: list[Step] | None) ->
     return fixpoint(filters, rules, steps)
 
 
-def reduce(p: Reducible, reducer: str = "siena", *, explain: bool = False) -> Predicate | Explained:
+def reduce(p: Reducible, reducer: str = "siena", *, explain: bool = False,
+           progress: Reporter | None = None) -> Predicate | Explained:
     """An equivalent predicate no larger than ``p``, by the named reducer.
 
     With ``explain=True``, returns ``Explained(result, steps)``: every rule
     that fired, in order, with the conjunctions it dropped, rewrote or merged
-    and the conjunction(s) that covered them.
+    and the conjunction(s) that covered them. ``progress(stage, done, total)``
+    is called now and then during long rules (see ``progress.py``).
     """
+    with reporting(progress):
+        return _reduce(p, reducer, explain)
+
+
+def _reduce(p: Reducible, reducer: str, explain: bool) -> Predicate | Explained:
     if reducer not in _STAGES:
         raise ValueError(f"unknown reducer {reducer!r}; choose one of {', '.join(REDUCERS)}")
     pred = _as_predicate(p)

@@ -344,3 +344,36 @@ def attribute_union(a: Sequence[Constraint], b: Sequence[Constraint], limit: int
         out = bool_constraints(name, sorted(vals), (*a, *b))
         return out if out is not None and len(out) <= limit else None
     return string_union(name, a, b, limit)
+
+
+# --------------------------------------------------- int bounds, decided directly
+_INT_INTERVAL_OPS = (EQ, LT, LE, GT, GE)
+
+
+def _int_interval(c: Constraint) -> tuple[int, int]:
+    v = c.value
+    if c.op == EQ:
+        return v, v
+    if c.op == LT:
+        return INT_MIN, v - 1
+    if c.op == LE:
+        return INT_MIN, v
+    if c.op == GT:
+        return v + 1, INT_MAX
+    return v, INT_MAX  # GE
+
+
+def constraint_implies(c: Constraint, d: Constraint) -> bool:
+    """Whether c implies d (``constraint_covers(d, c)``), with int ``=``,
+    ``<``, ``<=``, ``>``, ``>=`` on the same name decided as intervals of
+    [INT_MIN, INT_MAX] without building their normal forms: the reducers
+    ask this for every (constraint, bound) pair they try, and most
+    constraints of a large input are seen once."""
+    if (c.type == INT and d.type == INT and c.name == d.name
+            and c.op in _INT_INTERVAL_OPS and d.op in _INT_INTERVAL_OPS):
+        clo, chi = _int_interval(c)
+        if clo > chi:
+            return True  # c is unsatisfiable: it implies everything
+        dlo, dhi = _int_interval(d)
+        return dlo <= clo and chi <= dhi
+    return constraint_covers(d, c)

@@ -5,15 +5,21 @@ FILE (``-`` for standard input) holds the predicates to combine:
 - a *document* (its first statement is a word like ``subscribe``): every
   ``subscribe P`` line is one predicate, and so is every SFF ``ifconfig``
   statement (an interface's predicate); other statements are ignored;
-- otherwise *one predicate per line*: every non-blank line that does not
-  start with ``#`` is one predicate (write a long predicate on one line, its
-  conjunctions joined by ``||``).
+- otherwise *one predicate per line*: every line that is not blank once its
+  comments are removed is one predicate (write a long predicate on one line,
+  its conjunctions joined by ``||``). Comments are the grammar's: ``# …`` and
+  ``// …`` to the end of the line, ``/* … */`` anywhere, also across lines;
+  inside a string literal they are text. Errors give the line and column in
+  the file.
 
 The command reduces the disjunction of all of them and prints the reduced
 predicate, the sizes before (the predicates as given) and after, and
 α = after / before. ``--explain`` lists every rule that fired: which
 conjunction was dropped and which covered it, which were merged, which
 constraints were dropped and why.
+
+Progress of long runs goes to standard error when it is a terminal, or
+with ``--progress``; ``--quiet`` turns it off.
 
 FILE may also be ``@FILE``, as in the other commands.
 
@@ -26,35 +32,87 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import sys
 
 from cbalgebra.clibase import EXIT_OK, UsageError, plugin_main, read_text
 from cbalgebra.values import Predicate
 
 
-def read_predicates(text: str) -> list[Predicate]:
-    """The predicates of a document or of a one-predicate-per-line file."""
+def read_predicates(text: str, progress=None) -> list[Predicate]:
+    """The predicates of a document or of a one-predicate-per-line file
+    (``progress(stage, done, total)`` is told how parsing goes)."""
     from cbalgebra.cli import looks_like_document
     from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
-    if looks_like_document(text):
+    try:
+        blanked = blank_comments(text)
+    except ParseError:
+        blanked = None  # an unclosed /*: an error, unless a document's parser reports it
+    if looks_like_document(text if blanked is None else blanked):
         items = parse_document(text)
         preds = [item.value for item in items if item.kind in ("subscribe", "ifconfig")]
         if not preds:
             raise UsageError("the document has no subscribe or ifconfig statement to reduce")
         return preds
+    if blanked is None:
+        blank_comments(text)  # raises the located error
     preds = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+    originals = text.splitlines()
+    lines = blanked.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if progress is not None and not number & 4095:
+            progress("parse", number, len(lines))
+        if not line.strip():
             continue
         try:
             preds.append(parse_predicate(line))
         except ParseError as e:
-            # Report the position in the file, not in the line.
-            raise ParseError(e.reason, number, e.column, e.context) from None
+            # Report the position in the file, not in the line, under the
+            # line as written (comments included; blanking kept the columns).
+            raise ParseError(e.reason, number, e.column, _caret(originals[number - 1], e.column)) from None
     if not preds:
         raise UsageError("no predicate to reduce (the input is empty)")
     return preds
+
+
+def blank_comments(text: str) -> str:
+    """``text`` with every comment replaced by spaces (newlines kept), so
+    line and column numbers stay those of the file.
+
+    The comment forms are the grammar's (``#`` and ``//`` to the end of the
+    line, ``/* */`` possibly across lines); a string literal is skipped as a
+    whole, so ``"a//b"`` is not cut. Raises ParseError for a block comment
+    that is never closed.
+    """
+    from cbalgebra.parse import ParseError
+
+    if "#" not in text and "/" not in text:
+        return text
+
+    def blank(m: re.Match) -> str:
+        piece = m.group(0)
+        if piece[0] == '"':
+            return piece
+        if piece == "/*":  # the pattern's last resort: no closing */
+            i = m.start()
+            line = text.count("\n", 0, i) + 1
+            column = i - (text.rfind("\n", 0, i) + 1) + 1
+            raw = text.splitlines()[line - 1]
+            raise ParseError("unterminated block comment (no closing */)", line, column, _caret(raw, column))
+        return _NOT_NEWLINE.sub(" ", piece)
+
+    return _COMMENT_OR_STRING.sub(blank, text)
+
+
+# A string literal (to its closing quote, or to the end of its line when
+# unclosed: the parser reports that), or a comment, or an unclosed ``/*``.
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|//[^\n]*|/\*.*?\*/|/\*', re.DOTALL)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _caret(line: str, column: int) -> str:
+    return f"{line}\n{' ' * (column - 1)}^"
 
 
 def register(subparsers) -> None:
@@ -71,18 +129,39 @@ def register(subparsers) -> None:
                    help="siena (the paper's pairwise algorithm, default), exact, merge, cover or minimal")
     p.add_argument("--explain", action="store_true", help="list every rule that fired")
     p.add_argument("--json", action="store_true", help="print JSON")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
+                       help="report progress on stderr (default: only when stderr is a terminal)")
+    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
+                       help="no progress report")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from cbalgebra.reducers.progress import Progress, wanted
+
+    progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
+    try:
+        return _run(args, progress)
+    finally:
+        if progress is not None:
+            progress.close()  # also before cbalgebra.clibase reports an error
+
+
+def _run(args: argparse.Namespace, progress) -> int:
     from cbalgebra.cli import to_json
     from cbalgebra.reducers import reduce
 
     # Errors (bad input 2, budget or undecided 3) are reported by cbalgebra.clibase.
-    preds = read_predicates(read_text(args.file))
+    preds = read_predicates(read_text(args.file), progress)
     before = sum(p.size for p in preds)
     union = Predicate([f for p in preds for f in p.filters])
-    result, steps = reduce(union, args.reducer, explain=True)
+    if args.explain:
+        result, steps = reduce(union, args.reducer, explain=True, progress=progress)
+    else:
+        result, steps = reduce(union, args.reducer, progress=progress), []
+    if progress is not None:
+        progress.close()  # before any output: the progress line is rewritten in place
     after = result.size
     alpha = after / before if before else None
     if args.json:

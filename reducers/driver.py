@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from cbalgebra.values import Filter, Predicate
 
+from .progress import report
 from .rules import Step
 
 DisjunctionRule = Callable[[tuple[Filter, ...]], tuple[tuple[Filter, ...], list[Step]]]
@@ -52,7 +53,9 @@ def each_conjunction(rules: Sequence[Callable], tag: str) -> DisjunctionRule:
         out: list[Filter] = []
         steps: list[Step] = []
         changed = False
-        for f in filters:
+        for k, f in enumerate(filters):
+            if not k & 4095:
+                report(f"normalize conjunctions ({tag})", k, len(filters))
             res = f._cache.get(key)
             if res is None:
                 res = normalize(f)

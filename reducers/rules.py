@@ -26,8 +26,18 @@ from cbalgebra.covering import UndecidedError, constraint_covers, predicate_cove
 from cbalgebra.covering.rules import filter_covers, filter_satisfiable, filters_overlap
 from cbalgebra.values import BOOL, Constraint, Filter, Predicate
 
-from .attributes import NUMBER_TYPES, attribute_union, by_name, concrete_type, minimum_equivalent, normal_form, single_normal_form
+from .attributes import (
+    NUMBER_TYPES,
+    attribute_union,
+    by_name,
+    concrete_type,
+    constraint_implies,
+    minimum_equivalent,
+    normal_form,
+    single_normal_form,
+)
 from .index import CoverIndex, subsets_present
+from .progress import report
 
 
 @dataclass(frozen=True)
@@ -153,7 +163,7 @@ def _siena_covers(g: Filter, f: Filter) -> bool:
     fg = by_name(f)
     for d in g.constraints:
         cs = fg.get(d.name)
-        if cs is None or not any(constraint_covers(d, c) for c in cs):
+        if cs is None or not any(constraint_implies(c, d) for c in cs):
             return False
     return True
 
@@ -163,6 +173,8 @@ def _drop_covered(filters: tuple[Filter, ...], covers, exact: bool, rule: str):
     keys = [(f.size, f.sort_key) for f in filters]
     survivors, steps = [], []
     for i, f in enumerate(filters):
+        if not i & 1023:
+            report(rule, i, len(filters))
 
         def covers_i(j: int, f=f) -> bool:
             return covers(filters[j], f)
@@ -243,7 +255,9 @@ def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
     # Try the largest conjunctions first: dropping them saves the most.
     order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
     steps = []
-    for i in order:
+    for done, i in enumerate(order):
+        if not done & 255:
+            report("drop_covered_by_disjunction", done, len(order))
         f = filters[i]
         cands = [filters[j] for key in subsets_present(f.names, by_names, keys)
                  for j in by_names[key] if j != i and alive[j]]

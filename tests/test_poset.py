@@ -356,12 +356,14 @@ def random_filter(rng) -> Filter:
     return Filter(cs)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_larger_random_poset_matches_reference(seed):
     import random
 
     rng = random.Random(seed)
     p = Poset()
+    if seed == 3:
+        p._seed_above = 0
     inserted = []
     for i in range(700):
         f = random_filter(rng)
@@ -396,3 +398,94 @@ def test_stats_count_fewer_checks_than_naive():
     assert p.stats.avoided > 0.5
     m = Message({"n3": 100})
     assert p.match(m) == {f"s{i}" for i in range(60) if i % 12 == 3}
+
+
+# ------------------------------------------------ same-name-heavy subscriptions
+# Every filter constrains the same names (a: int bounds, b: string prefixes
+# and bounds), so the signature index cannot separate them: chains, long
+# antichains and equivalences (x > 1 ≡ x >= 2) are the common case.
+@st.composite
+def same_name_filters(draw):
+    cs = []
+    for _ in range(draw(st.integers(1, 2))):
+        op = draw(st.sampled_from(("<", ">", "<=", ">=", "=", "!=")))
+        cs.append(Constraint("int", "a", op, draw(st.integers(-3, 3))))
+    if draw(st.integers(0, 3)):
+        op = draw(st.sampled_from((">*", ">*", "<", ">=", "=", "*<")))
+        cs.append(Constraint("string", "b", op, draw(st.sampled_from(STRINGS + ("abc", "aa")))))
+    return Filter(cs)
+
+
+class SameNameMachine(PosetMachine):
+    values = same_name_filters()
+
+    def __init__(self):
+        super().__init__()
+        self.poset._seed_above = 0  # search up from a covered element whenever one is found
+
+
+class SeededMachine(PosetMachine):
+    """The general machine with the search from below on at every size."""
+
+    def __init__(self):
+        super().__init__()
+        self.poset._seed_above = 0
+
+
+TestSeededMachine = SeededMachine.TestCase
+TestSeededMachine.settings = settings(
+    max_examples=120, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+TestSameNameMachine = SameNameMachine.TestCase
+TestSameNameMachine.settings = settings(
+    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending", "shuffled", "two-chains"])
+def test_same_name_chains_match_reference(order):
+    import random
+
+    rng = random.Random(order)
+    bounds = list(range(120))
+    if order == "descending":
+        bounds.reverse()
+    elif order != "ascending":
+        rng.shuffle(bounds)
+    p = Poset()
+    p._seed_above = 0
+    for k, r in enumerate(bounds):
+        prefix = "XY" if order != "two-chains" else ("XY" if k % 2 else "XYZ")
+        p.insert(f'[int x > {r}, string s >* "{prefix}"]', f"u{k}")
+        if order == "two-chains" and k % 9 == 4:
+            p.insert(f"[int x > {r}, int x < {r + 40}, string s >* \"X\"]", f"v{k}")
+    p.check_invariants()
+    values = list(p)
+    edges, roots = reference_reduction(values)
+    assert edges_of(p) == edges
+    assert {str(r) for r in p.roots()} == roots
+
+
+def test_poset_cli_progress_only_when_asked(tmp_path, capsys, monkeypatch):
+    from cbalgebra.poset.cli import main
+    from cbalgebra.reducers import progress as P
+
+    doc = tmp_path / "subs.txt"
+    doc.write_text("".join(f'subscribe [int x > {k}, string s >* "XY"]\n' for k in range(600)))
+    assert main([str(doc), "--format", "text"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "L1" in out  # not a terminal: no progress
+    init = P.Progress.__init__
+
+    def eager(self, stream=None, **kw):
+        init(self, stream, delay=0.0)
+        self.every = 0.0
+
+    monkeypatch.setattr(P.Progress, "__init__", eager)
+    assert main([str(doc), "--format", "text", "--progress"]) == 0
+    out2, err = capsys.readouterr()
+    assert "poset: insert: 256/600" in err and out2 == out
+    assert main([str(doc), "--format", "text", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -8,6 +8,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cbalgebra as cb
 from cbalgebra.covering import UndecidedError, oracle_covers
@@ -244,3 +246,115 @@ def test_cli_documents_stdin_explain_and_errors(capsys, monkeypatch):
     big = "\n".join(str(p) for p in cb.workloads.dnf_predicates(200, 50, "uniform", 1))
     rc, _, err = run_cli(["reduce", "-", "-r", "minimal"], capsys, big, monkeypatch)
     assert rc == 3 and err.startswith("error: minimal:") and len(err.splitlines()) == 1
+
+
+# ------------------------------------------- comments in one-predicate-per-line files
+_COMMENTED = """// a line comment
+[int x > 10] || [int x > 20]   # trailing hash comment
+/* a block comment
+   spanning lines, holding [int bogus >> ] text */
+[string s = "a//b#c/*d*/"] /* inline */ || [int y < 2]
+# the end
+"""
+
+
+def test_read_predicates_skips_every_comment_form():
+    from cbalgebra.parse import parse_predicate
+    from cbalgebra.reducers.cli import read_predicates
+
+    got = read_predicates(_COMMENTED)
+    want = [parse_predicate("[int x > 10] || [int x > 20]"),
+            parse_predicate('[string s = "a//b#c/*d*/"] || [int y < 2]')]
+    assert got == want
+    # The literal keeps its comment-like characters.
+    assert "a//b#c/*d*/" in {c.value for f in got[1].filters for c in f.constraints}
+
+
+def test_cli_reduce_commented_file_and_error_lines(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "preds.txt"
+    f.write_text(_COMMENTED)
+    rc, out, err = run_cli(["reduce", str(f)], capsys)
+    assert rc == 0 and err == ""
+    assert "predicates: 2\nsize: 4 -> 3" in out
+    # An error after a two-line block comment keeps the file's line and column.
+    rc, out, err = run_cli(["reduce", "-"], capsys, "/* one\n two */ [int x > 1]\n  [int x >> 2] // c\n", monkeypatch)
+    assert rc == 2 and out == ""
+    assert err.startswith("error: line 3, column 11")
+    assert "  [int x >> 2] // c\n          ^" in err
+    rc, _, err = run_cli(["reduce", "-"], capsys, "[int x > 1]\n[int y > 2] /* never closed\n", monkeypatch)
+    assert rc == 2 and err.startswith("error: line 2, column 13: unterminated block comment")
+    rc, _, err = run_cli(["reduce", "-"], capsys, "/* only\n a comment */\n// and this\n", monkeypatch)
+    assert rc == 2 and "no predicate" in err
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["[int x > 1]", "[int x < 5] || [string s >* \"a\"]", '[string t = "//#"]']),
+                min_size=1, max_size=5),
+       st.lists(st.sampled_from(["// c", "# c", "/* c */", "/* c\n c */", "  "]), min_size=1, max_size=6),
+       st.randoms(use_true_random=False))
+def test_comments_never_change_the_predicates(lines, comments, rnd):
+    from cbalgebra.reducers.cli import read_predicates
+
+    mixed = list(lines)
+    for c in comments:
+        k = rnd.randint(0, len(mixed))
+        if rnd.random() < 0.5 and k < len(mixed) and "\n" not in c:
+            mixed[k] = mixed[k] + " " + c  # trailing, on the predicate's line
+        else:
+            mixed.insert(k, c)
+    assert read_predicates("\n".join(mixed)) == read_predicates("\n".join(lines))
+
+
+# ------------------------------------------------------------ progress on stderr
+def test_progress_only_when_asked_or_on_a_terminal(tmp_path, capsys):
+    import io
+
+    from cbalgebra.reducers.progress import Progress, report, reporting, wanted
+
+    f = tmp_path / "preds.txt"
+    f.write_text("".join(f"[int x > {k}, string s >* \"XY\"]\n" for k in range(3000)))
+    rc, out, err = run_cli(["reduce", str(f)], capsys)  # stderr is not a terminal here
+    assert rc == 0 and err == "" and "size: 6000 -> 2" in out
+    rc, out, err = run_cli(["reduce", str(f), "--quiet"], capsys)
+    assert rc == 0 and err == ""
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert wanted(None, Tty()) and not wanted(None, io.StringIO())
+    assert wanted(True, io.StringIO()) and not wanted(False, Tty())
+    # A fake clock: 2 s pass per call, so every report is past the delay.
+    ticks = iter(range(0, 1000, 2))
+    tty = Tty()
+    p = Progress(tty, clock=lambda: next(ticks))
+    with reporting(p):
+        report("stage", 5, 10)
+        report("stage", 10, 10)
+    p.close()
+    text = tty.getvalue()
+    assert "\rstage: 5/10 (50%)" in text and "\rstage: 10/10 (100%)" in text and text.endswith("\r")
+    plain = io.StringIO()
+    ticks = iter(range(0, 1000, 3))
+    p = Progress(plain, clock=lambda: next(ticks))
+    p("parse", 4096, 8192)
+    assert plain.getvalue().startswith("parse: 4,096/8,192 (50%)") and "\r" not in plain.getvalue()
+    report("nobody listens", 1, 2)  # no reporter installed: nothing happens
+
+
+def test_cli_progress_flag_reports_on_stderr(tmp_path, capsys, monkeypatch):
+    from cbalgebra.reducers import progress as P
+
+    f = tmp_path / "preds.txt"
+    f.write_text("".join(f"[int x > {k}, string s >* \"XY\"]\n" for k in range(5000)))
+    monkeypatch.setattr(P.Progress, "__init__", _eager_progress_init(P.Progress.__init__))
+    rc, out, err = run_cli(["reduce", str(f), "--progress"], capsys)
+    assert rc == 0 and "size: 10000 -> 2" in out
+    assert "parse: 4,096/5,000" in err and "drop_covered_pairwise: 0/" in err
+
+
+def _eager_progress_init(init):
+    def eager(self, stream=None, **kw):
+        init(self, stream, delay=0.0)
+        self.every = 0.0
+    return eager

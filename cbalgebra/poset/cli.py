@@ -50,12 +50,14 @@ _EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html
 
 
 def from_document(
-    source: str | Iterable[Any], *, advertisements: bool = False, subscriber: Any = None
+    source: str | Iterable[Any], *, advertisements: bool = False, subscriber: Any = None,
+    progress: Any = None,
 ) -> tuple[Poset, int]:
     """Build a poset from a document's text (or parsed items).
 
     Returns the poset and the number of statements used. See the module
     docstring for who the subscriber of each statement is.
+    ``progress(stage, done, total)`` hears how the inserts go.
     """
     from cbalgebra.parse import parse_document
     from cbalgebra.values import Predicate
@@ -64,6 +66,8 @@ def from_document(
     poset = Poset(ADVERTISEMENTS if advertisements else SUBSCRIPTIONS)
     used = 0
     for k, item in enumerate(items, 1):
+        if progress is not None and not k & 255:
+            progress("poset: insert", k, len(items))
         if advertisements:
             if item.kind != "advertise":
                 continue
@@ -137,6 +141,11 @@ def register(subparsers: Any) -> None:
                    help="above N elements draw only the N that cover the most others, "
                         "an upward-closed skeleton, with a note (default 300)")
     p.add_argument("--title", help="title of the picture")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
+                       help="report progress on stderr (default: only when stderr is a terminal)")
+    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
+                       help="no progress report")
     p.set_defaults(func=run)
 
 
@@ -169,14 +178,21 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as e:
         return _fail(str(e))
 
+    from cbalgebra.reducers.progress import Progress, wanted
+
+    progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
     try:
-        poset, used = from_document(text, advertisements=args.advertisements, subscriber=args.subscriber)
+        poset, used = from_document(text, advertisements=args.advertisements, subscriber=args.subscriber,
+                                    progress=progress)
     except ParseError as e:
         return _fail(f"{args.file}: {e}")
     except InvalidValueError as e:
         return _fail(f"{args.file}: {e}")
     except UndecidedError as e:
         return _fail(f"{args.file}: a covering question was undecided: {e}", EXIT_UNDECIDED)
+    finally:
+        if progress is not None:
+            progress.close()  # before any other output: the line is rewritten in place
 
     if used == 0:
         from cbalgebra.parse import parse_document

@@ -40,12 +40,15 @@ How insert avoids comparing x with every element:
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from cbalgebra.values import INT, INT_MIN, Advertisement, Constraint, Filter, Message, Predicate
+from cbalgebra.values import FLOAT, GE, GT, INT, INT_MIN, LE, LT, Advertisement, Constraint, Filter, Message, Predicate
+
+_ORDER_OPS = (LT, LE, GT, GE)
 
 __all__ = [
     "ADVERTISEMENTS",
@@ -286,6 +289,10 @@ class Poset:
     interface numbers).
     """
 
+    #: Below this many elements the search from the roots is used alone
+    #: (tests set 0 to search from below in small posets too).
+    _seed_above = 64
+
     def __init__(self, kind: str | None = None, *, covers: Covers | None = None) -> None:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"kind must be {SUBSCRIPTIONS!r} or {ADVERTISEMENTS!r}, not {kind!r}")
@@ -305,6 +312,10 @@ class Poset:
         self._constraint_sat: dict[Constraint, bool] = {}
         self._version = 0
         self._levels_cache: tuple[int, list[list[Element]], dict[Element, int]] | None = None
+        self._minimal_of: tuple[dict, int, list[Element]] | None = None
+        # (name, type, operator) -> the elements with one ordered constraint
+        # of that kind on the name, sorted by bound: (bounds, elements).
+        self._bounds: dict[tuple[str, str, str], tuple[list, list[Element]]] = {}
         self.stats = PosetStats()
 
     # ------------------------------------------------------------ basics
@@ -426,9 +437,19 @@ class Poset:
         xsig, xbot = self._signature(x)
         known = self._by_value.get(x)
 
-        # The elements covering x.
-        up = self._up(x, xsig, xbot, known, "insert_checks")
+        # The elements covering x: all of them, or (found from below) only
+        # the minimal ones.
+        up, complete = self._up_or_minimal(x, xsig, xbot, known, "insert_checks")
         held = self._by_sub.get(subscriber)
+        if held:
+            if not complete:
+                if len(held) <= 32:
+                    hits = [u for u in held if self._check(u.value, x, "insert_checks")]
+                    if hits:
+                        return InsertResult(COVERED, min(hits, key=_seq))
+                    held = None
+                else:
+                    up, complete = self._close_upwards(up), True
         if held:
             hits = [u for u in held if u in up] if len(held) < len(up) else [u for u in up if u in held]
             if hits:
@@ -461,7 +482,7 @@ class Poset:
         return [self.insert(f, subscriber) for f in Predicate.of(p)]
 
     def _new_element(self, x: Value, xsig: frozenset, xbot: bool, up: dict[Element, None]) -> Element:
-        preds = [u for u in up if not any(s in up for s in u._succs)]
+        preds = self._minimal(up)
         succs = self._down_maximal(x, xsig, xbot, up, "insert_checks")
         node = Element(x, xsig, xbot, next(self._seq))
         pred_set = dict.fromkeys(sorted(preds, key=_seq))
@@ -804,6 +825,8 @@ class Poset:
         # The loop of every insert: the necessary condition inlined.
         ads = self._kind == ADVERTISEMENTS
         covers = self._covers
+        if self._exact and not ads:
+            covers = _covers_of(x)
         checks = 0
         while stack:
             e = stack.pop()
@@ -817,6 +840,91 @@ class Poset:
                 up[e] = None
                 stack.extend(e._succs)
         setattr(self.stats, counter, getattr(self.stats, counter) + checks)
+        return up
+
+    def _up_or_minimal(
+        self, x: Value, xsig: frozenset, xbot: bool, known: Element | None, counter: str
+    ) -> tuple[dict[Element, None], bool]:
+        """(up, True): every element covering x; or (minimal, False): only the
+        minimal ones, found from below when an element x covers is at hand.
+
+        Every element covering x covers each element d that x covers, so it
+        lies above d. Searching upwards from d through elements that do not
+        cover x meets every minimal coverer (the path from d up to one
+        crosses no other coverer) and stops there. On a chain of same-name
+        filters that is one or two checks, where the search from the roots
+        walks every coverer (Carzaniga, Rosenblum & Wolf, Content-Based
+        Addressing and Routing, 2000, §3.5 describes the top-down search).
+        """
+        if (known is not None or xbot or not self._exact or self._kind != SUBSCRIPTIONS
+                or len(self._elements) < self._seed_above):
+            return self._up(x, xsig, xbot, known, counter), True
+        d = self._covered_seed(x, xsig, counter)
+        if d is None:
+            return self._up(x, xsig, xbot, known, counter), True
+        covers = _covers_of(x)
+        minimal: dict[Element, None] = {}
+        seen: set[Element] = set()
+        stack = [d]
+        checks = 0
+        while stack:
+            e = stack.pop()
+            if e in seen:
+                continue
+            seen.add(e)
+            if e._bottom or not e._sig <= xsig:
+                # Not a coverer (names), yet what is above it may be.
+                stack.extend(e._preds)
+                continue
+            checks += 1
+            if covers(e.value, x):
+                minimal[e] = None
+            else:
+                stack.extend(e._preds)
+        setattr(self.stats, counter, getattr(self.stats, counter) + checks)
+        # A coverer met is minimal unless one of its successors covers x.
+        out: dict[Element, None] = {}
+        for c in minimal:
+            if not any(s in minimal or (s not in seen and not s._bottom and s._sig <= xsig
+                                        and self._check(s.value, x, counter))
+                       for s in c._succs):
+                out[c] = None
+        return out, False
+
+    def _covered_seed(self, x: Filter, xsig: frozenset, counter: str) -> Element | None:
+        """An element x covers, close to x: for an ordered constraint of x,
+        the stored bounds just inside it (a few tried, each checked)."""
+        tried = 0
+        for c in x.constraints:
+            if c.op not in _ORDER_OPS:
+                continue
+            entry = self._bounds.get((c.name, c.type, c.op))
+            if not entry:
+                continue
+            keys, elems = entry
+            if c.op in (GT, GE):  # inside: larger bounds, the nearest first
+                k = bisect_left(keys, c.value)
+                window = elems[k:k + 4]
+            else:
+                k = bisect_right(keys, c.value)
+                window = elems[max(0, k - 4):k][::-1]
+            for e in window:
+                tried += 1
+                if not e._bottom and xsig <= e._sig and self._check(x, e.value, counter):
+                    return e
+            if tried >= 8:
+                break
+        return None
+
+    def _close_upwards(self, minimal: dict[Element, None]) -> dict[Element, None]:
+        """All elements covering x, from its minimal coverers (no check)."""
+        up = dict(minimal)
+        stack = list(minimal)
+        while stack:
+            for p in stack.pop()._preds:
+                if p not in up:
+                    up[p] = None
+                    stack.append(p)
         return up
 
     def _root_candidates(self, xsig: frozenset, xbot: bool) -> list[Element]:
@@ -834,11 +942,21 @@ class Poset:
         out.extend(e for e, n in counts.items() if n == len(e._sig))
         return out
 
+    def _minimal(self, up: dict[Element, None]) -> list[Element]:
+        """The minimal elements of ``up`` (remembered for the last ``up``:
+        one insert asks three times)."""
+        cached = self._minimal_of
+        if cached is not None and cached[0] is up and cached[1] == len(up):
+            return cached[2]
+        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        self._minimal_of = (up, len(up), minimal)
+        return minimal
+
     def _equivalent_in(self, x: Value, up: dict[Element, None], xbot: bool, counter: str) -> Element | None:
         """The element equivalent to x, if any: the least element of up(x)."""
         if xbot and self._exact:
             return next(iter(self._bottoms), None)
-        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        minimal = self._minimal(up)
         if len(minimal) == 1 and self._check(x, minimal[0].value, counter):
             return minimal[0]
         return None
@@ -869,6 +987,11 @@ class Poset:
         self, x: Value, xsig: frozenset, xbot: bool, up: dict[Element, None], counter: str
     ) -> list[Element]:
         """The maximal elements strictly covered by x (x has no equivalent)."""
+        if not xbot and self._narrow_frontier(up):
+            # Few places to start below: the search from there (a chain
+            # costs one check). Many (a wide poset, a new root among many):
+            # the signature candidates below, which need no walk.
+            return self._down_maximal_from_frontier(x, xsig, up, counter)
         cands = [c for c in self._down_candidates(xsig, xbot) if c not in up]
         if not cands:
             return []
@@ -916,10 +1039,68 @@ class Poset:
                     stack.extend(n._succs)
         return [c for c in positives if c not in below]
 
+    def _narrow_frontier(self, up: dict[Element, None]) -> bool:
+        if not up:
+            return len(self._roots) <= 4
+        return any(len(u._succs) <= 4 for u in self._minimal(up))
+
+    def _down_maximal_from_frontier(
+        self, x: Value, xsig: frozenset, up: dict[Element, None], counter: str
+    ) -> list[Element]:
+        """The maximal elements x covers, found top-down from just below up(x).
+
+        The elements x covers form a down-set D, and D lies below every
+        minimal element of up(x) (what x covers, its coverers cover). So a
+        search that starts at the successors of one minimal element m of
+        up(x) (at the roots when up(x) is empty) and descends only through
+        elements x does not cover meets every maximal element of D: a path
+        from m down to one runs through uncovered elements only. It never
+        walks into D: inserting a new weakest element above a chain costs one
+        check, not a walk over the chain. A covered element met is maximal iff
+        none of its predecessors is covered (a predecessor in up(x) or met
+        uncovered is not; any other one is checked).
+        """
+        ads = self._kind == ADVERTISEMENTS
+
+        def may(e: Element) -> bool:
+            return e._bottom or (e._sig <= xsig if ads else xsig <= e._sig)
+
+        if up:
+            minimal = self._minimal(up)
+            m = min(minimal, key=lambda u: (len(u._succs), u._seq))
+            stack = list(m._succs)
+        else:
+            stack = list(self._roots)
+        seen: set[Element] = set()
+        covered: set[Element] = set()
+        positives: list[Element] = []
+        while stack:
+            e = stack.pop()
+            if e in seen:
+                continue
+            seen.add(e)
+            if may(e) and self._check(x, e.value, counter):
+                covered.add(e)
+                positives.append(e)
+            else:
+                stack.extend(e._succs)
+        out = []
+        for c in positives:
+            for p in c._preds:
+                if p in covered:
+                    break
+                if p in up or p in seen:
+                    continue
+                if may(p) and self._check(x, p.value, counter):
+                    break
+            else:
+                out.append(c)
+        return out
+
     def _below_some_predecessor(self, up: dict[Element, None], budget: int) -> set[Element] | None:
         """The descendants of a minimal element of ``up`` (the one that looks
         most specific), or None when there are more than ``budget``."""
-        minimal = [u for u in up if not any(s in up for s in u._succs)]
+        minimal = self._minimal(up)
         return self.descendants_within(min(minimal, key=lambda u: len(u._succs)), budget)
 
     def _find(self, x: Value, counter: str) -> Element | None:
@@ -939,6 +1120,11 @@ class Poset:
             self._nosig[e] = None
         for name in e._sig:
             self._postings.setdefault(name, {})[e] = None
+        for key, bound in _ordered_bounds(e):
+            keys, elems = self._bounds.setdefault(key, ([], []))
+            k = bisect_right(keys, bound)
+            keys.insert(k, bound)
+            elems.insert(k, e)
 
     def _unindex(self, e: Element) -> None:
         del self._elements[e]
@@ -953,6 +1139,15 @@ class Poset:
             del posting[e]
             if not posting:
                 del self._postings[name]
+        for key, bound in _ordered_bounds(e):
+            keys, elems = self._bounds[key]
+            k = bisect_left(keys, bound)
+            while elems[k] is not e:
+                k += 1
+            del keys[k]
+            del elems[k]
+            if not keys:
+                del self._bounds[key]
 
     def check_invariants(self) -> None:
         """Assert the internal structure is consistent (for tests)."""
@@ -972,6 +1167,41 @@ class Poset:
             assert held, f"empty subscriber entry {u!r}"
             for e in held:
                 assert e._alive and u in e._subs
+
+
+def _ordered_bounds(e: Element) -> list[tuple[tuple[str, str, str], Any]]:
+    """The (name, type, operator) keys and bounds under which a satisfiable
+    filter element is found by :meth:`Poset._covered_seed`: its names with
+    exactly one constraint, an ordered one on an int or float."""
+    if e._bottom or not isinstance(e.value, Filter):
+        return []
+    count: dict[str, int] = {}
+    for c in e.value.constraints:
+        count[c.name] = count.get(c.name, 0) + 1
+    return [((c.name, c.type, c.op), c.value) for c in e.value.constraints
+            if count[c.name] == 1 and c.op in _ORDER_OPS and c.type in (INT, FLOAT)]
+
+
+def _covers_of(x: Filter) -> Callable[[Filter, Filter], bool]:
+    """``filter_covers(g, x)`` for one satisfiable x and many g, remembering
+    per constraint of g whether x implies it: filters of the same names
+    share most constraints, so most of the work of a check is a lookup."""
+    from cbalgebra.covering.rules import form_of
+
+    forms = form_of(x).forms
+    memo: dict[Constraint, bool] = {}
+
+    def covers(g: Filter, _x: Filter) -> bool:
+        for c in g.constraints:
+            r = memo.get(c)
+            if r is None:
+                form = forms.get(c.name)
+                r = memo[c] = form is not None and form.implies(c)
+            if not r:
+                return False
+        return True
+
+    return covers
 
 
 def _default_covers(kind: str) -> Covers:

@@ -1,0 +1,259 @@
+"""Cliffs of the reducers and of the poset on same-name workloads, against main.
+
+    .venv/bin/python benchmarks/cliffs_reduce_poset.py [--quick] [--baseline-ref REF]
+                     [--baseline-timeout S] [--no-baseline] [--out DIR]
+
+Not a test: it prints a table and writes benchmarks/results/cliffs_reduce_poset.csv.
+
+Workloads (generated, not timed):
+
+- ``same``: ``[int x > r, string s >* "XY"]`` × n, r uniform in 0..10⁶
+  (seed 1): every conjunction in one names bucket, so an index keyed by
+  attribute names alone compares all pairs. (Sorted, the weakest comes
+  first, and main finds it at once);
+- ``same-lt``: ``[int x < r, string s >* "XY"]``: the same with the weakest
+  bound sorted last (main tests about n/2 pairs per conjunction);
+- ``same-anti``: ``[int x > r, string s >* "XY<r>"]``: almost nothing covers
+  anything (every pair is tested on main);
+- ``dnf``: seed 002's DNF model (``cbalgebra.workloads.dnf_predicates``,
+  zipf over 500 names, seed 1), as in benchmarks/reduce.py;
+- poset ``same``: the ``same`` filters inserted one by one, each by its own
+  subscriber (a chain in random order); poset ``chain``: ``[int x > n-k,
+  string s >* "XY"]`` for k = 0..n-1, each new filter weaker than all before
+  (a descending chain: two checks per insert).
+
+Every case runs in a fresh interpreter (no warm caches), once with this
+checkout and once with the baseline: the tree of ``--baseline-ref`` (default:
+where this branch left ``main``, ``git merge-base HEAD main``) extracted with ``git archive`` into a temporary directory and
+imported instead of this checkout (the editable install's import hook is
+removed in that process). Times are CPU seconds of the timed call
+(``time.process_time``): the machine is shared, and wall time under load
+says more about the neighbours than about the code; wall seconds are in the
+CSV too. A baseline run longer than ``--baseline-timeout`` is stopped and
+shown as ``>T``, its ratio as ``>=``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+REDUCE_BOUND_10K = 2.0  # seconds, every reducer but minimal, at n = 10,000
+SIENA_BOUND_100K = 10.0
+POSET_BOUND_20K = 30.0
+
+
+# ----------------------------------------------------------------- workloads
+def same_filters(n: int, seed: int = 1, op: str = ">", distinct_prefix: bool = False):
+    import random
+
+    from cbalgebra.values import INT, STRING, Constraint, Filter
+
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        r = rnd.randint(0, 10**6)
+        out.append(Filter([Constraint(INT, "x", op, r), Constraint(STRING, "s", ">*", f"XY{r}" if distinct_prefix else "XY")]))
+    return out
+
+
+WORKLOADS = {
+    "same": lambda n: same_filters(n),
+    "same-lt": lambda n: same_filters(n, op="<"),
+    "same-anti": lambda n: same_filters(n, distinct_prefix=True),
+    "dnf": lambda n: dnf_filters(n),
+    "chain": lambda n: chain_filters(n),
+}
+
+
+def chain_filters(n: int):
+    from cbalgebra.values import INT, STRING, Constraint, Filter
+
+    return [Filter([Constraint(INT, "x", ">", n - k), Constraint(STRING, "s", ">*", "XY")]) for k in range(n)]
+
+
+def dnf_filters(n: int, seed: int = 1):
+    import cbalgebra as cb
+
+    return [f for p in cb.workloads.dnf_predicates(n, 500, "zipf", seed) for f in p.filters]
+
+
+def run_case(kind: str, workload: str, n: int, reducer: str) -> dict:
+    """One timed case in this process (called in a fresh interpreter)."""
+    import time
+
+    from cbalgebra.values import Predicate
+
+    if kind == "reduce":
+        from cbalgebra.reducers import reduce
+
+        p = Predicate(WORKLOADS[workload](n))
+        w, c = time.perf_counter(), time.process_time()
+        q = reduce(p, reducer)
+        cpu, wall = time.process_time() - c, time.perf_counter() - w
+        return {"cpu": cpu, "wall": wall, "size_before": p.size, "size_after": q.size}
+    from cbalgebra.poset.core import Poset
+
+    filters = WORKLOADS[workload](n)
+    poset = Poset()
+    w, c = time.perf_counter(), time.process_time()
+    for k, f in enumerate(filters):
+        poset.insert(f, k)
+    cpu, wall = time.process_time() - c, time.perf_counter() - w
+    return {"cpu": cpu, "wall": wall, "size_before": n, "size_after": len(poset),
+            "checks_per_insert": round(poset.stats.checks_per_insert, 2)}
+
+
+# ----------------------------------------------------------------- baseline
+def build_baseline(ref: str, into: Path) -> Path:
+    """``ref``'s tree laid out as an importable ``cbalgebra`` package under ``into``."""
+    tree = into / "tree"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    pkg_root = into / "pkg"
+    pkg_root.mkdir()
+    setup = tomllib.loads((tree / "pyproject.toml").read_text()).get("tool", {}).get("setuptools", {})
+    # The layout: cbalgebra/ plus the top-level folders that are its
+    # subpackages (declared in pyproject.toml, or by setup.py on later trees).
+    dirs = setup.get("package-dir") or {"cbalgebra": "cbalgebra", **{
+        f"cbalgebra.{sub}": sub for sub in ("grammar", "reducers", "matcher", "studies") if (tree / sub).is_dir()}}
+    # Copy the top package first, then the packages mapped elsewhere into it.
+    for name in sorted(dirs, key=lambda s: s.count(".")):
+        dest = pkg_root / Path(*name.split("."))
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.copytree(tree / dirs[name], dest)
+    return pkg_root
+
+
+_PRELUDE = """
+import json, sys
+if {baseline!r}:
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f)]
+    sys.path.insert(0, {baseline!r})
+    for m in [m for m in sys.modules if m == "cbalgebra" or m.startswith("cbalgebra.")]:
+        del sys.modules[m]
+sys.path.insert(0, {here!r})
+import cbalgebra
+assert cbalgebra.__file__.startswith({expect!r}), cbalgebra.__file__
+import cliffs_reduce_poset as b
+print(json.dumps(b.run_case({kind!r}, {workload!r}, {n}, {reducer!r})))
+"""
+
+
+def cold(kind: str, workload: str, n: int, reducer: str, baseline: str | None, timeout: float | None) -> dict | None:
+    expect = baseline if baseline else str(ROOT)
+    code = _PRELUDE.format(baseline=baseline or "", here=str(Path(__file__).resolve().parent), expect=expect,
+                           kind=kind, workload=workload, n=n, reducer=reducer)
+    try:
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                             env={**os.environ, "PYTHONHASHSEED": "0"})
+    except subprocess.TimeoutExpired:
+        return None
+    if res.returncode != 0:
+        raise RuntimeError(f"{kind} {workload} {n} {reducer} failed:\n{res.stderr[-2000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------- the table
+def cases(quick: bool) -> list[tuple[str, str, int, str, float | None]]:
+    """(kind, workload, n, reducer, bound in seconds or None)."""
+    ns = [1000, 4000] if quick else [1000, 4000, 10000]
+    out = []
+    for workload in ("same", "same-lt", "same-anti", "dnf"):
+        for n in ns:
+            for reducer in ("siena", "exact", "merge", "cover"):
+                if workload == "same-anti" and reducer == "cover" and n > 1000:
+                    continue  # quadratic in z3 calls on an antichain (see the report)
+                out.append(("reduce", workload, n, reducer, REDUCE_BOUND_10K if n == 10000 else None))
+        if not quick:
+            out.append(("reduce", workload, 100000, "siena", SIENA_BOUND_100K if workload in ("same", "dnf") else None))
+    for n in ([4000] if quick else [4000, 20000]):
+        out.append(("poset", "same", n, "", POSET_BOUND_20K if n == 20000 else None))
+    for n in ([4000] if quick else [4000, 20000]):
+        out.append(("poset", "chain", n, "", None))
+    # Antichain-like: still about n/2 checks per insert (see the report).
+    out.append(("poset", "same-anti", 2000, "", None))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="n up to 4,000 only")
+    ap.add_argument("--baseline-ref", default=None,
+                    help="git ref of the baseline (default: git merge-base HEAD main)")
+    ap.add_argument("--baseline-timeout", type=float, default=90.0, help="seconds before a baseline run is stopped")
+    ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--only", help="comma list of kind:workload filters, e.g. reduce:same,poset:chain")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}; "
+          f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}; CPU seconds of the timed call, fresh process each")
+    tmp = Path(tempfile.mkdtemp(prefix="cliffs-baseline-"))
+    try:
+        ref = args.baseline_ref or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
+                                                  capture_output=True, text=True).stdout.strip()
+        base = None if args.no_baseline else str(build_baseline(ref, tmp))
+        print(f"baseline: {ref}")
+        rows = []
+        head = f"{'kind':>6} {'workload':>8} {'n':>7} {'reducer':>7} {'after':>7} {'new s':>8} {'bound':>6} {'base s':>8} {'ratio':>7}"
+        print(head)
+        wanted = set(args.only.split(",")) if args.only else None
+        last: dict[tuple, tuple[int, float | None]] = {}  # (kind, workload, reducer) -> baseline (n, cpu)
+        for kind, workload, n, reducer, bound in cases(args.quick):
+            if wanted and f"{kind}:{workload}" not in wanted:
+                continue
+            new = cold(kind, workload, n, reducer, None, None)
+            # Skip a baseline run that a smaller one says will time out
+            # (assuming at best quadratic growth where it already was slow).
+            prev = last.get((kind, workload, reducer))
+            hopeless = prev is not None and (prev[1] is None or (prev[1] > 1 and prev[1] * (n / prev[0]) ** 2 > args.baseline_timeout))
+            old = cold(kind, workload, n, reducer, base, args.baseline_timeout) if base and not hopeless else None
+            last[(kind, workload, reducer)] = (n, old["cpu"] if old else None)
+            if base and old is not None and old["size_after"] != new["size_after"]:
+                raise SystemExit(f"result sizes differ from the baseline: {old} vs {new}")
+            if old is None:
+                base_s = f">{args.baseline_timeout:.0f}" if base else "-"
+                ratio = f">={args.baseline_timeout / new['cpu']:.0f}x" if base else "-"
+            else:
+                base_s = f"{old['cpu']:.2f}"
+                ratio = f"{old['cpu'] / new['cpu']:.1f}x"
+            ok = "" if bound is None else ("ok" if new["cpu"] <= bound else "OVER")
+            print(f"{kind:>6} {workload:>8} {n:>7} {reducer or '-':>7} {new['size_after']:>7} {new['cpu']:>8.2f} "
+                  f"{(f'{bound:.0f}' if bound else '-'):>6} {base_s:>8} {ratio:>7} {ok}", flush=True)
+            rows.append({"kind": kind, "workload": workload, "n": n, "reducer": reducer,
+                         "size_before": new["size_before"], "size_after": new["size_after"],
+                         "cpu_s": round(new["cpu"], 3), "wall_s": round(new["wall"], 3),
+                         "bound_s": bound or "", "within_bound": "" if bound is None else new["cpu"] <= bound,
+                         "baseline_cpu_s": round(old["cpu"], 3) if old else (f">{args.baseline_timeout:.0f}" if base else ""),
+                         "baseline_wall_s": round(old["wall"], 3) if old else "",
+                         "speedup": round(old["cpu"] / new["cpu"], 2) if old else "",
+                         "checks_per_insert": new.get("checks_per_insert", ""),
+                         "baseline_checks_per_insert": old.get("checks_per_insert", "") if old else ""})
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    path = out / "cliffs_reduce_poset.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
