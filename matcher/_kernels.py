@@ -326,8 +326,7 @@ def _upper(cval, s, e, v):
 # The counting functions below take arrays, not the NamedTuples: they run
 # once per matched constraint, and a short argument list keeps the calls cheap.
 @njit(cache=True)
-def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
-                 link_buffer):
+def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer):
     """Count the filters linked from a run of matched constraints (the
     counting step of Figure 4). Returns the remaining number of candidate
     interfaces.
@@ -450,14 +449,6 @@ def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counter
 
 
 @njit(cache=True)
-def _visit_table(c_lo, c_hi, table, shift, size_mask, scratch, out, n_live):
-    """``_visit`` with its arrays taken from the table and the scratch."""
-    return _visit(c_lo, c_hi, table.link_start, table.links, table.filter_info, shift, size_mask,
-                  scratch.counters, scratch.touched, scratch.done, out, scratch.progress, scratch.link_buffer,
-                  table.interface_filters, n_live)
-
-
-@njit(cache=True)
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -468,18 +459,18 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
 
 
 @njit(cache=True)
-def _probe(h, key, op, b_lo, b_hi, table, hash_mask, chars, ms, me):
+def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
+           string_start, chars, ms, me):
     """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1."""
-    slots = table.pattern_slots
     s = slot_of(h, key, op, hash_mask)
     while True:
-        c = slots[s]
+        c = pattern_slots[s]
         if c < 0:
             return -1
         if b_lo <= c and c < b_hi:
-            r = table.constraint_value[c]
-            if table.string_hash[r] == h and _equal_chars(table.string_chars, table.string_start[r],
-                                                          table.string_start[r + 1], chars, ms, me):
+            r = constraint_value[c]
+            if string_hash[r] == h and _equal_chars(string_chars, string_start[r], string_start[r + 1], chars, ms,
+                                                    me):
                 return c
         s = (s + 1) & hash_mask
 
@@ -488,7 +479,7 @@ def _probe(h, key, op, b_lo, b_hi, table, hash_mask, chars, ms, me):
 # The phases of forwarding one message, in order. Each writes the state it
 # leaves to ``scratch.progress`` and returns the candidates left; the next
 # phase runs only while some remain.
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos):
     """Phase 1: the candidate set, the interfaces of the broadcast set
     ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``) that
@@ -519,7 +510,7 @@ def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_p
     return remaining
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _match_empty_filters(table, scratch, out):
     """Phase 2: interfaces with an empty filter match every message."""
     done = scratch.done
@@ -538,7 +529,7 @@ def _match_empty_filters(table, scratch, out):
     return remaining
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
     """Phase 3: the pre-processing rounds over the selectivity table
     (Carzaniga & Wolf, SIGCOMM 2003, §4.3, Figure 7): exclude the interfaces
@@ -557,10 +548,12 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
             name_mark[n] = stamp
             name_types[n] = bit
     absent = scratch.absent
+    selectivity_name = table.selectivity_name
+    selectivity_type = table.selectivity_type
     n_absent = 0
     for e in range(params.rounds):
-        n = table.selectivity_name[e]
-        t = table.selectivity_type[e]
+        n = selectivity_name[e]
+        t = selectivity_type[e]
         if not (name_mark[n] == stamp and (t == T_ANY or (name_types[n] >> t) & 1)):
             absent[n_absent] = e
             n_absent += 1
@@ -580,17 +573,27 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
     return remaining
 
 
-@njit(cache=True)
-def _count_ordered(table, params, key, value, scratch, out, shift, size_mask):
+# The counting helpers take arrays, unpacked from the NamedTuples once per
+# message by _count_attributes: reading an array field of a NamedTuple in
+# numba code takes a reference to the array (an atomic count update, and its
+# release), and doing that for ~20 arrays per attribute cost about 8 % of the
+# kernel (benchmarks/forward_numbers.py). The scalars come in ``params`` (no
+# reference counts). The helpers are inlined into _count_attributes, so the
+# long argument lists cost nothing at run time; numba's inliner takes at most
+# about 30 arguments.
+@njit(cache=True, inline="always")
+def _count_ordered(key, value, params, block_start, cval,
+                   link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                   progress, link_buffer):
     """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
     that ``value`` (an ordered int64, see the module docstring) satisfies:
     each is a contiguous range of a block sorted by value. Returns the
     candidates left."""
     n_keys = params.n_keys
-    block_start = table.block_start
-    cval = table.constraint_value
     n_live = params.n_live
-    remaining = scratch.progress[REMAINING]
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    remaining = progress[REMAINING]
     for op in range(OP_EQ, OP_GE + 1):
         j = op * n_keys + key
         b_s = block_start[j]
@@ -600,116 +603,131 @@ def _count_ordered(table, params, key, value, scratch, out, shift, size_mask):
         if op == OP_EQ:
             lo = _lower(cval, b_s, b_e, value)
             hi = lo + 1 if (lo < b_e and cval[lo] == value) else lo
-            remaining = _visit_table(lo, hi, table, shift, size_mask, scratch, out, n_live)
         elif op == OP_NE:
             lo = _lower(cval, b_s, b_e, value)
-            if lo < b_e and cval[lo] == value:  # every constant but the value itself
-                remaining = _visit_table(b_s, lo, table, shift, size_mask, scratch, out, n_live)
-                if remaining > 0:
-                    remaining = _visit_table(lo + 1, b_e, table, shift, size_mask, scratch, out, n_live)
+            if lo < b_e and cval[lo] == value:  # every constant but the value itself: two ranges
+                remaining = _visit(b_s, lo, link_start, links, filter_info, shift, size_mask, counters, touched,
+                                   done, out, progress, link_buffer, interface_filters, n_live)
+                if remaining == 0:
+                    return 0
+                lo += 1
             else:
-                remaining = _visit_table(b_s, b_e, table, shift, size_mask, scratch, out, n_live)
+                lo = b_s
+            hi = b_e
         elif op == OP_LT:  # x < k holds for k > v
-            remaining = _visit_table(_upper(cval, b_s, b_e, value), b_e, table, shift, size_mask, scratch, out,
-                                     n_live)
+            lo, hi = _upper(cval, b_s, b_e, value), b_e
         elif op == OP_GT:  # x > k holds for k < v
-            remaining = _visit_table(b_s, _lower(cval, b_s, b_e, value), table, shift, size_mask, scratch, out,
-                                     n_live)
+            lo, hi = b_s, _lower(cval, b_s, b_e, value)
         elif op == OP_LE:  # k >= v
-            remaining = _visit_table(_lower(cval, b_s, b_e, value), b_e, table, shift, size_mask, scratch, out,
-                                     n_live)
+            lo, hi = _lower(cval, b_s, b_e, value), b_e
         else:  # OP_GE: k <= v
-            remaining = _visit_table(b_s, _upper(cval, b_s, b_e, value), table, shift, size_mask, scratch, out,
-                                     n_live)
+            lo, hi = b_s, _upper(cval, b_s, b_e, value)
+        remaining = _visit(lo, hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
+                           progress, link_buffer, interface_filters, n_live)
         if remaining == 0:
             return 0
     return remaining
 
 
-@njit(cache=True)
-def _has_ordered(table, params, key):
-    """Whether ``key`` has any ``=`` .. ``>=`` constraint (the string value
+@njit(cache=True, inline="always")
+def _has_ordered(key, n_keys, block_start):
+    """Whether ``key`` has any ``=`` .. ``>=`` constraint (a string value
     need not be placed among the constants otherwise)."""
-    base = params.n_keys
     for op in range(OP_EQ, OP_GE + 1):
-        j = op * base + key
-        if table.block_start[j] != table.block_start[j + 1]:
+        j = op * n_keys + key
+        if block_start[j] != block_start[j + 1]:
             return True
     return False
 
 
-@njit(cache=True)
-def _count_patterns(table, params, key, chars, ms, me, scratch, out, shift, size_mask, stamp):
-    """The prefix, suffix and substring constraints of ``key`` that the
-    string ``chars[ms:me]`` satisfies: every piece of the value whose length
-    some pattern has is hashed (rolling hash) and probed in the pattern hash
-    table. Returns the candidates left."""
-    n_keys = params.n_keys
-    block_start = table.block_start
-    hash_mask = params.hash_mask
-    n_live = params.n_live
-    remaining = scratch.progress[REMAINING]
-    L = me - ms
-    prefix_hash = scratch.prefix_hash
-    hash_power = scratch.hash_power
+@njit(cache=True, inline="always")
+def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
+    """Rolling hashes of the string chars[ms:me]: the hash of any piece
+    [ms + i, ms + i + l) is ``prefix_hash[i + l] - prefix_hash[i] * hash_power[l]``."""
     prefix_hash[0] = np.uint64(0)
     hash_power[0] = np.uint64(1)
-    for k in range(L):
+    for k in range(me - ms):
         prefix_hash[k + 1] = prefix_hash[k] * HASH_BASE + (np.uint64(chars[ms + k]) + np.uint64(1))
         hash_power[k + 1] = hash_power[k] * HASH_BASE
-    for pattern in range(3):
+
+
+@njit(cache=True, inline="always")
+def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
+                             prefix_hash, hash_power,
+                             pattern_slots, cval, string_hash, string_chars, string_start,
+                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                             progress, link_buffer):
+    """The prefix and suffix constraints of ``key`` that the string
+    ``chars[ms:me]`` satisfies: the value's prefixes and suffixes whose
+    length some pattern has are probed in the pattern hash table by their
+    hash. Returns the candidates left."""
+    n_keys = params.n_keys
+    n_live = params.n_live
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    hash_mask = params.hash_mask
+    remaining = progress[REMAINING]
+    L = me - ms
+    for pattern in range(2):
         op = OP_PREFIX + pattern
         j = op * n_keys + key
         b_s = block_start[j]
         b_e = block_start[j + 1]
         if b_s == b_e:
             continue
-        mj = pattern * n_keys + key
-        lengths = table.pattern_lengths[mj]
-        maxlen = table.pattern_max_length[mj]
+        lengths = pattern_lengths[pattern * n_keys + key]
+        maxlen = pattern_max_length[pattern * n_keys + key]
         top = L if L < maxlen else maxlen
-        if op == OP_PREFIX:
-            for l in range(top + 1):
-                if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
-                    c = _probe(prefix_hash[l], key, op, b_s, b_e, table, hash_mask, chars, ms, ms + l)
-                    if c >= 0:
-                        remaining = _visit_table(c, c + 1, table, shift, size_mask, scratch, out, n_live)
-                        if remaining == 0:
-                            return 0
-        elif op == OP_SUFFIX:
-            for l in range(top + 1):
-                if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
+        for l in range(top + 1):
+            if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
+                if op == OP_PREFIX:
+                    h = prefix_hash[l]
+                    ps, pe = ms, ms + l
+                else:  # OP_SUFFIX
                     h = prefix_hash[L] - prefix_hash[L - l] * hash_power[l]
-                    c = _probe(h, key, op, b_s, b_e, table, hash_mask, chars, me - l, me)
-                    if c >= 0:
-                        remaining = _visit_table(c, c + 1, table, shift, size_mask, scratch, out, n_live)
-                        if remaining == 0:
-                            return 0
-        else:
-            remaining = _count_substrings(table, params, key, b_s, b_e, lengths, top, chars, ms, me, scratch, out,
-                                          shift, size_mask, stamp)
-            if remaining == 0:
-                return 0
+                    ps, pe = me - l, me
+                c = _probe(h, key, op, b_s, b_e, pattern_slots, hash_mask, cval, string_hash, string_chars,
+                           string_start, chars, ps, pe)
+                if c >= 0:
+                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
+                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
+                    if remaining == 0:
+                        return 0
     return remaining
 
 
-@njit(cache=True)
-def _count_substrings(table, params, key, b_s, b_e, lengths, top, chars, ms, me, scratch, out, shift, size_mask,
-                      stamp):
-    """The substring constraints of block [b_s, b_e) found in chars[ms:me];
-    ``prefix_hash`` / ``hash_power`` already hold the value's hashes."""
-    hash_mask = params.hash_mask
+@njit(cache=True, inline="always")
+def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
+                      prefix_hash, hash_power, substring_mark,
+                      pattern_slots, cval, string_hash, string_chars, string_start,
+                      link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                      progress, link_buffer):
+    """The substring constraints of ``key`` found in chars[ms:me]: every
+    piece of the value whose length some pattern has is probed by its hash
+    (``prefix_hash`` / ``hash_power`` already hold the value's hashes).
+    Returns the candidates left."""
+    n_keys = params.n_keys
     n_live = params.n_live
-    prefix_hash = scratch.prefix_hash
-    hash_power = scratch.hash_power
-    substring_mark = scratch.substring_mark
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    hash_mask = params.hash_mask
     substring_base = params.substring_base
-    remaining = scratch.progress[REMAINING]
+    remaining = progress[REMAINING]
+    j = OP_SUBSTRING * n_keys + key
+    b_s = block_start[j]
+    b_e = block_start[j + 1]
+    if b_s == b_e:
+        return remaining
+    lengths = pattern_lengths[2 * n_keys + key]
+    maxlen = pattern_max_length[2 * n_keys + key]
+    top = me - ms if me - ms < maxlen else maxlen
     # the empty pattern is a substring of every string, once
     if lengths & np.uint64(1):
-        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, table, hash_mask, chars, ms, ms)
+        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
+                   string_chars, string_start, chars, ms, ms)
         if c >= 0:
-            remaining = _visit_table(c, c + 1, table, shift, size_mask, scratch, out, n_live)
+            remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters, touched, done,
+                               out, progress, link_buffer, interface_filters, n_live)
             if remaining == 0:
                 return 0
     L = me - ms
@@ -720,17 +738,19 @@ def _count_substrings(table, params, key, b_s, b_e, lengths, top, chars, ms, me,
         for l in range(1, lim + 1):
             if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
                 h = prefix_hash[start + l] - prefix_hash[start] * hash_power[l]
-                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, table, hash_mask, chars, ms + start, ms + start + l)
+                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
+                           string_chars, string_start, chars, ms + start, ms + start + l)
                 # a pattern found twice in the value counts once per message
                 if c >= 0 and substring_mark[c - substring_base] != stamp:
                     substring_mark[c - substring_base] = stamp
-                    remaining = _visit_table(c, c + 1, table, shift, size_mask, scratch, out, n_live)
+                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
+                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
                     if remaining == 0:
                         return 0
     return remaining
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp):
     """Phase 4: the counting algorithm over the message's attributes
     (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, visit
@@ -738,11 +758,18 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     count reaches its size matches, and its interface is output. Stops as
     soon as no candidate interface is left."""
     n_keys = params.n_keys
-    key_of = table.key_of
-    block_start = table.block_start
     n_live = params.n_live
     shift = np.uint64(params.info_shift)
     size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    key_of, block_start, cval = table.key_of, table.block_start, table.constraint_value
+    link_start, links, filter_info, interface_filters = (table.link_start, table.links, table.filter_info,
+                                                         table.interface_filters)
+    pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
+                                                              table.string_chars, table.string_start)
+    pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
+    counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
+                                                      scratch.progress, scratch.link_buffer)
+    prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
     for a in range(a_lo, a_hi):
         n = attrs[a, 0]
         t = attrs[a, 1]
@@ -754,8 +781,8 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
             any_key = key_of[n * NTYPES + T_ANY]
             if any_key >= 0:
                 j = OP_ANY * n_keys + any_key
-                if _visit_table(block_start[j], block_start[j + 1], table, shift, size_mask, scratch, out,
-                                n_live) == 0:
+                if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
+                          counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
                     return 0
         key = key_of[n * NTYPES + t]
         if key < 0:
@@ -767,13 +794,16 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
             ms = char_start[v]
             me = char_start[v + 1]
             value = np.int64(-1)
-            if _has_ordered(table, params, key):
-                value = _string_position(table.string_chars, table.string_start, chars, ms, me)
-        if _count_ordered(table, params, key, value, scratch, out, shift, size_mask) == 0:
+            if _has_ordered(key, n_keys, block_start):
+                value = _string_position(string_chars, string_start, chars, ms, me)
+        if _count_ordered(key, value, params, block_start, cval,
+                          link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                          progress, link_buffer) == 0:
             return 0
         # typed any: present with this type
         j = OP_ANY * n_keys + key
-        if _visit_table(block_start[j], block_start[j + 1], table, shift, size_mask, scratch, out, n_live) == 0:
+        if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
+                  counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
             return 0
         if t != T_STRING:
             continue
@@ -783,12 +813,24 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
         if (block_start[jp] == block_start[jp + 1] and block_start[js] == block_start[js + 1]
                 and block_start[jb] == block_start[jb + 1]):
             continue
-        if _count_patterns(table, params, key, chars, ms, me, scratch, out, shift, size_mask, stamp) == 0:
+        # prefix, suffix and substring: probe the value's pieces
+        _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
+        if _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
+                                    prefix_hash, hash_power,
+                                    pattern_slots, cval, string_hash, string_chars, string_start,
+                                    link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                                    progress, link_buffer) == 0:
             return 0
-    return scratch.progress[REMAINING]
+        if _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
+                             prefix_hash, hash_power, substring_mark,
+                             pattern_slots, cval, string_hash, string_chars, string_start,
+                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                             progress, link_buffer) == 0:
+            return 0
+    return progress[REMAINING]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(scratch, out, out_pos):
     """Phase 5: reset the counters this message touched (so the next message
     starts from zero without clearing them all) and sort the output.

@@ -523,33 +523,35 @@ _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np
 _FLIP = 0x7FFFFFFFFFFFFFFF
 
 
-def _encode_attributes(message: Message, lookup: dict, flat: list[int], strs: list[str]) -> int:
+def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
     """Append (name id, type, value key) for each attribute the table can use.
 
-    Attributes with a name or type no constraint mentions are left out. A
-    string's key is its index in ``strs``; numbers are their order keys.
-    Returns how many attributes were appended.
+    ``lookup[name]`` is (name id, bitmask of the types the table constrains
+    the name with). Attributes with a name or type no constraint mentions are
+    left out. A string's key is its index in ``strings``; numbers are their
+    order keys. Returns how many attributes were appended.
     """
     n = 0
     for name, attr in message.attributes:
-        hit = lookup.get(name)
-        if hit is None:
+        known = lookup.get(name)
+        if known is None:
             continue
-        t = TYPE_CODE[attr.type]
-        if not (hit[1] >> t) & 1:
+        name_id, used_types = known
+        type_code = TYPE_CODE[attr.type]
+        if not (used_types >> type_code) & 1:
             continue
-        if t == T_STRING:
-            flat += (hit[0], t, len(strs))
-            strs.append(attr.value)
-        elif t == T_FLOAT:
-            flat += (hit[0], t, _float_key(attr.value))
+        if type_code == T_STRING:
+            flat += (name_id, type_code, len(strings))
+            strings.append(attr.value)
+        elif type_code == T_FLOAT:
+            flat += (name_id, type_code, _float_key(attr.value))
         else:
-            flat += (hit[0], t, int(attr.value))
+            flat += (name_id, type_code, int(attr.value))
         n += 1
     return n
 
 
-def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strs: list[str]) -> int:
+def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
     """``_encode_attributes`` under ``numbers="sff"``: a number also gets a
     row of the other numeric type, flagged ``T_CONVERTED`` (so that the
     kernel does not count the name's type-any constraints twice), when the
@@ -557,28 +559,28 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strs
     there (``cbalgebra.semantics.attribute_satisfies``)."""
     n = 0
     for name, attr in message.attributes:
-        hit = lookup.get(name)
-        if hit is None:
+        known = lookup.get(name)
+        if known is None:
             continue
-        t = TYPE_CODE[attr.type]
-        mask = hit[1]
-        if (mask >> t) & 1:
-            if t == T_STRING:
-                flat += (hit[0], t, len(strs))
-                strs.append(attr.value)
-            elif t == T_FLOAT:
-                flat += (hit[0], t, _float_key(attr.value))
+        name_id, used_types = known
+        type_code = TYPE_CODE[attr.type]
+        if (used_types >> type_code) & 1:
+            if type_code == T_STRING:
+                flat += (name_id, type_code, len(strings))
+                strings.append(attr.value)
+            elif type_code == T_FLOAT:
+                flat += (name_id, type_code, _float_key(attr.value))
             else:
-                flat += (hit[0], t, int(attr.value))
+                flat += (name_id, type_code, int(attr.value))
             n += 1
-        if t == T_INT and (mask >> T_FLOAT) & 1:
+        if type_code == T_INT and (used_types >> T_FLOAT) & 1:
             # C++ converts long long to the nearest double, as float() does
-            flat += (hit[0], T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
+            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
             n += 1
-        elif t == T_FLOAT and (mask >> T_INT) & 1:
+        elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
             x = attr.value
             if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
-                flat += (hit[0], T_INT + T_CONVERTED, int(x))
+                flat += (name_id, T_INT + T_CONVERTED, int(x))
                 n += 1
     return n
 
@@ -589,20 +591,20 @@ def _float_key(x: float) -> int:
     return bits ^ _FLIP if bits < 0 else bits
 
 
-def _pool(strs: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """Code points of the strings, their offsets and the longest length."""
-    if not strs:
+    if not strings:
         return _EMPTY_CHARS, _EMPTY_OFF, 0
     off = [0]
     total = 0
     longest = 0
-    for s in strs:
+    for s in strings:
         k = len(s)
         total += k
         off.append(total)
         if k > longest:
             longest = k
-    chars = np.frombuffer(bytearray("".join(strs).encode("utf-32-le")), dtype="<u4")
+    chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
     return chars, np.array(off, dtype=np.int64), longest
 
 
