@@ -478,12 +478,15 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, s
 # ------------------------------------------------------------ one message
 # The phases of forwarding one message, in order. Each writes the state it
 # leaves to ``scratch.progress`` and returns the candidates left; the next
-# phase runs only while some remain.
+# phase runs only while some remain. They are inlined into _match_message
+# (numba IR inlining), which therefore compiles to the same single loop body
+# as one long function would.
 @njit(cache=True, inline="always")
 def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos):
     """Phase 1: the candidate set, the interfaces of the broadcast set
     ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``) that
-    have at least one filter. Sets ``done`` to the complement and resets the progress."""
+    have at least one filter. Sets ``done`` to the complement and resets
+    the progress."""
     done = scratch.done
     dead = table.dead
     n_words = params.n_words
