@@ -109,7 +109,7 @@ def _write_lines(lines, out, as_json: bool) -> None:
     array with one item per line, or one statement per line. A large
     document never sits whole in memory. When the source raises (a
     ParseError), what came before it is written first, as if each line had
-    been written on its own."""
+    been written on its own; a batch is written once, even if that fails."""
     batch: list[str] = []
     first = True
     try:
@@ -120,8 +120,9 @@ def _write_lines(lines, out, as_json: bool) -> None:
             else:
                 batch.append(line + "\n")
             if len(batch) >= _WRITE_BATCH:
-                out.write("".join(batch))
+                chunk = "".join(batch)
                 batch.clear()
+                out.write(chunk)
     finally:
         if batch:
             out.write("".join(batch))

@@ -221,3 +221,21 @@ def test_cli_output_is_byte_identical(tmp_path, capsys, text, as_json):
         assert code == 0
     else:
         assert code == 2 and want_error.splitlines()[0] in captured.err
+
+
+class _FailingOut:
+    """A stream whose writes fail (a full disk), counting the attempts."""
+
+    def __init__(self):
+        self.attempts = 0
+
+    def write(self, text):
+        self.attempts += 1
+        raise OSError(28, "No space left on device")
+
+
+def test_a_failed_write_is_not_written_again():
+    out = _FailingOut()
+    with pytest.raises(OSError):
+        cli._write_lines((f"line {i}" for i in range(cli._WRITE_BATCH + 5)), out, as_json=False)
+    assert out.attempts == 1
