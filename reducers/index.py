@@ -54,9 +54,10 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 
 from cbalgebra.covering.rules import filter_satisfiable, form_of
-from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, SUBSTRING, SUFFIX, Constraint, Filter
+from cbalgebra.values import (ANY, ANYTYPE, EQ, GE, GT, INT, LE, LT, NE, PREFIX, STRING, SUBSTRING, SUFFIX,
+                              Constraint, Filter)
 
-from .attributes import by_name, constraint_implies, special
+from .attributes import MAX_CHAR, _int_interval, by_name, constraint_implies, special
 
 _ORDER_OPS = (LT, LE, GT, GE)
 #: Which of a member's constraints on a name files it (the best narrowing first).
@@ -87,7 +88,28 @@ _SPECIAL: dict[Constraint, bool] = {}
 
 
 def _special(c: Constraint) -> bool:
-    """``attributes.special``, remembered per constraint (it builds a witness)."""
+    """``attributes.special``, remembered per constraint (it builds a witness).
+
+    Decided directly for ints and strings with a single operator: an int
+    bound is special iff its interval has at most one value; a string ``<
+    v`` iff v is "" or "\\x00" (nothing, or only "" below it), ``<= v`` iff
+    v is "", ``>``/``>=`` iff v starts with the largest character; ``=``,
+    ``!=``, ``any``, prefix, suffix and substring never are (``=`` pins,
+    but the index probes it by value). ``test_reducers_index.py`` checks
+    this against ``attributes.special``.
+    """
+    if c.op in (EQ, NE, ANY, PREFIX, SUFFIX, SUBSTRING) and c.type in (INT, STRING):
+        return False
+    if c.type == INT:
+        lo, hi = _int_interval(c)
+        return lo >= hi
+    if c.type == STRING:
+        v = c.value
+        if c.op == LT:
+            return v in ("", "\x00")
+        if c.op == LE:
+            return v == ""
+        return v.startswith(MAX_CHAR)  # GT, GE
     r = _SPECIAL.get(c)
     if r is None:
         if len(_SPECIAL) > 1 << 16:
@@ -251,10 +273,12 @@ class CoverIndex:
         self.filters = list(filters)
         self.exact = exact
         self.buckets: dict[frozenset, _Bucket] = {}
-        for i, f in enumerate(self.filters):
-            b = self.buckets.get(f.names)
+        #: Each conjunction's attribute names (``Filter.names`` builds a set per call).
+        self.names: list[frozenset] = [f.names for f in self.filters]
+        for i, names in enumerate(self.names):
+            b = self.buckets.get(names)
             if b is None:
-                b = self.buckets[f.names] = _Bucket()
+                b = self.buckets[names] = _Bucket()
             b.members.append(i)
         for key, b in self.buckets.items():
             if len(b.members) > SCAN_BELOW:
@@ -266,6 +290,8 @@ class CoverIndex:
                     slot.freeze()
                 b.slots = slots
         self._bucket_keys = sorted(self.buckets, key=lambda s: (len(s), sorted(s)))
+        # Conjunctions with the same names share their candidate buckets.
+        self._subsets: dict[frozenset, list[frozenset]] = {}
 
     # ------------------------------------------------------------- queries
     def find(self, i: int, covers: Callable[[int], bool], valid: Callable[[int], bool]) -> int | None:
@@ -279,7 +305,11 @@ class CoverIndex:
         # (fact 2) holds for satisfiable conjunctions only.
         narrow = not self.exact or filter_satisfiable(f)
         groups_f = by_name(f) if narrow else None
-        for key in subsets_present(f.names, self.buckets, self._bucket_keys):
+        names = self.names[i]
+        keys = self._subsets.get(names)
+        if keys is None:
+            keys = self._subsets[names] = subsets_present(names, self.buckets, self._bucket_keys)
+        for key in keys:
             b = self.buckets[key]
             if not b.slots or not narrow:
                 cands: object = b.members

@@ -170,3 +170,49 @@ def test_int_interval_implication_matches_covering(op1, v1, op2, v2, other):
     d = Constraint(type_, name, op2, float(v2) if type_ == FLOAT else v2)
     assert constraint_implies(c, d) == constraint_covers(d, c)
     assert constraint_implies(d, c) == constraint_covers(c, d)
+
+
+_PROBE_STRINGS = st.sampled_from([*S.DENSE_STRINGS, "", "abcab", "cab", "\U0010ffff", "a\U0010ffff", "bab"])
+
+
+@settings(max_examples=1500)
+@given(st.sampled_from(["=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"]), _PROBE_STRINGS,
+       st.sampled_from(["=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"]), _PROBE_STRINGS,
+       st.sampled_from([(STRING, "s"), (STRING, "t"), (ANYTYPE, "s"), (INT, "s")]))
+def test_string_implication_matches_covering(op1, v1, op2, v2, other):
+    """The str-operation fast path of constraint_implies against covering."""
+    from cbalgebra.covering import constraint_covers
+    from cbalgebra.reducers.attributes import constraint_implies
+
+    c = Constraint(STRING, "s", op1) if op1 == "any" else Constraint(STRING, "s", op1, v1)
+    type_, name = other
+    if type_ == STRING:
+        d = Constraint(type_, name, op2) if op2 == "any" else Constraint(type_, name, op2, v2)
+    elif type_ == ANYTYPE:
+        d = Constraint(ANYTYPE, name, ANY)
+    else:
+        d = Constraint(INT, name, "=", len(v2))
+    assert constraint_implies(c, d) == constraint_covers(d, c)
+    assert constraint_implies(d, c) == constraint_covers(c, d)
+
+
+_SPECIAL_INTS = st.sampled_from([-(2**63), -(2**63) + 1, -(2**63) + 2, -1, 0, 1, 2**63 - 2, 2**63 - 1])
+_SPECIAL_STRINGS = st.sampled_from(["", "\x00", "\x00\x00", "\x01", "a", "\U0010ffff", "\U0010ffffa",
+                                    "\U0010fffe", "\U0010ffff\U0010ffff"])
+
+
+@settings(max_examples=500)
+@given(st.sampled_from(["=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"]), _SPECIAL_INTS, _SPECIAL_STRINGS,
+       st.booleans())
+def test_index_special_matches_attributes_special(op, i, s, as_int):
+    """The index's direct decision of ``special`` against the witness-based one."""
+    from cbalgebra.reducers.attributes import special
+    from cbalgebra.reducers.index import _special
+
+    if as_int:
+        if op in (">*", "*<", "*"):
+            return
+        c = Constraint(INT, "x", ANY) if op == "any" else Constraint(INT, "x", op, i)
+    else:
+        c = Constraint(STRING, "s", ANY) if op == "any" else Constraint(STRING, "s", op, s)
+    assert _special(c) == special(c)
