@@ -36,7 +36,7 @@ from .attributes import (
     normal_form,
     single_normal_form,
 )
-from .index import CoverIndex, subsets_present
+from .index import CoverIndex, OverlapIndex, corner_message
 from .progress import report
 
 
@@ -280,10 +280,7 @@ def merge_conjunctions(filters: tuple[Filter, ...]):
 
 def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
     """B ∨ A₁ ∨ … ∨ Aₖ → A₁ ∨ … ∨ Aₖ  when B ⇒ A₁ ∨ … ∨ Aₖ (decided exactly, z3 where needed)"""
-    by_names: dict[frozenset, list[int]] = {}
-    for i, f in enumerate(filters):
-        by_names.setdefault(f.names, []).append(i)
-    keys = sorted(by_names, key=lambda s: (len(s), sorted(s)))
+    index = OverlapIndex(filters)
     alive = [True] * len(filters)
     # Try the largest conjunctions first: dropping them saves the most.
     order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
@@ -292,11 +289,17 @@ def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
         if not done & 255:
             report("drop_covered_by_disjunction", done, len(order))
         f = filters[i]
-        cands = [filters[j] for key in subsets_present(f.names, by_names, keys)
-                 for j in by_names[key] if j != i and alive[j]]
-        if not cands:
+        # Only conjunctions that overlap f can cover part of it (a superset
+        # found per name); the result is the same as with all of them.
+        # A message of f that no other conjunction matches (alive or not,
+        # asked of the index: a dominance look-up for two-bound buckets):
+        # f is not covered, and neither the overlap tests nor the solver
+        # are needed.
+        corner = corner_message(f)
+        if corner is not None and not index.may_match(i, corner):
             continue
-        cands = [g for g in cands if filters_overlap(g, f)]
+        near = [filters[j] for j in sorted(set(index.candidates(i))) if alive[j]]
+        cands = [g for g in near if filters_overlap(g, f)]
         if not cands:
             continue
         try:
