@@ -30,6 +30,7 @@ PLUGINS = (
     "cbalgebra.matcher.cli",
     "cbalgebra.studies.cli",
     "cbalgebra.poset.cli",
+    "cbalgebra.network.cli",
 )
 
 _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",

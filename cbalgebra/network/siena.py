@@ -40,7 +40,13 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cbalgebra.poset.core import SUBSCRIPTIONS, Element, InsertResult, Poset, RemoveResult
+from cbalgebra.poset.core import (
+    SUBSCRIPTIONS,
+    Element,
+    InsertResult,
+    Poset,
+    RemoveResult,
+)
 
 __all__ = ["Network", "Sent", "Server"]
 

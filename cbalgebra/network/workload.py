@@ -18,6 +18,8 @@ possible at all.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from cbalgebra.values import INT, STRING, Attribute, Message, Predicate
@@ -44,10 +46,17 @@ def processor_predicates(nodes, k: int = 10, *, names: int = 500, distribution: 
 
 
 def messages(count: int, *, names: int = 500, distribution: str = "zipf", seed: int = 0,
-             attributes: int = 10) -> list[Message]:
+             attributes: int = 10, aim_at: Mapping[int, Predicate] | None = None) -> list[Message]:
     """``count`` random messages over the names and types of the DNF generator
     with the same ``names``, ``distribution`` and ``seed`` (see the module
-    docstring)."""
+    docstring).
+
+    With ``aim_at`` ({processor: predicate}), each message is also made to
+    match one conjunction of one processor, both drawn uniformly: the
+    attributes of a witness of that conjunction (:func:`cbalgebra.witness`)
+    replace the random ones of the same name. Seed 002's predicates are
+    selective, so purely random messages often interest nobody; aimed ones
+    interest at least one processor (when the conjunction is satisfiable)."""
     from cbalgebra.workloads._dnf import (
         _STREAM_TYPES,
         INT_HIGH,
@@ -68,6 +77,7 @@ def messages(count: int, *, names: int = 500, distribution: str = "zipf", seed: 
     weights = weights / weights.sum()
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 7, 2006])))
     terms = english_terms()
+    targets = [f for _, p in sorted((aim_at or {}).items()) for f in p.filters]
     out = []
     for _ in range(count):
         chosen = rng.choice(names, size=attributes, replace=False, p=weights)
@@ -77,5 +87,13 @@ def messages(count: int, *, names: int = 500, distribution: str = "zipf", seed: 
                 attrs.append((f"a{a}", Attribute(STRING, terms[int(rng.integers(len(terms)))])))
             else:
                 attrs.append((f"a{a}", Attribute(INT, int(rng.integers(INT_LOW, INT_HIGH + 1)))))
+        if targets:
+            from cbalgebra.covering import witness
+            aimed = targets[int(rng.integers(len(targets)))]
+            found = witness(aimed, aimed)
+            if found is not None:
+                merged = dict(attrs)
+                merged.update(found.items())
+                attrs = sorted(merged.items())
         out.append(Message(attrs))
     return out
