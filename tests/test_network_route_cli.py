@@ -193,7 +193,7 @@ def test_malformed_predicate_file_reports_line_column_and_caret(capsys, tmp_path
     net, _, _ = figure_3
     preds = tmp_path / "p.txt"
     preds.write_text("0: [int x = 1]\n\n2: [int x = ]\n")
-    code, out, err = run(capsys, "route", str(net), "--predicates", str(preds))
+    code, _out, err = run(capsys, "route", str(net), "--predicates", str(preds))
     assert code == 2
     first = err.splitlines()[0]
     assert first.startswith(f"error: {preds}: line 3, column ")

@@ -511,3 +511,44 @@ def test_bad_networks_get_a_one_line_error(edit, message):
     with pytest.raises(RoutingError) as err:
         build("psf", g, {})
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+@SETTINGS
+@given(problems(), st.data())
+def test_deliver_many_is_deliver_for_every_message(problem, data):
+    g, preds, msgs = problem
+    n = g.number_of_nodes()
+    sources = data.draw(st.lists(st.integers(0, n - 1), min_size=len(msgs), max_size=len(msgs)))
+    batch = msgs * 3
+    sources = sources * 3
+    for scheme in SCHEMES:
+        routing = build(scheme, g, preds)
+        many = routing.deliver_many(batch, sources)
+        for m, v, d in zip(batch, sources, many):
+            one = routing.deliver(m, v)
+            assert sorted(d.packets, key=repr) == sorted(one.packets, key=repr)
+            assert d.source == v and d.message == m
+
+
+def test_deliver_many_checks_its_input():
+    g = topology("ring", 5)
+    routing = build("psf", g, {0: cb.parse_predicate("int x = 1")})
+    with pytest.raises(RoutingError, match="2 messages but 1 sources"):
+        routing.deliver_many([Message(), Message()], [0])
+    with pytest.raises(RoutingError, match="source 9 is not a processor"):
+        routing.deliver_many([Message()], [9])
+
+
+@SETTINGS
+@given(problems())
+def test_shared_rows_change_the_compiled_tables_never_deliveries_or_memory(problem):
+    g, preds, msgs = problem
+    for scheme in ("psf", "ips"):
+        shared, separate = build(scheme, g, preds), build(scheme, g, preds, shared_rows=False)
+        a, b = shared.memory(), separate.memory()
+        assert a["total_bits"] == b["total_bits"]
+        assert all(a["per_processor"][u]["compiled_constraints"] <= b["per_processor"][u]["compiled_constraints"]
+                   == b["per_processor"][u]["predicate_constraints"] for u in a["per_processor"])
+        for m in msgs:
+            for v in range(g.number_of_nodes()):
+                assert edges_of(shared.deliver(m, v)) == edges_of(separate.deliver(m, v))

@@ -56,7 +56,11 @@ Tables. Each processor's predicates are compiled into ONE
 interfaces are its neighbours for PIF and Siena, and the pairs (source or
 class, neighbour), numbered, for PSF and iPS; a decision forwards the message
 on the interfaces of the header's source (class) only, through the
-``broadcast`` set of the table. DRP's pred table has one interface per
+``broadcast`` set of the table. PSF and iPS rows of several sources that
+hold the same predicate for the same neighbour share one interface (see
+:class:`_PerSource`; ``shared_rows=False`` turns this off).
+:meth:`Routing.deliver_many` forwards hop by hop for many messages at once,
+one batch call per processor and hop. DRP's pred table has one interface per
 receiver. Each combined predicate (F_u(v, w), F*_u(w), Siena's per-neighbour
 subscriptions) is reduced with the chosen reducer: ``none`` (default) keeps
 the disjunction as the sequence of the receivers' predicates, without even
@@ -354,22 +358,31 @@ class Routing:
         self.reducer = reducer
         self.id_bits = id_bits(self.n)
         self.tables: dict[int, Any] = {}
+        #: numba threads of deliver_many's batch calls (None: all)
+        self.threads: int | None = 1
         self._weight = {u: {w: float(d["weight"]) for w, d in graph[u].items()} for u in graph.nodes}
         self._pool = _PredicatePool()
         self._combine = _Combiner(self._pool, predicates, reducer)
-        #: per processor: (predicate constraints, table rows, other id bits)
+        #: per processor: the scheme's table rows [(row, predicate ids)], as the
+        #: paper's memory model counts them
         self._rows: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        #: per processor, when it differs: the rows compiled, [(interface, predicate ids)]
+        self._table_rows: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
 
     # -- building ------------------------------------------------------------
     def _compile(self, interfaces: dict[int, Iterable[int]]) -> None:
         """One table per processor from self._rows[u] = [(iface, pred ids)]."""
         self._pool.freeze()
         for u in range(self.n):
-            rows = self._rows.get(u, [])
+            rows = self._table_rows.get(u, self._rows.get(u, []))
             iface = [i for i, ids in rows for _ in ids]
             pid = [p for _, ids in rows for p in ids]
             self.tables[u] = self._pool.table(interfaces[u], np.array(iface, dtype=np.int64),
                                               np.array(pid, dtype=np.int64))
+
+    def _compiled_constraints(self, u: int) -> int:
+        table = self.tables.get(u)
+        return 0 if table is None else int(table.stats()["constraints"])
 
     def _row_constraints(self, u: int) -> int:
         return sum(self._pool.size(p) for _, ids in self._rows.get(u, []) for p in ids)
@@ -393,6 +406,78 @@ class Routing:
                 raise RuntimeError(f"{self.scheme}: delivery from {source} does not terminate")
         return Delivery(self, message, source, packets)
 
+    def deliver_many(self, messages: Iterable[Message], sources: Iterable[int]) -> list[Delivery]:
+        """Deliver ``messages[i]`` from ``sources[i]`` for every i: the same
+        deliveries as :meth:`deliver`, packet for packet (in another order
+        among packets of one hop), computed hop by hop for all messages at
+        once, so that each processor forwards all the packets it holds in one
+        batch call of its table (numba, on all cores)."""
+        messages, sources = list(messages), list(sources)
+        if len(messages) != len(sources):
+            raise RoutingError(f"{len(messages)} messages but {len(sources)} sources")
+        for m in messages:
+            if not isinstance(m, Message):
+                raise RoutingError(f"deliver expects a Message, not {type(m).__name__}")
+        for v in sources:
+            self._check_source(v)
+        headers = self._init_many(messages, sources)
+        packets: list[list[Packet]] = [[Packet(v, None, h, 0.0)] for v, h in zip(sources, headers)]
+        frontier = [(i, v, None, h, 0.0) for i, (v, h) in enumerate(zip(sources, headers))]
+        hops = 0
+        while frontier:
+            hops += 1
+            if hops > self.n + 1:  # pragma: no cover - paths have at most n - 1 hops
+                raise RuntimeError(f"{self.scheme}: a delivery does not terminate")
+            by_processor: dict[int, list] = {}
+            for item in frontier:
+                by_processor.setdefault(item[1], []).append(item)
+            frontier = []
+            for u, items in sorted(by_processor.items()):
+                for (i, _, parent, header, length), out in zip(items, self._forward_many(u, items, messages)):
+                    for w, out_header in out:
+                        p = Packet(w, u, out_header, length + self._weight[u][w])
+                        packets[i].append(p)
+                        frontier.append((i, w, u, out_header, p.path_length))
+        return [Delivery(self, m, v, ps) for m, v, ps in zip(messages, sources, packets)]
+
+    def _init_many(self, messages, sources) -> list:
+        return [self._init(v, m) for m, v in zip(messages, sources)]
+
+    def _forward_many(self, u: int, items: list, messages: list[Message]) -> list[list]:
+        """For each (message index, u, parent, header, length) held at u, the
+        (neighbour, header) pairs u sends; one batch call of u's table."""
+        offers = [self._offer(u, parent, header) for _, _, parent, header, _ in items]
+        asked = [k for k, ids in enumerate(offers) if ids is not None and len(ids)]
+        out: list[list] = [[] for _ in items]
+        if not asked:
+            return out
+        table = self.tables[u]
+        if len(asked) == 1:
+            k = asked[0]
+            results = [table.forward(messages[items[k][0]], offers[k])]
+        else:
+            offsets, ids = table.forward_batch_csr([messages[items[k][0]] for k in asked],
+                                                   [offers[k] for k in asked], threads=self.threads)
+            results = [ids[offsets[j]:offsets[j + 1]] for j in range(len(asked))]
+        for k, got in zip(asked, results):
+            _, _, parent, header, _ = items[k]
+            out[k] = self._decode(u, parent, header, got.tolist())
+        return out
+
+    def _forward(self, u: int, parent: int | None, header, message: Message):
+        ids = self._offer(u, parent, header)
+        if ids is None or len(ids) == 0:
+            return []
+        return self._decode(u, parent, header, self.tables[u].forward(message, ids).tolist())
+
+    def _offer(self, u: int, parent: int | None, header):
+        """The interfaces of u's table that may get the packet (its broadcast set)."""
+        raise NotImplementedError
+
+    def _decode(self, u: int, parent: int | None, header, interfaces: list[int]) -> list:
+        """(neighbour, header sent) for each matching interface."""
+        raise NotImplementedError
+
     def _check_source(self, source) -> None:
         if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or not 0 <= source < self.n:
             raise RoutingError(f"source {source!r} is not a processor of this network (0..{self.n - 1})")
@@ -401,9 +486,6 @@ class Routing:
 
     def _init(self, source: int, message: Message):
         return source
-
-    def _forward(self, u: int, parent: int | None, header, message: Message):
-        raise NotImplementedError
 
     def _header_bits(self, header) -> int:
         return self.id_bits
@@ -421,7 +503,8 @@ class Routing:
             per[u] = {"id_bits": ids, "predicate_constraints": constraints,
                       "predicate_bits": constraints * BITS_PER_CONSTRAINT,
                       "total_bits": ids + constraints * BITS_PER_CONSTRAINT,
-                      "table_rows": len(self._rows.get(u, [])), **parts}
+                      "table_rows": len(self._rows.get(u, [])),
+                      "compiled_constraints": self._compiled_constraints(u), **parts}
             for k, v in parts.items():
                 components[k] = components.get(k, 0) + v
             components[self._predicate_component] = (components.get(self._predicate_component, 0)
@@ -446,43 +529,71 @@ class Routing:
                 f"{len(self.senders)} senders, {len(self.receivers)} receivers, reducer {self.reducer}>")
 
 
-class PSF(Routing):
+class _PerSource(Routing):
+    """PSF and iPS tables: a row F_u(key, w) for each key (a source, or a
+    class of sources) and each child w of u in T_key.
+
+    Rows of different keys with the same neighbour and the same predicate
+    (the same descendants T_v/w, which is common: the paper's
+    indistinguishability, edge by edge) are compiled into ONE interface of
+    u's table, listed in the broadcast set of each of those keys: the
+    forwarding decisions are the same, the counting engine does the work
+    once. ``shared_rows=False`` compiles one interface per row instead.
+    Memory (§2.4) is counted per row either way, as the paper's model says;
+    ``memory()["per_processor"][u]["compiled_constraints"]`` is what the
+    table holds."""
+
+    shared_rows = True
+
+    def _tables_by_key(self, keys: dict[int, list[int]]) -> None:
+        """keys[u]: (key, representative source) pairs to build rows for."""
+        paths = self.paths
+        self._meta: dict[int, list[int]] = {}          # u -> neighbour of each interface id
+        self._offers: dict[int, dict[int, np.ndarray]] = {}
+        for u in range(self.n):
+            rows, table_rows, meta, offers, interface_of = [], [], [], {}, {}
+            for key, v in keys[u]:
+                ids = []
+                for w in paths.children(v, u):
+                    preds = self._combine.ids(paths.subtree(v, w))
+                    if not preds:
+                        continue
+                    rows.append((len(rows), preds))
+                    row_key = (w, preds) if self.shared_rows else len(rows)
+                    iface = interface_of.get(row_key)
+                    if iface is None:
+                        iface = interface_of[row_key] = len(meta)
+                        meta.append(w)
+                        table_rows.append((iface, preds))
+                    ids.append(iface)
+                offers[key] = np.array(sorted(ids), dtype=np.int64)
+            self._rows[u], self._table_rows[u] = rows, table_rows
+            self._meta[u], self._offers[u] = meta, offers
+        self._compile({u: range(len(self._meta[u])) for u in range(self.n)})
+
+
+class PSF(_PerSource):
     """Per-Source Forwarding (§3.1)."""
 
     scheme = "psf"
 
     def _setup(self) -> None:
-        paths, n = self.paths, self.n
-        self._meta: dict[int, list[int]] = {}          # u -> neighbour of each interface id
-        self._by_source: dict[int, dict[int, np.ndarray]] = {}
-        for u in range(n):
-            rows, meta, by_source = [], [], {}
-            for v in sorted(self.senders):
-                ids = []
-                for w in paths.children(v, u):
-                    preds = self._combine.ids(paths.subtree(v, w))
-                    if preds:
-                        ids.append(len(meta))
-                        rows.append((len(meta), preds))
-                        meta.append(w)
-                if ids:
-                    by_source[v] = np.array(ids, dtype=np.int64)
-            self._rows[u], self._meta[u], self._by_source[u] = rows, meta, by_source
-        self._compile({u: range(len(self._meta[u])) for u in range(n)})
+        senders = sorted(self.senders)
+        self._tables_by_key({u: [(v, v) for v in senders] for u in range(self.n)})
 
-    def _forward(self, u, parent, header, message):
-        ids = self._by_source[u].get(header)
-        if ids is None:
-            return []
+    def _offer(self, u, parent, header):
+        return self._offers[u].get(header)
+
+    def _decode(self, u, parent, header, interfaces):
         meta = self._meta[u]
-        return [(meta[i], header) for i in self.tables[u].forward(message, ids).tolist()]
+        return [(meta[i], header) for i in interfaces]
 
     def _memory_of(self, u):
         return {"init": self.id_bits if u in self.senders else 0,
                 "predicate_constraints": self._row_constraints(u)}
 
 
-class IPS(Routing):
+class IPS(_PerSource):
     """Improved Per-Source Forwarding (§3.2): sources grouped into classes of
     indistinguishable sources, headers rewritten where safe."""
 
@@ -515,24 +626,13 @@ class IPS(Routing):
                 header[y] = p if rewrite[p, h] else h
                 arriving[y].add(int(header[y]))
         self.arriving = [frozenset(a) for a in arriving]
-        self._meta: dict[int, list[int]] = {}
-        self._by_class: dict[int, dict[int, np.ndarray]] = {}
+        keys = {}
         for u in range(n):
-            rows, meta, by_class = [], [], {}
-            reps = {}
+            reps: dict[int, int] = {}
             for h in sorted(self.arriving[u]):
                 reps.setdefault(int(cls[u, h]), h)       # a representative header of each class
-            for c, v in sorted(reps.items()):
-                ids = []
-                for w in paths.children(v, u):
-                    preds = self._combine.ids(paths.subtree(v, w))
-                    if preds:
-                        ids.append(len(meta))
-                        rows.append((len(meta), preds))
-                        meta.append(w)
-                by_class[c] = np.array(ids, dtype=np.int64)
-            self._rows[u], self._meta[u], self._by_class[u] = rows, meta, by_class
-        self._compile({u: range(len(self._meta[u])) for u in range(n)})
+            keys[u] = sorted(reps.items())
+        self._tables_by_key(keys)
 
     def classes(self, u: int) -> list[frozenset[int]]:
         """The classes of indistinguishable sources at u, over all processors,
@@ -542,14 +642,13 @@ class IPS(Routing):
             groups.setdefault(c, []).append(v)
         return sorted((frozenset(g) for g in groups.values()), key=min)
 
-    def _forward(self, u, parent, header, message):
-        c = int(self.class_of[u, header])
-        ids = self._by_class[u].get(c)
-        if ids is None or len(ids) == 0:
-            return []
+    def _offer(self, u, parent, header):
+        return self._offers[u].get(int(self.class_of[u, header]))
+
+    def _decode(self, u, parent, header, interfaces):
         out_header = u if self.rewrite[u, header] else header
         meta = self._meta[u]
-        return [(meta[i], out_header) for i in self.tables[u].forward(message, ids).tolist()]
+        return [(meta[i], out_header) for i in interfaces]
 
     def _memory_of(self, u):
         headers = self.arriving[u]
@@ -583,11 +682,11 @@ class PIF(Routing):
             self._rows[u] = [(w, ids) for w in sorted(below) if (ids := self._combine.ids(below[w]))]
         self._compile({u: list(self.graph[u]) for u in range(n)})
 
-    def _forward(self, u, parent, header, message):
-        kids = self._children[u][header]
-        if len(kids) == 0:
-            return []
-        return [(w, header) for w in self.tables[u].forward(message, kids).tolist()]
+    def _offer(self, u, parent, header):
+        return self._children[u][header]
+
+    def _decode(self, u, parent, header, interfaces):
+        return [(w, header) for w in interfaces]
 
     def _memory_of(self, u):
         return {"init": self.id_bits if u in self.senders else 0,
@@ -614,6 +713,16 @@ class DRP(Routing):
 
     def _init(self, source, message):
         return frozenset(self.pred_table.forward(message).tolist()) if self.receivers else frozenset()
+
+    def _init_many(self, messages, sources):
+        if not self.receivers or not messages:
+            return [frozenset() for _ in messages]
+        offsets, ids = self.pred_table.forward_batch_csr(messages)
+        ids = ids.tolist()
+        return [frozenset(ids[offsets[i]:offsets[i + 1]]) for i in range(len(messages))]
+
+    def _forward_many(self, u, items, messages):
+        return [self._forward(u, parent, header, None) for _, _, parent, header, _ in items]
 
     def _set_unicast(self, unicast, seed: int) -> None:
         """unicast_u(x): by default u's first hop on T_u. Those tables are
@@ -707,11 +816,11 @@ class Siena(Routing):
         self._local = {x: self.predicates[x].size for x in self.receivers}
         self._compile({u: list(self.tree[u]) for u in range(self.n)})
 
-    def _forward(self, u, parent, header, message):
-        out = [w for w in self.tree[u] if w != parent]
-        if not out:
-            return []
-        return [(w, None) for w in self.tables[u].forward(message, out).tolist()]
+    def _offer(self, u, parent, header):
+        return [w for w in self.tree[u] if w != parent]
+
+    def _decode(self, u, parent, header, interfaces):
+        return [(w, None) for w in interfaces]
 
     def _init(self, source, message):
         return None
@@ -836,14 +945,17 @@ def siena_tree(graph: nx.Graph, paths: ShortestPaths) -> tuple[nx.Graph, int | N
 
 def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
           reducer: str | None = None, senders: Iterable[int] | None = None,
-          paths: ShortestPaths | None = None, *, unicast=None, unicast_seed: int = 0) -> Routing:
+          paths: ShortestPaths | None = None, *, unicast=None, unicast_seed: int = 0,
+          shared_rows: bool = True) -> Routing:
     """Build routing ``scheme`` (one of :data:`SCHEMES`) on ``graph`` (a
     topology: nodes 0..n-1, connected, positive weights) for the receivers
     ``predicates`` ({processor: Predicate}; a processor without one is not a
     receiver) and the ``senders`` (default: every processor). ``reducer``
     reduces every combined predicate (None or ``"none"``: no reduction).
     ``paths`` may pass the graph's ShortestPaths to share them; ``unicast``
-    and ``unicast_seed`` choose DRP's unicast tables (see DRP._set_unicast)."""
+    and ``unicast_seed`` choose DRP's unicast tables (see DRP._set_unicast);
+    ``shared_rows=False`` compiles PSF and iPS rows one interface each
+    (see _PerSource)."""
     if scheme not in _CLASSES:
         raise RoutingError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
     reducer = "none" if reducer is None else reducer
@@ -875,6 +987,8 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     if paths is None:
         paths = ShortestPaths(graph)
     routing = _CLASSES[scheme](graph, paths, dict(sorted(preds.items())), sender_set, reducer)
+    if not shared_rows:
+        routing.shared_rows = False
     if scheme == "drp":
         routing._set_unicast(unicast, unicast_seed)
     elif unicast is not None:
