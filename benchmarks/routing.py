@@ -31,14 +31,15 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
+import numpy as np
+from cbalgebra.matcher.table import warm_up
 
-from cbalgebra.matcher.table import warm_up  # noqa: E402
-from cbalgebra.network import topology  # noqa: E402
-from cbalgebra.network.paths import ShortestPaths  # noqa: E402
-from cbalgebra.network.schemes import build  # noqa: E402
-from cbalgebra.network.workload import messages, processor_predicates  # noqa: E402
+from cbalgebra.network import topology
+from cbalgebra.network.paths import ShortestPaths
+from cbalgebra.network.schemes import build
+from cbalgebra.network.workload import messages, processor_predicates
+
+ROOT = Path(__file__).resolve().parent
 
 FIELDS = ["part", "scheme", "n", "links", "k", "build_s", "deliveries", "deliver_s", "per_10000_s",
           "packets", "checked", "correct", "latency_minimal", "memory_bits", "predicate_constraints",
@@ -50,6 +51,15 @@ def load() -> float:
         return round(os.getloadavg()[0], 2)
     except OSError:  # pragma: no cover
         return float("nan")
+
+
+def psf_constraints(n: int, k: int, seed: int = 0) -> int:
+    """M(PSF)'s predicate part at α = 1 (seed 002 §3.1): Σ_v Σ_x hops(v, x)·size(pred x),
+    an upper bound for iPS, computed without building anything."""
+    g = topology("power_law", n, seed=seed)
+    d = ShortestPaths(g).dist
+    sizes = np.array([p.size for _, p in sorted(processor_predicates(n, k, seed=seed).items())])
+    return int((d.sum(axis=0) * sizes).sum())
 
 
 def run_one(scheme: str, n: int, k: int, deliveries: int, check: int, seed: int = 0) -> dict:
@@ -92,6 +102,8 @@ def main(argv=None) -> int:
     ap.add_argument("--build-budget", type=float, default=None,
                     help="skip a scheme at larger sizes once a build took longer (seconds)")
     ap.add_argument("--check", type=int, default=100, help="deliveries checked per run")
+    ap.add_argument("--max-constraints", type=float, default=25e6,
+                    help="skip PSF/iPS where M(PSF) at α = 1 exceeds this many constraints (memory)")
     ap.add_argument("--out", default=str(ROOT / "results" / "routing.csv"))
     args = ap.parse_args(argv)
     schemes = [s for s in args.schemes.split(",") if s] + (["siena"] if args.siena else [])
@@ -126,6 +138,12 @@ def main(argv=None) -> int:
                 print(f"{scheme:7} {n:5d}   skipped: the build at n={stopped[0]} took {stopped[1]:.0f} s "
                       f"> {budget:.0f} s", flush=True)
                 continue
+            if scheme in ("psf", "ips"):
+                need = psf_constraints(n, args.k)
+                if need > args.max_constraints:
+                    print(f"{scheme:7} {n:5d}   skipped: M(PSF) = {need / 1e6:.0f} M constraints "
+                          f"> --max-constraints {args.max_constraints / 1e6:.0f} M", flush=True)
+                    continue
             r = run_one(scheme, n, args.k, growth_deliveries, min(args.check, 20))
             r["part"] = "growth"
             rows.append(r)
