@@ -626,6 +626,9 @@ class IPS(_PerSource):
                 header[y] = p if rewrite[p, h] else h
                 arriving[y].add(int(header[y]))
         self.arriving = [frozenset(a) for a in arriving]
+        # Python lists: per-packet lookups in numpy arrays cost microseconds each.
+        self._class_rows = cls.tolist()
+        self._rewrite_rows = rewrite.tolist()
         keys = {}
         for u in range(n):
             reps: dict[int, int] = {}
@@ -643,10 +646,10 @@ class IPS(_PerSource):
         return sorted((frozenset(g) for g in groups.values()), key=min)
 
     def _offer(self, u, parent, header):
-        return self._offers[u].get(int(self.class_of[u, header]))
+        return self._offers[u].get(self._class_rows[u][header])
 
     def _decode(self, u, parent, header, interfaces):
-        out_header = u if self.rewrite[u, header] else header
+        out_header = u if self._rewrite_rows[u][header] else header
         meta = self._meta[u]
         return [(meta[i], out_header) for i in interfaces]
 
