@@ -10,9 +10,10 @@ that receives the message more than once in red.
 - :func:`to_html` writes one self-contained HTML page (inline SVG, no
   scripts, nothing to install), with the packet list beside the picture.
 
-Positions come from networkx's spring layout with a fixed seed (a real
-network with coordinates, e.g. from topohub, is drawn at them), so both
-outputs show the same picture.
+Positions come from networkx's spring layout with a fixed seed; a real
+network with coordinates (topohub's ``pos`` = (longitude, latitude), or
+``longitude``/``latitude`` attributes) is drawn at them. Both outputs show
+the same picture.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def layout(graph: nx.Graph) -> dict[int, tuple[float, float]]:
     coords = {}
     for x, data in graph.nodes(data=True):
         lon, lat = data.get("longitude", data.get("Longitude")), data.get("latitude", data.get("Latitude"))
+        pos = data.get("pos")
+        if lon is None and isinstance(pos, (tuple, list)) and len(pos) == 2:
+            lon, lat = pos  # topohub: (longitude, latitude)
         if isinstance(lon, (int, float)) and isinstance(lat, (int, float)):
             coords[x] = (float(lon), -float(lat))
     if len(coords) != graph.number_of_nodes():
