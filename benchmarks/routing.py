@@ -105,6 +105,7 @@ def main(argv=None) -> int:
     ap.add_argument("--deliveries", type=int, default=None)
     ap.add_argument("--sizes", default=None, help="growth sizes, comma-separated")
     ap.add_argument("--growth-deliveries", type=int, default=None)
+    ap.add_argument("--no-growth", action="store_true", help="part 1 only")
     ap.add_argument("--build-budget", type=float, default=None,
                     help="skip a scheme at larger sizes once a build took longer (seconds)")
     ap.add_argument("--check", type=int, default=100, help="deliveries checked per run")
@@ -136,7 +137,7 @@ def main(argv=None) -> int:
           f"scaled to 10,000; ratios to n={sizes[0]})")
     print(f"{'scheme':7} {'n':>5} {'build s':>9} {'x':>6} {'per 10k s':>10} {'x':>6} {'memory Mbit':>12} {'x':>6} "
           f"{'load':>5}")
-    for scheme in schemes:
+    for scheme in [] if args.no_growth else schemes:
         base = None
         stopped = None
         for n in sizes:
