@@ -39,10 +39,12 @@ shortest-path tree of v with the smallest-id tie-break of
     W = the interested processors; every processor partitions the
     destinations it is handed by unicast next hop (u's neighbour on its own
     tree T_u) and, as the paper's note suggests, sends *one packet per next
-    hop* whose header is that part of W.
+    hop* whose header is that part of W. Those default tables agree on ties,
+    so DRP then delivers exactly PSF's tree; ``unicast="ecmp"`` (independent
+    tie-breaks) or explicit tables show the paper's duplicates.
 ``siena``
-    Siena's subscription forwarding (Carzaniga, Rosenblum & Wolf, seed 004
-    §3.5, simulated by :mod:`cbalgebra.network.siena`): every receiver's
+    Siena's subscription forwarding (Carzaniga, Rosenblum & Wolf, "Content-Based
+    Addressing and Routing: A General Model and its Application", 2000, §3.5, simulated by :mod:`cbalgebra.network.siena`): every receiver's
     client subscribes each conjunction of its predicate; subscriptions
     propagate with covering; notifications follow the reverse paths. Siena
     needs an acyclic topology: on a graph that is not a tree it runs over
@@ -50,6 +52,10 @@ shortest-path tree of v with the smallest-id tie-break of
     eccentricity, smallest id on ties), as an acyclic peer-to-peer Siena
     would be configured over the routers' tree. It is correct but in general
     not latency-minimal there.
+
+Headers. A processor forwards by the header it received and puts Hdr_u of
+it on the packets it sends (§2.1); a :class:`Packet` records the header as
+its processor received it (the root: Init_v).
 
 Tables. Each processor's predicates are compiled into ONE
 :class:`cbalgebra.matcher.ForwardingTable` (the numba counting engine):
@@ -789,7 +795,8 @@ class DRP(Routing):
 
 
 class Siena(Routing):
-    """Siena's subscription forwarding over an acyclic topology (seed 004 §3.5)."""
+    """Siena's subscription forwarding over an acyclic topology (Carzaniga,
+    Rosenblum & Wolf, "Content-Based Addressing and Routing", 2000, §3.5)."""
 
     scheme = "siena"
     _predicate_component = "subscriptions"
