@@ -30,13 +30,14 @@ from cbalgebra.clibase import (  # noqa: F401 - re-exported: the names commands 
     read_text,
 )
 from cbalgebra.matcher import cli as _matcher_cli
+from cbalgebra.network import cli as _network_cli
 from cbalgebra.poset import cli as _poset_cli
 from cbalgebra.reducers import cli as _reducers_cli
 from cbalgebra.studies import cli as _studies_cli
 from cbalgebra.values import Advertisement, Constraint, Filter, Message, Predicate
 
 #: The plug-ins, in the order of ``cbalgebra --help``.
-PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli)
+PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli)
 
 _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",
                     "timer", "statistics", "clear", "output", "help")
