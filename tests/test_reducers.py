@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -181,24 +180,13 @@ def test_alpha_on_generated_predicates_and_in_worker_processes():
         assert list(pool.map(alpha, [preds, preds[:100]])) == [a, alpha(preds[:100])]
 
 
-def test_siena_and_exact_are_fast_enough_for_studies():
-    # Not the benchmark (benchmarks/reduce.py): a guard against quadratic slips.
-    preds = cb.workloads.dnf_predicates(3000, 500, "zipf", 1)
-    union = Predicate([f for p in preds for f in p.filters])
-    t = time.perf_counter()
-    reduce(union, "siena")
-    assert time.perf_counter() - t < 10
-
-
 # ------------------------------------------------------------ budget
 def test_minimal_budget_is_checked_before_any_work():
     preds = cb.workloads.dnf_predicates(200, 50, "uniform", 1)
     union = Predicate([f for p in preds for f in p.filters])
-    t = time.perf_counter()
     with pytest.raises(ReductionBudgetError, match="limited to"):
         reduce(union, "minimal")
-    assert time.perf_counter() - t < 10
-    assert cb.ReductionBudgetError is ReductionBudgetError if hasattr(cb, "ReductionBudgetError") else True
+    assert cb.ReductionBudgetError is ReductionBudgetError
     # Components are budgeted separately: many small independent groups pass.
     many = Predicate([Filter([cb.Constraint("int", f"n{i}", "<", 5), cb.Constraint("int", f"m{i}", "=", 1)])
                       for i in range(MAX_ATOMS + 5)] + [cb.parse_filter("[n0 >= 5, m0 = 1]")])

@@ -3,7 +3,8 @@ larger, and ordered siena ≥ exact ≥ merge ≥ cover ≥ minimal."""
 
 from __future__ import annotations
 
-from collections import Counter
+import contextlib
+
 
 import pytest
 from hypothesis import assume, given, settings
@@ -54,9 +55,6 @@ pooled = (
     .map(Predicate)
 )
 
-SEEN: Counter = Counter()
-
-
 def _check_all(p: Predicate) -> None:
     sizes = []
     for name in REDUCERS:
@@ -65,11 +63,7 @@ def _check_all(p: Predicate) -> None:
         assert reduce(q, name) == q, (name, "not idempotent", str(p), str(q))
         assert q.size <= p.size
         sizes.append(q.size)
-        SEEN[name] += 1
-    assert sizes == sorted(sizes, reverse=True), (str(p), dict(zip(REDUCERS, sizes)))
-    for a, b, ra, rb in zip(sizes, sizes[1:], REDUCERS, REDUCERS[1:]):
-        if b < a:
-            SEEN[f"{rb} < {ra}"] += 1
+    assert sizes == sorted(sizes, reverse=True), (str(p), dict(zip(REDUCERS, sizes, strict=True)))
 
 
 @settings(max_examples=400)
@@ -95,22 +89,35 @@ def test_reducers_on_pooled_predicates(p):
 @given(tight)
 def test_reducers_against_the_pure_z3_oracle(p):
     """A sample cross-checked with the independent z3 encoding, both ways.
-    Cases z3's string theory cannot decide are skipped (and counted), and so
+    Cases z3's string theory cannot decide are skipped (their number is
+    bounded by the next test), and so
     are literals containing U+10FFFF, which z3's character set mishandles
-    (DESIGN.md, "Pitfalls")."""
+    (docs/design.md, pitfalls)."""
     assume(not any(isinstance(c.value, str) and "\U0010ffff" in c.value for f in p for c in f))
     for name in REDUCERS:
         q = reduce(p, name)
-        try:
+        # Undecided cases are skipped here; the next test bounds how often.
+        with contextlib.suppress(UndecidedError):
             assert oracle_covers(p, q) and oracle_covers(q, p), (name, str(p), str(q))
-        except UndecidedError:
-            SEEN["oracle-undecided"] += 1
 
 
-def test_case_count_reported():
-    # Runs last in this file (pytest keeps file order without xdist).
-    if SEEN:
-        print("reducer cases:", dict(SEEN))
+def test_the_oracle_decides_almost_every_reduction():
+    """Undecided oracle cases are skipped above; this bounds how many there
+    are, on a fixed seed-002 sample (Carzaniga, Rembert & Wolf 2006, §4.2), so
+    that the cross-check cannot silently decide nothing."""
+    preds = cb.workloads.dnf_predicates(36, 30, "zipf", 7)
+    undecided = decided = 0
+    for i in range(0, len(preds), 3):
+        p = Predicate([f for q in preds[i:i + 3] for f in q.filters])
+        for name in ("siena", "merge"):
+            q = reduce(p, name)
+            try:
+                assert oracle_covers(p, q) and oracle_covers(q, p), (name, str(p), str(q))
+                decided += 1
+            except UndecidedError:
+                undecided += 1
+    assert decided + undecided == 24
+    assert undecided <= 2, f"the z3 oracle left {undecided} of 24 reductions undecided"
 
 
 def test_probing_ignores_constraints_of_other_types():
