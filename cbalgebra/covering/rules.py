@@ -222,10 +222,8 @@ class FilterForm:
     __slots__ = ("forms", "satisfiable", "names")
 
     def __init__(self, f: Filter) -> None:
-        grouped: dict[str, list[Constraint]] = {}
-        for c in f.constraints:
-            grouped.setdefault(c.name, []).append(c)
-        self.forms = {name: attribute_form(name, tuple(cs)) for name, cs in grouped.items()}
+        grouped = f.by_name
+        self.forms = {name: attribute_form(name, cs) for name, cs in grouped.items()}
         self.satisfiable = all(form.satisfiable for form in self.forms.values())
         self.names = frozenset(grouped)
 
