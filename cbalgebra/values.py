@@ -179,6 +179,8 @@ OPERATOR_NAMES: dict[str, str] = {o.symbol: o.name for o in OPERATOR_SPECS}
 OPERATORS_OF_TYPE: dict[str, frozenset[str]] = {
     t.spelling: frozenset(o.symbol for o in OPERATOR_SPECS if t.code in o.types) for t in TYPE_SPECS
 }
+#: The operators that bound a range (of numbers or strings).
+RANGE_OPERATORS: tuple[str, ...] = (LT, LE, GT, GE)
 #: Canonical spelling -> code, as plain ints for the hot paths (a dict lookup
 #: of a str, no enum construction).
 TYPE_CODE: dict[str, int] = {t.spelling: int(t.code) for t in TYPE_SPECS}

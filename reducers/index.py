@@ -54,11 +54,24 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 
 from cbalgebra.covering.rules import filter_satisfiable, form_of
-from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, SUBSTRING, SUFFIX, Constraint, Filter
+from cbalgebra.values import (
+    ANY,
+    ANYTYPE,
+    EQ,
+    GE,
+    GT,
+    LE,
+    LT,
+    PREFIX,
+    RANGE_OPERATORS,
+    SUBSTRING,
+    SUFFIX,
+    Constraint,
+    Filter,
+)
 
-from .attributes import by_name, constraint_implies, special
+from .attributes import constraint_implies, special
 
-_ORDER_OPS = (LT, LE, GT, GE)
 #: Which of a member's constraints on a name files it (the best narrowing first).
 _FILING_RANK = {EQ: 0, PREFIX: 1, SUFFIX: 2, LT: 3, LE: 3, GT: 3, GE: 3, SUBSTRING: 4}
 _PROBED_OPS = (EQ, PREFIX, SUFFIX, SUBSTRING)
@@ -129,7 +142,7 @@ class _Group:
         self.value_of: dict[int, object] = {}  # member index -> its bound
 
     def freeze(self) -> None:
-        if self.op in _ORDER_OPS:
+        if self.op in RANGE_OPERATORS:
             # Weakest first: largest bound for < and <=, smallest for > and >=.
             self.items.sort(key=lambda t: (t[0], t[1]), reverse=self.op in (LT, LE))
         else:
@@ -260,7 +273,7 @@ class CoverIndex:
             if len(b.members) > SCAN_BELOW:
                 slots = {name: _Slot(name) for name in key}
                 for i in b.members:
-                    for name, cs in by_name(self.filters[i]).items():
+                    for name, cs in self.filters[i].by_name.items():
                         slots[name].add(i, cs)
                 for slot in slots.values():
                     slot.freeze()
@@ -278,7 +291,7 @@ class CoverIndex:
         # An unsatisfiable f is covered by everything: the per-name narrowing
         # (fact 2) holds for satisfiable conjunctions only.
         narrow = not self.exact or filter_satisfiable(f)
-        groups_f = by_name(f) if narrow else None
+        groups_f = f.by_name if narrow else None
         for key in subsets_present(f.names, self.buckets, self._bucket_keys):
             b = self.buckets[key]
             if not b.slots or not narrow:
@@ -311,7 +324,7 @@ class CoverIndex:
             # imply: no test spent past the coverer found first.
             implied = self._implies_on_name(f, groups_f[first.slot.name])
             for g in first.parts:
-                if g.op in _ORDER_OPS:
+                if g.op in RANGE_OPERATORS:
                     first.parts[g] = _Monotone(implied)
         others = rough[:best] + rough[best + 1:]
         if first.size > _FILTER_ABOVE:
@@ -338,11 +351,11 @@ class CoverIndex:
         parts: dict[_Group, object] = {}
         ordered = False
         for (type_, op), group in slot.groups.items():
-            if op in _ORDER_OPS and not cut:
+            if op in RANGE_OPERATORS and not cut:
                 parts[group] = None
                 ordered = True
                 continue
-            if op in _ORDER_OPS:
+            if op in RANGE_OPERATORS:
                 # Monotone in the bound: bisect for the end of the implied prefix.
                 if implied is None:
                     implied = self._implies_on_name(f, cs)
