@@ -12,7 +12,7 @@ from cbalgebra.values import (
     ANYTYPE,
     FLOAT,
     INT,
-    OPERATOR_OF,
+    HOLDS,
     Advertisement,
     Attribute,
     Constraint,
@@ -37,10 +37,11 @@ SFF_INT_MIN, SFF_INT_MAX = -(2**31), 2**31 - 1
 
 def value_satisfies(op: str, operand: Any, value: Any) -> bool:
     """Whether a value of the constraint's type satisfies ``op operand``."""
-    spec = OPERATOR_OF.get(op)
-    if spec is None:
-        raise ValueError(f"unknown operator {op!r}")
-    return spec.holds(value, operand)
+    try:
+        holds = HOLDS[op]
+    except KeyError:
+        raise ValueError(f"unknown operator {op!r}") from None
+    return holds(value, operand)
 
 
 def sff_int_of_double(x: float) -> int | None:

@@ -29,6 +29,7 @@ from cbalgebra.values import (
     Constraint,
     Filter,
     Message,
+    group_by_name,
 )
 
 #: Value used for an attribute that must be present but whose type is free.
@@ -222,7 +223,7 @@ class FilterForm:
     __slots__ = ("forms", "satisfiable", "names")
 
     def __init__(self, f: Filter) -> None:
-        grouped = f.by_name
+        grouped = group_by_name(f.constraints)  # this form is the filter's cache
         self.forms = {name: attribute_form(name, cs) for name, cs in grouped.items()}
         self.satisfiable = all(form.satisfiable for form in self.forms.values())
         self.names = frozenset(grouped)
