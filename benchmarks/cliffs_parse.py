@@ -1,20 +1,28 @@
-"""Parse cliffs: `cbalgebra parse --json` on a 50 MB SFF document.
+"""Parse cliffs: `cbalgebra parse --json` (and plain `parse`) on a 50 MB SFF document.
 
 Before the streaming reader, `parse --json` held every parsed item and the
-whole JSON tree in memory (48 s and 4.9 GB on a 50 MB document). It now
-parses statement by statement and writes each item as it comes.
+whole JSON tree in memory (48 s and 4.9 GB on a 50 MB document). It then
+parsed statement by statement and wrote each item as it came (about 120 MB,
+but 25 s of CPU time). Now flat `ifconfig` and `select` statements go from
+the text to their printed line directly (cbalgebra/_docrender.py), without
+building values: issue 9 §8 asks for at most 1.5 GB and 20 s.
 
 This script generates a deterministic SFF driver document (mostly flat
 `ifconfig` and `select` statements for the fast scanner, plus 2 % of
 statements with keyword-spelled names that the grammar reads), then runs
-the CLI in a child process for each variant and records wall time and the
-child's peak resident memory (os.wait4). The baseline is the same command
-run on the code of a git ref (default: the merge base with main), extracted
-to a temporary folder; on the big document only with --baseline-big, since
-it is slow and needs about 5 GB.
+the CLI in a child process for each variant and records wall time, CPU time
+(user + system) and the child's peak resident memory (os.wait4). The
+baseline is the same command run on the code of a git ref (default: the
+merge base with main), extracted to a temporary folder, on the big document
+too unless --no-baseline-big (a ref from before the streaming reader needs
+about 5 GB there: give it --no-baseline-big).
 
-    .venv/bin/python benchmarks/cliffs_parse.py            # 50 MB, baseline on 5 MB
+On a shared machine compare CPU times: wall time also counts waiting for a
+core, and the load average is recorded with each run.
+
+    .venv/bin/python benchmarks/cliffs_parse.py            # 50 MB, baseline on 50 and 5 MB
     .venv/bin/python benchmarks/cliffs_parse.py --mb 10 --baseline-mb 2
+    .venv/bin/python benchmarks/cliffs_parse.py --ref a7c3dc431 --no-baseline-big --out /tmp/x.csv
 
 Writes benchmarks/results/cliffs_parse.csv.
 """
@@ -116,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mb", type=float, default=50.0, help="size of the big document (MB)")
     ap.add_argument("--baseline-mb", type=float, default=5.0, help="size on which both versions run (MB)")
     ap.add_argument("--ref", default=None, help="git ref of the baseline (default: merge base with main)")
-    ap.add_argument("--baseline-big", action="store_true", help="also run the baseline on the big document")
+    ap.add_argument("--no-baseline-big", action="store_true",
+                    help="run the baseline on the small document only (for refs before the streaming reader)")
     ap.add_argument("--out", default=str(RESULTS / "cliffs_parse.csv"))
     args = ap.parse_args(argv)
     ref = args.ref or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
@@ -132,29 +141,40 @@ def main(argv: list[str] | None = None) -> int:
         extract(ref, old)
         new_env = dict(os.environ)
         old_env = dict(os.environ, PYTHONPATH=str(old))
-        cli_new = [sys.executable, "-m", "cbalgebra", "parse"]
+        cli = [sys.executable, "-m", "cbalgebra", "parse"]
+        base = f"baseline {ref[:9]}"
         runs = [
-            ("streaming --json", new_env, cli_new + ["--json"], big, args.mb, n_big),
-            ("streaming plain", new_env, cli_new, big, args.mb, n_big),
-            ("streaming --json", new_env, cli_new + ["--json"], small, args.baseline_mb, n_small),
-            (f"baseline {ref[:9]} --json", old_env, cli_new + ["--json"], small, args.baseline_mb, n_small),
+            ("direct --json", new_env, [*cli, "--json"], big, args.mb, n_big),
+            ("direct plain", new_env, cli, big, args.mb, n_big),
         ]
-        if args.baseline_big:
-            runs.append((f"baseline {ref[:9]} --json", old_env, cli_new + ["--json"], big, args.mb, n_big))
+        if not args.no_baseline_big:
+            runs += [
+                (f"{base} --json", old_env, [*cli, "--json"], big, args.mb, n_big),
+                (f"{base} plain", old_env, cli, big, args.mb, n_big),
+            ]
+        runs += [
+            ("direct --json", new_env, [*cli, "--json"], small, args.baseline_mb, n_small),
+            (f"{base} --json", old_env, [*cli, "--json"], small, args.baseline_mb, n_small),
+        ]
         for variant, env, cmd, doc, mb, n in runs:
             # The child runs in the temporary folder so that the baseline's
             # package on PYTHONPATH is not shadowed by the working tree.
-            seconds, cpu, rss = measure(cmd + [str(doc)], env, cwd=tmp)
+            load_before = os.getloadavg()[0]
+            seconds, cpu, rss = measure([*cmd, str(doc)], env, cwd=tmp)
             rows.append({"variant": variant, "document_mb": mb, "statements": n, "seconds": round(seconds, 2),
                          "cpu_seconds": round(cpu, 2), "peak_rss_mb": round(rss, 1),
-                         "load_average": round(os.getloadavg()[0], 2)})
+                         "load_average": round(os.getloadavg()[0], 2), "load_before": round(load_before, 2)})
             print(f"{variant:28s} {mb:6.1f} MB {n:8d} statements {seconds:8.2f} s wall {cpu:8.2f} s CPU "
                   f"{rss:9.1f} MB peak RSS (load {os.getloadavg()[0]:.1f})", flush=True)
-    new_small = next(r for r in rows if r["variant"] == "streaming --json" and r["document_mb"] == args.baseline_mb)
-    old_small = next(r for r in rows if r["variant"].startswith("baseline") and r["document_mb"] == args.baseline_mb)
-    print(f"on {args.baseline_mb} MB: CPU time ratio baseline/streaming = "
-          f"{old_small['cpu_seconds'] / new_small['cpu_seconds']:.2f}, "
-          f"peak RSS ratio = {old_small['peak_rss_mb'] / new_small['peak_rss_mb']:.2f}")
+    for mb in dict.fromkeys([args.mb, args.baseline_mb]):
+        for mode in ("--json", "plain"):
+            new = [r for r in rows if r["variant"] == f"direct {mode}" and r["document_mb"] == mb]
+            old = [r for r in rows if r["variant"] == f"{base} {mode}" and r["document_mb"] == mb]
+            if new and old:
+                print(f"{mb} MB {mode}: CPU time baseline/direct = "
+                      f"{old[0]['cpu_seconds'] / new[0]['cpu_seconds']:.2f}, wall time "
+                      f"{old[0]['seconds'] / new[0]['seconds']:.2f}, peak RSS "
+                      f"{old[0]['peak_rss_mb'] / new[0]['peak_rss_mb']:.2f}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))

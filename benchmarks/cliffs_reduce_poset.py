@@ -20,7 +20,11 @@ Workloads (generated, not timed):
 - poset ``same``: the ``same`` filters inserted one by one, each by its own
   subscriber (a chain in random order); poset ``chain``: ``[int x > n-k,
   string s >* "XY"]`` for k = 0..n-1, each new filter weaker than all before
-  (a descending chain: two checks per insert).
+  (a descending chain: two checks per insert); poset ``chain-up``: ``[int x >
+  k, string s >* "XY"]`` for k = 0..n-1, each new filter below all before
+  (an ascending chain: the search up from the leaves);
+- ``cross``: ``[int x > i, int y < i]`` for i < n, reduced by ``cover``: an
+  antichain in two ordered names, every pair overlapping.
 
 Every case runs in a fresh interpreter (no warm caches), once with this
 checkout and once with the baseline: the tree of ``--baseline-ref`` (default:
@@ -52,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REDUCE_BOUND_10K = 2.0  # seconds, every reducer but minimal, at n = 10,000
 SIENA_BOUND_100K = 10.0
 POSET_BOUND_20K = 30.0
+COVER_ANTICHAIN_BOUND_10K = 2.0  # cover on same-anti and cross at n = 10,000
 
 
 # ----------------------------------------------------------------- workloads
@@ -74,13 +79,23 @@ WORKLOADS = {
     "same-anti": lambda n: same_filters(n, distinct_prefix=True),
     "dnf": lambda n: dnf_filters(n),
     "chain": lambda n: chain_filters(n),
+    "chain-up": lambda n: chain_filters(n, ascending=True),
+    "cross": lambda n: cross_filters(n),
 }
 
 
-def chain_filters(n: int):
+def chain_filters(n: int, ascending: bool = False):
     from cbalgebra.values import INT, STRING, Constraint, Filter
 
-    return [Filter([Constraint(INT, "x", ">", n - k), Constraint(STRING, "s", ">*", "XY")]) for k in range(n)]
+    bound = (lambda k: k) if ascending else (lambda k: n - k)
+    return [Filter([Constraint(INT, "x", ">", bound(k)), Constraint(STRING, "s", ">*", "XY")]) for k in range(n)]
+
+
+def cross_filters(n: int):
+    """``[int x > i, int y < i]`` for i < n: every pair overlaps, none covers."""
+    from cbalgebra.values import INT, Constraint, Filter
+
+    return [Filter([Constraint(INT, "x", ">", i), Constraint(INT, "y", "<", i)]) for i in range(n)]
 
 
 def dnf_filters(n: int, seed: int = 1):
@@ -175,15 +190,18 @@ def cases(quick: bool) -> list[tuple[str, str, int, str, float | None]]:
     for workload in ("same", "same-lt", "same-anti", "dnf"):
         for n in ns:
             for reducer in ("siena", "exact", "merge", "cover"):
-                if workload == "same-anti" and reducer == "cover" and n > 1000:
-                    continue  # quadratic in z3 calls on an antichain (see the report)
                 out.append(("reduce", workload, n, reducer, REDUCE_BOUND_10K if n == 10000 else None))
         if not quick:
             out.append(("reduce", workload, 100000, "siena", SIENA_BOUND_100K if workload in ("same", "dnf") else None))
+    # The two-bound antichain: every pair overlaps, none covers.
+    for n in ns:
+        out.append(("reduce", "cross", n, "cover", COVER_ANTICHAIN_BOUND_10K if n == 10000 else None))
     for n in ([4000] if quick else [4000, 20000]):
         out.append(("poset", "same", n, "", POSET_BOUND_20K if n == 20000 else None))
     for n in ([4000] if quick else [4000, 20000]):
         out.append(("poset", "chain", n, "", None))
+    for n in ([4000] if quick else [4000, 20000]):
+        out.append(("poset", "chain-up", n, "", POSET_BOUND_20K if n == 20000 else None))
     # Antichain-like: still about n/2 checks per insert (see the report).
     out.append(("poset", "same-anti", 2000, "", None))
     return out

@@ -12,6 +12,14 @@ same in both), alternating, ``--rounds`` times; the best CPU time of each is
 kept. Not a test: nothing is asserted. Writes ``forward_numbers.csv`` into
 DIR (default benchmarks/results).
 
+Two calling conventions are understood (``call_kernel``): kernels that take
+the table as a tuple ``T`` and the parameters as an int64 vector ``P``
+(before the NamedTuple refactor of issue 10 §3), and kernels with
+``TableArrays`` / ``Params`` / ``Scratch`` that take plain tuples in those
+field orders. The arrays and their order are the same in both, so each kernel
+gets exactly the same data, packed as it expects; building the packing is
+outside the timed call.
+
 Rows: for each workload and pre-processing rounds r in (0, 10), the kernel's
 mean CPU time per message (one thread) of the baseline and of the current
 kernel in strict mode, their ratio, and the current kernel under
@@ -52,18 +60,44 @@ def load_baseline(rev: str, folder: Path):
     return module
 
 
-def kernel_cpu(K, table, batch) -> float:
-    """CPU seconds of one serial kernel pass over the whole batch."""
-    c = table._c
+def kernel_arguments(kernels, compiled, maxlen: int) -> tuple[tuple, object, tuple]:
+    """(table, params, scratch) packed for ``kernels``' calling convention."""
+    table = tuple(compiled.arrays)
+    if hasattr(kernels, "Params"):  # named fields, passed as plain tuples
+        params = tuple(compiled.params)
+        scratch = tuple(kernels.new_scratch(compiled.params, compiled.counter_dtype, maxlen))
+    else:  # T tuple and P vector, P indexed by the module's P_* constants
+        params = np.zeros(kernels.NPARAMS, dtype=np.int64)
+        for name, value in compiled.params._asdict().items():
+            params[getattr(kernels, LEGACY_PARAM[name])] = value
+        scratch = kernels.new_scratch(params, np.zeros(0, compiled.counter_dtype), maxlen)
+    return table, params, scratch
+
+
+#: Params field -> the index constant of the legacy parameter vector
+LEGACY_PARAM = {
+    "n_keys": "P_NKEYS", "n_names": "P_NNAMES", "n_interfaces": "P_NIFACES", "n_words": "P_WORDS",
+    "info_shift": "P_SHIFT", "rounds": "P_ROUNDS", "hash_mask": "P_HMASK", "substring_base": "P_SUBBASE",
+    "n_substrings": "P_NSUB", "n_filters": "P_NFILTERS", "n_live": "P_NLIVE",
+}
+
+
+def kernel_cpu(kernels, table, batch, results: list | None = None) -> float:
+    """CPU seconds of one serial kernel pass over the whole batch; appends
+    (count per message, dense ids) to ``results`` if given."""
+    compiled = table._compiled
     n = len(batch)
-    S = K.new_scratch(c.P, np.zeros(0, c.counter_dtype), max(batch.maxlen, 64))
-    out = np.empty(max(1, n * max(1, c.n_live)), dtype=np.int32)
-    cnt = np.zeros(n, dtype=np.int64)
-    b_sel = np.full(n, -1, np.int64)
+    arrays, params, scratch = kernel_arguments(kernels, compiled, max(batch.maxlen, 64))
+    out = np.empty(max(1, n * max(1, compiled.n_live)), dtype=np.int32)
+    counts = np.zeros(n, dtype=np.int64)
+    every_interface = np.full(n, -1, np.int64)
     t0 = time.process_time()
-    K.forward_serial(c.T, c.P, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, b_sel,
-                     np.zeros(1, np.int64), np.zeros(0, np.int32), S, 0, out, cnt)
-    return time.process_time() - t0
+    kernels.forward_serial(arrays, params, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, every_interface,
+                           np.zeros(1, np.int64), np.zeros(0, np.int32), scratch, 0, out, counts)
+    seconds = time.process_time() - t0
+    if results is not None:
+        results.append((counts, out[: int(counts.sum())].copy()))
+    return seconds
 
 
 def workloads(quick: bool, seed: int):
@@ -103,8 +137,11 @@ def main(argv: list[str] | None = None) -> int:
                 sff = table.with_numbers("sff")
                 batch, sff_batch = table.encode(w.messages), sff.encode(w.messages)
                 best = {"baseline": np.inf, "strict": np.inf, "sff": np.inf}
-                kernel_cpu(baseline, table, batch)  # compile / load both before timing
-                kernel_cpu(current, table, batch)
+                first: list = []  # compile / load both before timing, and check they agree
+                kernel_cpu(baseline, table, batch, first)
+                kernel_cpu(current, table, batch, first)
+                if not all(np.array_equal(a, b) for a, b in zip(first[0], first[1])):
+                    raise SystemExit(f"{name} r={r}: the baseline and current kernels forward differently")
                 for _ in range(args.rounds):
                     best["baseline"] = min(best["baseline"], kernel_cpu(baseline, table, batch))
                     best["strict"] = min(best["strict"], kernel_cpu(current, table, batch))

@@ -30,13 +30,14 @@ from cbalgebra.clibase import (  # noqa: F401 - re-exported: the names commands 
     read_text,
 )
 from cbalgebra.matcher import cli as _matcher_cli
+from cbalgebra.network import cli as _network_cli
 from cbalgebra.poset import cli as _poset_cli
 from cbalgebra.reducers import cli as _reducers_cli
 from cbalgebra.studies import cli as _studies_cli
 from cbalgebra.values import Advertisement, Constraint, Filter, Message, Predicate
 
 #: The plug-ins, in the order of ``cbalgebra --help``.
-PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli)
+PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli)
 
 _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",
                     "timer", "statistics", "clear", "output", "help")
@@ -90,36 +91,60 @@ def _parse_kind(text: str, kind: str):
     return parse.parse_any(text, kind)
 
 
-def _write_json_array(items, out) -> None:
-    """Write ``items`` as a JSON array, one item per line, as each comes: a
-    large document never sits whole in memory. (The items are encoded
-    without indentation: Python's indenting encoder is pure Python and took
-    half the time of a 50 MB document.)"""
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
+def _json_item(item: Any) -> str:
+    """One value as ``parse --json`` prints it in a document: on one line.
+    (Python's indenting encoder is pure Python and took half the time of a
+    50 MB document; this one is the C encoder.)"""
+    return _ENCODE_ONE_LINE(to_json(item))
+
+
+_ENCODE_ONE_LINE = json.JSONEncoder(ensure_ascii=False).encode
+
+#: Statements printed per write: one write each cost about as much as
+#: formatting a small statement.
+_WRITE_BATCH = 256
+
+
+def _write_lines(lines, out, as_json: bool) -> None:
+    """Write ``lines`` (one printed statement each) as they come: a JSON
+    array with one item per line, or one statement per line. A large
+    document never sits whole in memory. When the source raises (a
+    ParseError), what came before it is written first, as if each line had
+    been written on its own; a batch is written once, even if that fails."""
+    batch: list[str] = []
     first = True
-    for item in items:
-        out.write(("[\n" if first else ",\n") + dumps(to_json(item)))
-        first = False
-    out.write("[]\n" if first else "\n]\n")
+    try:
+        for line in lines:
+            if as_json:
+                batch.append(("[\n" if first else ",\n") + line)
+                first = False
+            else:
+                batch.append(line + "\n")
+            if len(batch) >= _WRITE_BATCH:
+                chunk = "".join(batch)
+                batch.clear()
+                out.write(chunk)
+    finally:
+        if batch:
+            out.write("".join(batch))
+    if as_json:
+        out.write("[]\n" if first else "\n]\n")
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
     from cbalgebra import parse
+    from cbalgebra._docrender import rendered_document
 
     text = read_text(args.file)
     kind = args.kind
     if kind == "auto":
         kind = "document" if looks_like_document(text) else "predicate"
     if kind == "document":
-        # Stream: each statement is printed as soon as it is parsed.
-        items = parse.iter_document(text)
+        # Stream: each statement is printed as soon as it is parsed; flat
+        # ifconfig and select statements go straight from text to output.
+        lines = rendered_document(text, args.json, _json_item if args.json else str)
         del text
-        if args.json:
-            _write_json_array(items, sys.stdout)
-        else:
-            write = sys.stdout.write
-            for item in items:
-                write(f"{item}\n")
+        _write_lines(lines, sys.stdout, args.json)
         return EXIT_YES
     value = parse.parse_any(text, kind)
     if args.json:

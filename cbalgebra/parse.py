@@ -846,11 +846,25 @@ def iter_document(source: Any) -> Iterator[DocumentItem]:
         raise TypeError(f"parse expects text (str) or a text file, not {type(source).__name__}")
     if not isinstance(text, str):
         raise TypeError(f"parse expects text (str), not {type(text).__name__}")
+    yield from _scan_document(text)
+
+
+def _scan_document(text: str, render=None) -> Iterator[Any]:
+    """The loop of :func:`iter_document`. With ``render(text, pos, line)``,
+    a reader asked first at each statement, which returns (its output, the
+    offset of the next statement) or None; its outputs are yielded among the
+    DocumentItems of the statements it leaves (``cbalgebra._docrender``)."""
     pos = skip(text, 0)
     line, counted_to = 1, 0
     while pos < len(text):
         line += text.count("\n", counted_to, pos)
         counted_to = pos
+        if render is not None:
+            rendered = render(text, pos, line)
+            if rendered is not None:
+                yield rendered[0]
+                pos = rendered[1]
+                continue
         statement = fast_statement(text, pos)
         if statement is not None:
             item = _fast_item(statement, line)

@@ -1,4 +1,5 @@
-"""The forwarding engine of seed 000 §4: a compiled content-based forwarding table.
+"""The forwarding engine of Carzaniga & Wolf, Forwarding in a Content-Based Network,
+SIGCOMM 2003, §4: a compiled content-based forwarding table.
 
 - ``ForwardingTable.compile({iface: Predicate | Filter}, preprocessing_rounds=10)``,
   ``ForwardingTable.from_arrays(...)`` (columns, for millions of constraints) and

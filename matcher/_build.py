@@ -3,7 +3,8 @@
 Everything here is vectorized numpy over one row per constraint occurrence:
 the only Python loops run over distinct names and distinct string constants.
 The input is a :class:`RawTable` (see ``ForwardingTable.from_arrays``); the
-output a :class:`Compiled` holding the table tuple ``T`` and parameters ``P``.
+output a :class:`Compiled` holding the table's arrays
+(:class:`_kernels.TableArrays`) and parameters (:class:`_kernels.Params`).
 """
 
 from __future__ import annotations
@@ -13,26 +14,18 @@ from typing import Sequence
 
 import numpy as np
 
-from cbalgebra.matcher import _kernels as K
-
-TABLE_FIELDS = (
-    "ntk", "kstart", "cval", "loff", "links", "finfo", "fstart", "always", "dead",
-    "sel_name", "sel_type", "sel_bits", "tchars", "toff", "thash", "hslots",
-    "kmaxlen", "klenmask",
+from cbalgebra.matcher._kernels import (
+    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
+    T_STRING, OP_NAMES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, set_bits, string_hashes,
 )
 
-TYPE_NAMES = ("string", "int", "float", "bool", "any")
-TYPE_CODE = {t: i for i, t in enumerate(TYPE_NAMES)}
-OP_NAMES = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
-OP_CODE = {o: i for i, o in enumerate(OP_NAMES)}
-
 # allowed[type, op]: DESIGN.md "Semantics we fixed"
-ALLOWED = np.zeros((5, 10), dtype=bool)
-ALLOWED[K.T_STRING, :] = True
-ALLOWED[[K.T_INT, K.T_FLOAT], :6] = True
-ALLOWED[[K.T_INT, K.T_FLOAT], K.OP_ANY] = True
-ALLOWED[K.T_BOOL, [K.OP_EQ, K.OP_NE, K.OP_ANY]] = True
-ALLOWED[K.T_ANY, K.OP_ANY] = True
+ALLOWED = np.zeros((NTYPES, NOPS), dtype=bool)
+ALLOWED[T_STRING, :] = True
+ALLOWED[[T_INT, T_FLOAT], OP_EQ:OP_GE + 1] = True
+ALLOWED[[T_INT, T_FLOAT], OP_ANY] = True
+ALLOWED[T_BOOL, [OP_EQ, OP_NE, OP_ANY]] = True
+ALLOWED[T_ANY, OP_ANY] = True
 
 _FLIP = np.int64(0x7FFFFFFFFFFFFFFF)
 INT32_MAX = 2**31 - 1
@@ -71,8 +64,8 @@ class RawTable:
 
 @dataclass
 class Compiled:
-    T: tuple
-    P: np.ndarray
+    arrays: TableArrays
+    params: Params
     interfaces: np.ndarray            # dense index -> external id (sorted)
     names: list[str]                  # name id -> name
     lookup: dict[str, tuple[int, int]]  # name -> (name id, bitmask of message types that matter)
@@ -87,13 +80,36 @@ class Compiled:
     #: identity of the message encoding (names, strings): shared by the tables
     #: ``with_preprocessing_rounds`` derives, so their MessageBatch is reusable
     token: object = field(default_factory=object)
+    #: ``arrays`` and ``params`` as plain tuples, the form the kernels' entry
+    #: points take (see "Calling convention" in ``_kernels``)
+    arrays_tuple: tuple = ()
+    params_tuple: tuple = ()
+
+    def __post_init__(self) -> None:
+        self.arrays_tuple = tuple(self.arrays)
+        self.params_tuple = tuple(self.params)
 
     @property
     def nbytes(self) -> int:
-        return int(sum(a.nbytes for a in self.T) + self.P.nbytes)
+        """The arrays plus the parameters (one int64 each)."""
+        return int(sum(a.nbytes for a in self.arrays) + 8 * len(self.params))
 
     def array_bytes(self) -> dict[str, int]:
-        return {name: int(a.nbytes) for name, a in zip(TABLE_FIELDS, self.T)}
+        return {name: int(a.nbytes) for name, a in zip(TableArrays._fields, self.arrays)}
+
+    def with_rounds(self, rounds: int) -> Compiled:
+        """A copy sharing every array but the selectivity bitmaps, which are
+        rebuilt for ``rounds`` pre-processing rounds."""
+        sel = self.selectivity
+        r = min(int(rounds), len(sel))
+        arrays = self.arrays._replace(
+            selectivity_name=sel.name[:r].copy(),
+            selectivity_type=sel.type[:r].copy(),
+            selectivity_bits=sel.bitmaps(r, self.params.n_words),
+        )
+        fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        fields.update(arrays=arrays, params=self.params._replace(rounds=r))
+        return Compiled(**fields)
 
 
 @dataclass
@@ -114,7 +130,7 @@ class Selectivity:
         if r:
             rows = np.repeat(np.arange(r), np.diff(self.offsets[: r + 1]))
             ifs = self.ifaces[: self.offsets[r]].astype(np.int64)
-            K.first_call("set_bits", K.set_bits, (bits, rows, ifs))
+            first_call("set_bits", set_bits, (bits, rows, ifs))
         return bits
 
 
@@ -165,15 +181,15 @@ def _validate(raw: RawTable) -> None:
     pos = np.minimum(np.searchsorted(known, raw.filter_interface), max(0, known.shape[0] - 1))
     if nf and (known.shape[0] == 0 or (known[pos] != raw.filter_interface).any()):
         raise ValueError("filter_interface refers to an interface missing from interfaces")
-    strs = raw.c_type == K.T_STRING
-    ops = raw.c_op != K.OP_ANY
+    strs = raw.c_type == T_STRING
+    ops = raw.c_op != OP_ANY
     sv = raw.c_value[strs & ops]
     if sv.size and (sv.min() < 0 or sv.max() >= len(raw.strings)):
         raise ValueError("a string constraint refers to a string that does not exist")
-    bv = raw.c_value[(raw.c_type == K.T_BOOL) & ops]
+    bv = raw.c_value[(raw.c_type == T_BOOL) & ops]
     if bv.size and ((bv != 0) & (bv != 1)).any():
         raise ValueError("bool values must be 0 or 1")
-    fv = raw.c_value[(raw.c_type == K.T_FLOAT) & ops].view(np.float64)
+    fv = raw.c_value[(raw.c_type == T_FLOAT) & ops].view(np.float64)
     if fv.size and not np.isfinite(fv).all():
         raise ValueError("float values must be finite")
 
@@ -227,13 +243,13 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     f_iface_in = np.searchsorted(ifaces, raw.filter_interface).astype(np.int64)
     nf = f_iface_in.shape[0]
     # filters renumbered in interface order: the filters of interface i are
-    # fstart[i] .. fstart[i + 1], so a constraint's links (sorted by filter)
+    # interface_filters[i] .. interface_filters[i + 1], so a constraint's links (sorted by filter)
     # come grouped by interface
     f_order = np.argsort(f_iface_in, kind="stable")
     f_new = np.empty(nf, dtype=np.int64)
     f_new[f_order] = np.arange(nf, dtype=np.int64)
     f_iface = f_iface_in[f_order]
-    fstart = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
+    interface_filters = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
     c_filter = f_new[np.asarray(raw.c_filter, dtype=np.int64)] if nf else np.asarray(raw.c_filter, dtype=np.int64)
 
     # -- names and string constants
@@ -241,12 +257,12 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     c_type = raw.c_type.astype(np.int64)
     c_op = raw.c_op.astype(np.int64)
     c_val_in = raw.c_value.astype(np.int64)
-    is_str = (c_type == K.T_STRING) & (c_op != K.OP_ANY)
+    is_str = (c_type == T_STRING) & (c_op != OP_ANY)
     strings, rank = _intern_strings(raw.strings, c_val_in[is_str])
 
     # -- keys (name, type)
-    kcode = c_name * 5 + c_type
-    present = np.zeros(len(names) * 5, dtype=bool)
+    kcode = c_name * NTYPES + c_type
+    present = np.zeros(len(names) * NTYPES, dtype=bool)
     present[kcode] = True
     keycodes = np.flatnonzero(present)
     dense_key = np.cumsum(present) - 1
@@ -255,15 +271,15 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
 
     # -- each constraint's value as an ordered int64
     cv = np.zeros(c_val_in.shape[0], dtype=np.int64)
-    m = (c_type == K.T_INT) | (c_type == K.T_BOOL)
+    m = (c_type == T_INT) | (c_type == T_BOOL)
     cv[m] = c_val_in[m]
-    m = c_type == K.T_FLOAT
+    m = c_type == T_FLOAT
     cv[m] = float_keys(c_val_in[m].view(np.float64))
-    m = is_str & (c_op <= K.OP_GE)
+    m = is_str & (c_op <= OP_GE)
     cv[m] = 2 * rank[c_val_in[m]] + 1
-    m = is_str & (c_op > K.OP_GE)
+    m = is_str & (c_op > OP_GE)
     cv[m] = rank[c_val_in[m]]
-    cv[c_op == K.OP_ANY] = 0
+    cv[c_op == OP_ANY] = 0
 
     # -- distinct constraints in (op, key, value) order, with their filters
     order = np.lexsort((c_filter, cv, c_key, c_op))
@@ -281,19 +297,19 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     n_links = links64.shape[0]
     if n_links > INT32_MAX or nf > INT32_MAX:
         raise ValueError("table too large: more than 2**31 - 1 constraints or filters")
-    loff = np.zeros(n_distinct + 1, dtype=np.int64)
-    np.cumsum(np.bincount(link_u, minlength=n_distinct), out=loff[1:])
-    loff = loff.astype(np.int32)
+    link_start = np.zeros(n_distinct + 1, dtype=np.int64)
+    np.cumsum(np.bincount(link_u, minlength=n_distinct), out=link_start[1:])
+    link_start = link_start.astype(np.int32)
     links = links64.astype(np.int32)
 
     # -- filters: size and interface packed in one word
     f_size = np.bincount(links64, minlength=nf).astype(np.int64)
     max_size = int(f_size.max()) if nf else 0
     if max_size <= 255 and n_if < 2**24:
-        shift, finfo_dtype, counter_dtype = 8, np.uint32, np.uint8
+        shift, info_dtype, counter_dtype = 8, np.uint32, np.uint8
     else:
-        shift, finfo_dtype, counter_dtype = 32, np.uint64, np.int32
-    finfo = ((f_iface.astype(np.uint64) << np.uint64(shift)) | f_size.astype(np.uint64)).astype(finfo_dtype)
+        shift, info_dtype, counter_dtype = 32, np.uint64, np.int32
+    filter_info = ((f_iface.astype(np.uint64) << np.uint64(shift)) | f_size.astype(np.uint64)).astype(info_dtype)
 
     # -- interfaces without filters never match; empty filters always do
     nwords = max(1, (n_if + 63) // 64)
@@ -301,83 +317,67 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     live[f_iface] = True
     dead = np.zeros(nwords, dtype=np.uint64)
     dead_idx = np.concatenate([np.flatnonzero(~live), np.arange(n_if, nwords * 64)]).astype(np.int64)
-    K.first_call("set_bits", K.set_bits, (dead.reshape(nwords, 1), np.zeros(dead_idx.shape[0], np.int64), dead_idx))
+    first_call("set_bits", set_bits, (dead.reshape(nwords, 1), np.zeros(dead_idx.shape[0], np.int64), dead_idx))
     always = _uniq(f_iface[f_size == 0]).astype(np.int32)
 
     # -- key tables
-    kstart = np.zeros(K.NOPS * nkeys + 1, dtype=np.int64)
-    np.cumsum(np.bincount(d_op * nkeys + d_key, minlength=K.NOPS * nkeys), out=kstart[1:])
-    kstart = kstart.astype(np.int32)
-    ntk = np.full(len(names) * 5, -1, dtype=np.int32)
-    ntk[keycodes] = np.arange(nkeys, dtype=np.int32)
-    key_name = keycodes // 5
-    key_type = keycodes % 5
+    block_start = np.zeros(NOPS * nkeys + 1, dtype=np.int64)
+    np.cumsum(np.bincount(d_op * nkeys + d_key, minlength=NOPS * nkeys), out=block_start[1:])
+    block_start = block_start.astype(np.int32)
+    key_of = np.full(len(names) * NTYPES, -1, dtype=np.int32)
+    key_of[keycodes] = np.arange(nkeys, dtype=np.int32)
+    key_name = keycodes // NTYPES
+    key_type = keycodes % NTYPES
     relevant = np.zeros(len(names), dtype=np.int64)
-    np.bitwise_or.at(relevant, key_name, np.where(key_type == K.T_ANY, 0b1111, 1 << key_type))
+    np.bitwise_or.at(relevant, key_name, np.where(key_type == T_ANY, 0b1111, 1 << key_type))
 
     # -- strings: pool, hashes, pattern hash table
-    tchars, toff = _string_pool(strings)
-    thash = K.first_call("string_hashes", K.string_hashes, (tchars, toff))
-    pat = np.flatnonzero(d_op >= K.OP_PREFIX)
-    pat = pat[d_op[pat] <= K.OP_SUBSTRING]
+    string_chars, string_start = _string_pool(strings)
+    string_hash = first_call("string_hashes", string_hashes, (string_chars, string_start))
+    pat = np.flatnonzero(d_op >= OP_PREFIX)
+    pat = pat[d_op[pat] <= OP_SUBSTRING]
     hsize = 1
     while hsize < 2 * pat.shape[0]:
         hsize *= 2
-    hslots = np.full(hsize, -1, dtype=np.int32)
+    pattern_slots = np.full(hsize, -1, dtype=np.int32)
     if pat.size:
-        K.first_call("fill_pattern_slots", K.fill_pattern_slots,
-                     (hslots, hsize - 1, pat.astype(np.int64), d_op[pat], d_key[pat], d_cv[pat], thash))
-    kmaxlen = np.zeros(3 * nkeys, dtype=np.int32)
-    klenmask = np.zeros(3 * nkeys, dtype=np.uint64)
+        first_call("fill_pattern_slots", fill_pattern_slots,
+                   (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat], d_key[pat], d_cv[pat], string_hash))
+    pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)
+    pattern_lengths = np.zeros(3 * nkeys, dtype=np.uint64)
     if pat.size:
-        plen = (toff[d_cv[pat] + 1] - toff[d_cv[pat]]).astype(np.int64)
-        slot = (d_op[pat] - K.OP_PREFIX) * nkeys + d_key[pat]
-        np.maximum.at(kmaxlen, slot, plen.astype(np.int32))
-        np.bitwise_or.at(klenmask, slot, np.left_shift(np.uint64(1), np.minimum(plen, 63).astype(np.uint64)))
+        plen = (string_start[d_cv[pat] + 1] - string_start[d_cv[pat]]).astype(np.int64)
+        slot = (d_op[pat] - OP_PREFIX) * nkeys + d_key[pat]
+        np.maximum.at(pattern_max_length, slot, plen.astype(np.int32))
+        np.bitwise_or.at(pattern_lengths, slot, np.left_shift(np.uint64(1), np.minimum(plen, 63).astype(np.uint64)))
 
     # -- selectivity table (§4.3), typed where every filter agrees on the type
     sel = _selectivity(links64, link_u, d_key, key_name, key_type, f_iface, nf, n_if)
 
-    hmask = hsize - 1
-    sub_base = int(kstart[K.OP_SUBSTRING * nkeys]) if nkeys else 0
-    n_sub = int(kstart[K.OP_ANY * nkeys]) - sub_base if nkeys else 0
-    P = np.zeros(K.NPARAMS, dtype=np.int64)
-    P[K.P_NKEYS] = nkeys
-    P[K.P_NNAMES] = len(names)
-    P[K.P_NIFACES] = n_if
-    P[K.P_WORDS] = nwords
-    P[K.P_SHIFT] = shift
-    P[K.P_HMASK] = hmask
-    P[K.P_SUBBASE] = sub_base
-    P[K.P_NSUB] = n_sub
-    P[K.P_NFILTERS] = nf
-    P[K.P_NLIVE] = int(live.sum())
+    sub_base = int(block_start[OP_SUBSTRING * nkeys]) if nkeys else 0
+    n_sub = int(block_start[OP_ANY * nkeys]) - sub_base if nkeys else 0
+    params = Params(
+        n_keys=int(nkeys), n_names=len(names), n_interfaces=int(n_if), n_words=int(nwords), info_shift=shift,
+        rounds=0, hash_mask=hsize - 1, substring_base=sub_base, n_substrings=n_sub, n_filters=int(nf),
+        n_live=int(live.sum()),
+    )
+    no_rounds = sel.bitmaps(0, nwords)
+    arrays = TableArrays(
+        key_of=key_of, block_start=block_start, constraint_value=d_cv.astype(np.int64), link_start=link_start,
+        links=links, filter_info=filter_info, interface_filters=interface_filters, always=always, dead=dead,
+        # the selectivity arrays are filled by with_rounds
+        selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,
+        string_chars=string_chars, string_start=string_start, string_hash=string_hash,
+        pattern_slots=pattern_slots, pattern_max_length=pattern_max_length, pattern_lengths=pattern_lengths,
+    )
     compiled = Compiled(
-        T=(), P=P, interfaces=ifaces, names=names, lookup={s: (i, int(relevant[i])) for i, s in enumerate(names)},
+        arrays=arrays, params=params, interfaces=ifaces, names=names,
+        lookup={s: (i, int(relevant[i])) for i, s in enumerate(names)},
         strings=strings, n_constraints=int(n_links), n_distinct=n_distinct,
         n_filters=nf, n_live=int(live.sum()), counter_dtype=np.dtype(counter_dtype), selectivity=sel,
         stats=stats,
     )
-    compiled._parts = dict(
-        ntk=ntk, kstart=kstart, cval=d_cv.astype(np.int64), loff=loff, links=links, finfo=finfo, fstart=fstart,
-        always=always, dead=dead, tchars=tchars, toff=toff, thash=thash, hslots=hslots,
-        kmaxlen=kmaxlen, klenmask=klenmask,
-    )
-    set_rounds(compiled, rounds)
-    return compiled
-
-
-def set_rounds(compiled: Compiled, rounds: int) -> None:
-    """Keep the first ``rounds`` entries of the selectivity table as bitmaps."""
-    parts = compiled._parts
-    sel = compiled.selectivity
-    r = min(int(rounds), len(sel))
-    nwords = int(compiled.P[K.P_WORDS])
-    parts["sel_name"] = sel.name[:r].copy()
-    parts["sel_type"] = sel.type[:r].copy()
-    parts["sel_bits"] = sel.bitmaps(r, nwords)
-    compiled.P[K.P_ROUNDS] = r
-    compiled.T = tuple(parts[name] for name in TABLE_FIELDS)
+    return compiled.with_rounds(rounds)
 
 
 def _selectivity(links: np.ndarray, link_u: np.ndarray, d_key: np.ndarray, key_name: np.ndarray,
@@ -406,7 +406,7 @@ def _selectivity(links: np.ndarray, link_u: np.ndarray, d_key: np.ndarray, key_n
         return iface[full], code_[full]
 
     # typed: code = name * 4 + type (specific types only)
-    typed = lt < K.T_ANY
+    typed = lt < T_ANY
     t_if, t_code = determinants(links[typed], (ln * 4 + lt)[typed], nnames * 4)
     # name level: some constraint on the name, whatever its type
     a_if, a_name = determinants(links, ln, nnames)
@@ -418,7 +418,7 @@ def _selectivity(links: np.ndarray, link_u: np.ndarray, d_key: np.ndarray, key_n
     a_if, a_name = a_if[keep], a_name[keep]
 
     e_name = np.concatenate([t_code // 4, a_name])
-    e_type = np.concatenate([t_code % 4, np.full(a_name.shape[0], K.T_ANY, dtype=np.int64)])
+    e_type = np.concatenate([t_code % 4, np.full(a_name.shape[0], T_ANY, dtype=np.int64)])
     e_if = np.concatenate([t_if, a_if])
     if e_if.size == 0:
         return empty

@@ -1,47 +1,63 @@
 """The compiled half of the forwarding engine: ``@njit`` kernels over flat arrays.
 
 Nothing here knows about Python values. ``_build.py`` turns a forwarding table
-into the arrays described below, ``table.py`` encodes messages, and these
-kernels run the counting algorithm of seed 000 §4 (Figures 4 and 7) on them.
+into the arrays of :class:`TableArrays` and :class:`Params`, ``table.py``
+encodes messages, and these kernels run the counting algorithm of Carzaniga &
+Wolf, Forwarding in a Content-Based Network, SIGCOMM 2003, §4 (Figures 4 and
+7) on them, one ``@njit`` function per phase of a message:
+:func:`_start_candidates`, :func:`_match_empty_filters`,
+:func:`_preprocess` and :func:`_count_attributes`, then :func:`_finish`.
 
 Codes
 -----
-Operators: 0 ``=``, 1 ``!=``, 2 ``<``, 3 ``>``, 4 ``<=``, 5 ``>=``,
-6 prefix, 7 suffix, 8 substring, 9 ``any``.
-Types: 0 string, 1 int, 2 float, 3 bool, 4 any (only with the operator any).
+Operators (``OP_*``) and types (``T_*``) are small ints defined once, below,
+in "Type and operator codes"; ``_build`` and ``table`` import them from here.
 
-The table tuple ``T`` (see ``_build.TABLE_FIELDS``)
-----------------------------------------------------
-- ``ntk[name * 5 + type]``: the key (name, type) or -1.
+The table (:class:`TableArrays`)
+--------------------------------
+- ``key_of[name * NTYPES + type]``: the key (name, type) or -1.
 - Distinct constraints are numbered in (operator, key, value) order, so the
   constraints of one key and operator form the block
-  ``kstart[op * nkeys + key] .. kstart[op * nkeys + key + 1]``, sorted by
-  ``cval``.
-- ``cval[c]``: the constraint's value as an ordered int64: ints as they are,
-  bools 0/1, floats through an order-preserving bit transform, strings under an
-  order operator as ``2 * rank + 1`` (rank of the constant among all interned
-  strings), strings under a pattern operator as their rank.
-- ``loff[c] .. loff[c + 1]`` in ``links``: the filters that contain ``c``.
-- ``finfo[f] = interface << shift | size``; filters are numbered in
-  interface order, those of interface i being ``fstart[i] .. fstart[i + 1]``.
+  ``block_start[op * n_keys + key] .. block_start[op * n_keys + key + 1]``,
+  sorted by ``constraint_value``.
+- ``constraint_value[c]``: the constraint's value as an ordered int64: ints
+  as they are, bools 0/1, floats through an order-preserving bit transform,
+  strings under an order operator as ``2 * rank + 1`` (rank of the constant
+  among all interned strings), strings under a pattern operator as their rank.
+- ``link_start[c] .. link_start[c + 1]`` in ``links``: the filters that
+  contain ``c``.
+- ``filter_info[f] = interface << info_shift | size``; filters are numbered
+  in interface order, those of interface i being
+  ``interface_filters[i] .. interface_filters[i + 1]``.
 - ``always``: interfaces holding an empty filter; ``dead``: bitmap of
   interfaces without filters (and the padding bits past the last interface).
-- Selectivity table: ``sel_name``, ``sel_type`` (4 = any type) and one bitmap
-  of interfaces per entry in ``sel_bits`` (word-major: ``sel_bits[w, e]``),
-  most selective first.
-- Strings: ``tchars`` / ``toff`` (interned constants in code-point order),
-  ``thash`` their polynomial hashes, ``hslots`` an open-addressing table from
-  (operator, key, string) to the prefix, suffix and substring constraints,
-  ``kmaxlen`` / ``klenmask`` the longest pattern and the set of pattern
-  lengths per (pattern operator, key).
+- Selectivity table: ``selectivity_name``, ``selectivity_type`` (T_ANY = any
+  type) and one bitmap of interfaces per entry in ``selectivity_bits``
+  (word-major: ``selectivity_bits[w, e]``), most selective first.
+- Strings: ``string_chars`` / ``string_start`` (interned constants in
+  code-point order), ``string_hash`` their polynomial hashes,
+  ``pattern_slots`` an open-addressing table from (operator, key, string) to
+  the prefix, suffix and substring constraints, ``pattern_max_length`` /
+  ``pattern_lengths`` the longest pattern and the set of pattern lengths per
+  (pattern operator, key).
 
 Messages are encoded as attribute arrays (name id, type code, value) with a
 string pool of code points; a string attribute's value is its index in the
 pool. Under ``numbers="sff"`` a number may have a second row, of the other
 numeric type plus ``T_CONVERTED``: it meets that type's constraints but not
-the name's type-any constraints again (its original row does that). A string value is placed among the interned constants by binary search
+the name's type-any constraints again (its original row does that). A string
+value is placed among the interned constants by binary search
 (``2 * lo + eq``), which turns every order operator on strings into an integer
 comparison.
+
+Calling convention
+------------------
+The entry points (:func:`forward_serial`, :func:`forward_parallel`) take the
+table, the parameters and the scratch as *plain* tuples and name them inside
+(``TableArrays(*table)``): numba types a plain tuple of arrays in its C
+dispatcher, but a NamedTuple through Python, which costs microseconds per
+call (``forward`` makes one call per message). The Python side keeps the
+named versions for itself and passes ``tuple(...)`` copies made once.
 """
 
 from __future__ import annotations
@@ -49,6 +65,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
@@ -57,6 +74,12 @@ from numba.extending import intrinsic
 
 log = logging.getLogger("cbalgebra.matcher")
 
+# ------------------------------------------------ type and operator codes
+# The one place these codes are defined: _build.py, table.py and the kernels
+# below all use these names. To take them from IntEnums in cbalgebra.values
+# later, bind the names here to the enum members (numba reads IntEnum members
+# as compile-time integer constants) and keep TYPE_NAMES / OP_NAMES in the
+# same order.
 OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE, OP_PREFIX, OP_SUFFIX, OP_SUBSTRING, OP_ANY = range(10)
 NOPS = 10
 T_STRING, T_INT, T_FLOAT, T_BOOL, T_ANY = range(5)
@@ -64,11 +87,73 @@ NTYPES = 5
 #: Added to the type code of a message row that is a number seen as the other
 #: numeric type (``numbers="sff"``, see ``table._encode_attributes_sff``).
 T_CONVERTED = 8
+#: Grammar spelling of each code, index = code.
+TYPE_NAMES = ("string", "int", "float", "bool", "any")
+OP_NAMES = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
+TYPE_CODE = {name: code for code, name in enumerate(TYPE_NAMES)}
+OP_CODE = {name: code for code, name in enumerate(OP_NAMES)}
 
-# Scalar parameters, packed in one int64 array ``P``.
-(P_NKEYS, P_NNAMES, P_NIFACES, P_WORDS, P_SHIFT, P_ROUNDS, P_HMASK, P_SUBBASE, P_NSUB, P_NFILTERS,
- P_NLIVE) = range(11)
-NPARAMS = 11
+
+# ------------------------------------------------------- the packed arrays
+class TableArrays(NamedTuple):
+    """The compiled forwarding table (see the module docstring)."""
+
+    key_of: np.ndarray              # int32, n_names * NTYPES
+    block_start: np.ndarray         # int32, NOPS * n_keys + 1
+    constraint_value: np.ndarray    # int64, per distinct constraint
+    link_start: np.ndarray          # int32, per distinct constraint + 1
+    links: np.ndarray               # int32 filter ids
+    filter_info: np.ndarray         # uint32 or uint64: interface << info_shift | size
+    interface_filters: np.ndarray   # int32, n_interfaces + 1
+    always: np.ndarray              # int32 interfaces with an empty filter
+    dead: np.ndarray                # uint64 bitmap of interfaces without filters
+    selectivity_name: np.ndarray    # int32, per round
+    selectivity_type: np.ndarray    # int8, per round
+    selectivity_bits: np.ndarray    # uint64, (n_words, rounds)
+    string_chars: np.ndarray        # uint32 code points of the interned constants
+    string_start: np.ndarray        # int64 offsets into string_chars
+    string_hash: np.ndarray         # uint64 polynomial hash per constant
+    pattern_slots: np.ndarray       # int32 open-addressing table, -1 = empty
+    pattern_max_length: np.ndarray  # int32, 3 * n_keys (prefix, suffix, substring)
+    pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
+
+
+class Params(NamedTuple):
+    """The table's scalar parameters (all int)."""
+
+    n_keys: int
+    n_names: int
+    n_interfaces: int
+    n_words: int          # 64-bit words of an interface bitmap
+    info_shift: int       # filter_info = interface << info_shift | size
+    rounds: int           # pre-processing rounds actually run
+    hash_mask: int        # len(pattern_slots) - 1
+    substring_base: int   # first substring constraint
+    n_substrings: int
+    n_filters: int
+    n_live: int           # interfaces with at least one filter
+
+
+class Scratch(NamedTuple):
+    """One thread's working memory for matching messages."""
+
+    counters: np.ndarray        # per filter: constraints matched so far (zero between messages)
+    touched: np.ndarray         # filters whose counter this message raised
+    done: np.ndarray            # bitmap: interfaces matched or excluded
+    name_mark: np.ndarray       # per name: the stamp of the last message carrying it
+    name_types: np.ndarray      # per name: bit t set if that message has it with type t
+    substring_mark: np.ndarray  # per substring constraint: stamp of the last message it matched
+    prefix_hash: np.ndarray     # hashes of the value's prefixes
+    hash_power: np.ndarray      # HASH_BASE ** k
+    progress: np.ndarray        # int64[4], indexed by MATCHED, TOUCHED, REMAINING, OUT_BASE
+    absent: np.ndarray          # selectivity entries the message lacks
+    link_buffer: np.ndarray     # BLOCK filters gathered by _visit_links
+
+
+#: Indices into ``Scratch.progress``, the state the counting functions share:
+#: interfaces written to the output, filters touched, candidate interfaces
+#: left, and where this message's output starts.
+MATCHED, TOUCHED, REMAINING, OUT_BASE = range(4)
 
 BLOCK = 64  # links gathered per block in _visit_links
 SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
@@ -238,12 +323,13 @@ def _upper(cval, s, e, v):
 
 
 # ----------------------------------------------------------- right-hand side
+# The counting functions below take arrays, not the NamedTuples: they run
+# once per matched constraint, and a short argument list keeps the calls cheap.
 @njit(cache=True)
-def _visit_links(l_lo, l_hi, links, finfo, shift, smask, counters, touched, done, out, st, buf):
-    """Count the filters linked from a run of matched constraints.
-
-    ``st`` holds (number output, number touched, remaining candidates, output
-    base). Returns the remaining number of candidate interfaces.
+def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer):
+    """Count the filters linked from a run of matched constraints (the
+    counting step of Figure 4). Returns the remaining number of candidate
+    interfaces.
 
     Links are taken in blocks of ``BLOCK``: first the filters whose interface
     is still a candidate are gathered without a branch, then only those are
@@ -251,37 +337,37 @@ def _visit_links(l_lo, l_hi, links, finfo, shift, smask, counters, touched, done
     interface done?" is close to random per link; as a branch it would be
     mispredicted half of the time and stall the loads behind it.
     """
-    remaining = st[2]
+    remaining = progress[REMAINING]
     l = l_lo
     while l < l_hi:
         hi = l + BLOCK if l + BLOCK < l_hi else l_hi
         k = 0
         for j in range(l, hi):
             f = links[j]
-            i = np.int64(finfo[f] >> shift)
-            buf[k] = f
+            i = np.int64(filter_info[f] >> shift)
+            link_buffer[k] = f
             k += np.int64(((done[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) ^ np.uint64(1))
         for j in range(k):
-            f = buf[j]
-            info = finfo[f]
-            cnt = np.int64(counters[f]) + 1
-            if cnt == 1:
-                touched[st[1]] = f
-                st[1] += 1
-            counters[f] = cnt
-            if cnt == np.int64(info & smask):
+            f = link_buffer[j]
+            info = filter_info[f]
+            count = np.int64(counters[f]) + 1
+            if count == 1:
+                touched[progress[TOUCHED]] = f
+                progress[TOUCHED] += 1
+            counters[f] = count
+            if count == np.int64(info & size_mask):  # every constraint of f holds
                 i = np.int64(info >> shift)
                 bit = np.uint64(1) << np.uint64(i & 63)
                 if not (done[i >> 6] & bit):  # matched earlier in this block?
                     done[i >> 6] |= bit
-                    out[st[3] + st[0]] = i
-                    st[0] += 1
+                    out[progress[OUT_BASE] + progress[MATCHED]] = i
+                    progress[MATCHED] += 1
                     remaining -= 1
                     if remaining == 0:
-                        st[2] = 0
+                        progress[REMAINING] = 0
                         return 0
         l = hi
-    st[2] = remaining
+    progress[REMAINING] = remaining
     return remaining
 
 
@@ -315,7 +401,8 @@ def _links_from(links, a, b, f):
 
 
 @njit(cache=True)
-def _visit(c_lo, c_hi, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive):
+def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
+           link_buffer, interface_filters, n_live):
     """Count the filters of the matched constraints c_lo .. c_hi.
 
     A constraint's links are sorted by filter, and filters are numbered in
@@ -323,38 +410,42 @@ def _visit(c_lo, c_hi, loff, links, finfo, shift, smask, counters, touched, done
     quarter left), a constraint with many links per remaining candidate is
     not read link by link: the links of each candidate interface are found by
     galloping search, and those of the other interfaces are skipped without
-    being read (the first shortcut of §4.1, applied to whole runs of links).
+    being read (the first shortcut of Carzaniga & Wolf, SIGCOMM 2003, §4.1,
+    applied to whole runs of links).
     """
     if c_lo >= c_hi:
-        return st[2]
-    nwords = done.shape[0]
-    rem = st[2]
-    if 4 * rem > nlive or loff[c_hi] - loff[c_lo] <= SKIP_FACTOR * rem + 4 * nwords:
-        return _visit_links(loff[c_lo], loff[c_hi], links, finfo, shift, smask, counters, touched, done, out,
-                            st, buf)
-    run = loff[c_lo]  # consecutive small constraints are read as one run of links
+        return progress[REMAINING]
+    n_words = done.shape[0]
+    remaining = progress[REMAINING]
+    if (4 * remaining > n_live
+            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * n_words):
+        return _visit_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask, counters,
+                            touched, done, out, progress, link_buffer)
+    run = link_start[c_lo]  # consecutive small constraints are read as one run of links
     for c in range(c_lo, c_hi):
-        a = loff[c]
-        b = loff[c + 1]
-        if b - a <= SKIP_FACTOR * st[2] + 4 * nwords:
+        a = link_start[c]
+        b = link_start[c + 1]
+        if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
-        if run < a and _visit_links(run, a, links, finfo, shift, smask, counters, touched, done, out, st, buf) == 0:
+        if run < a and _visit_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
+                                    progress, link_buffer) == 0:
             return 0
         run = b
-        for w in range(nwords):
-            x = ~done[w]  # candidates (padding and dead interfaces are set in done)
-            while x:
-                i = w * 64 + np.int64(_cttz(x))
-                x &= x - np.uint64(1)
-                s = _links_from(links, a, b, fstart[i])
-                e = _links_from(links, s, b, fstart[i + 1])
-                if s < e and _visit_links(s, e, links, finfo, shift, smask, counters, touched, done, out,
-                                          st, buf) == 0:
+        for w in range(n_words):
+            candidates = ~done[w]  # padding and dead interfaces are set in done
+            while candidates:
+                i = w * 64 + np.int64(_cttz(candidates))
+                candidates &= candidates - np.uint64(1)
+                s = _links_from(links, a, b, interface_filters[i])
+                e = _links_from(links, s, b, interface_filters[i + 1])
+                if s < e and _visit_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
+                                          out, progress, link_buffer) == 0:
                     return 0
                 a = e
-    if run < loff[c_hi]:
-        return _visit_links(run, loff[c_hi], links, finfo, shift, smask, counters, touched, done, out, st, buf)
-    return st[2]
+    if run < link_start[c_hi]:
+        return _visit_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
+                            out, progress, link_buffer)
+    return progress[REMAINING]
 
 
 @njit(cache=True)
@@ -368,316 +459,481 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
 
 
 @njit(cache=True)
-def _probe(h, key, op, b_lo, b_hi, hslots, hmask, cval, thash, tchars, toff, chars, ms, me):
+def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
+           string_start, chars, ms, me):
     """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1."""
-    s = slot_of(h, key, op, hmask)
+    s = slot_of(h, key, op, hash_mask)
     while True:
-        c = hslots[s]
+        c = pattern_slots[s]
         if c < 0:
             return -1
         if b_lo <= c and c < b_hi:
-            r = cval[c]
-            if thash[r] == h and _equal_chars(tchars, toff[r], toff[r + 1], chars, ms, me):
+            r = constraint_value[c]
+            if string_hash[r] == h and _equal_chars(string_chars, string_start[r], string_start[r + 1], chars, ms,
+                                                    me):
                 return c
-        s = (s + 1) & hmask
+        s = (s + 1) & hash_mask
 
 
-# ------------------------------------------------------------- one message
-@njit(cache=True)
-def _match_message(T, P, attrs, a_lo, a_hi, s_chars, s_off,
-                   b_ifaces, b_lo, b_hi, S, stamp, out, out_pos):
-    """Forward one message: returns the number of interfaces written at
-    ``out[out_pos:]`` (dense indices, sorted). ``b_lo < 0`` means B = all."""
-    (ntk, kstart, cval, loff, links, finfo, fstart, always, dead, sel_name, sel_type, sel_bits,
-     tchars, toff, thash, hslots, kmaxlen, klenmask) = T
-    counters, touched, done, name_mark, name_type, sub_mark, hp, hpow, st, absent, buf = S
-    nkeys = P[P_NKEYS]
-    nwords = P[P_WORDS]
-    shift = np.uint64(P[P_SHIFT])
-    smask = (np.uint64(1) << shift) - np.uint64(1)
-    hmask = P[P_HMASK]
-    sub_base = P[P_SUBBASE]
-    nlive = P[P_NLIVE]
-
-    # -- the candidate set: interfaces in B that have at least one filter
-    if b_lo < 0:
-        for w in range(nwords):
+# ------------------------------------------------------------ one message
+# The phases of forwarding one message, in order. Each writes the state it
+# leaves to ``scratch.progress`` and returns the candidates left; the next
+# phase runs only while some remain. They are inlined into _match_message
+# (numba IR inlining), which therefore compiles to the same single loop body
+# as one long function would.
+@njit(cache=True, inline="always")
+def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos):
+    """Phase 1: the candidate set, the interfaces of the broadcast set
+    ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``) that
+    have at least one filter. Sets ``done`` to the complement and resets
+    the progress."""
+    done = scratch.done
+    dead = table.dead
+    n_words = params.n_words
+    if set_lo < 0:
+        for w in range(n_words):
             done[w] = dead[w]
-        remaining = P[P_NLIVE]
+        remaining = params.n_live
     else:
-        for w in range(nwords):
+        for w in range(n_words):
             done[w] = _ALL
-        for k in range(b_lo, b_hi):
-            i = b_ifaces[k]
+        for k in range(set_lo, set_hi):
+            i = set_members[k]
             done[i >> 6] &= ~(np.uint64(1) << np.uint64(i & 63))
-        remaining = nwords * 64
-        for w in range(nwords):
+        remaining = n_words * 64
+        for w in range(n_words):
             x = done[w] | dead[w]
             done[w] = x
             remaining -= popcount64(x)
-    st[0] = 0
-    st[1] = 0
-    st[2] = remaining
-    st[3] = out_pos
-    if remaining == 0:
-        return 0
+    progress = scratch.progress
+    progress[MATCHED] = 0
+    progress[TOUCHED] = 0
+    progress[REMAINING] = remaining
+    progress[OUT_BASE] = out_pos
+    return remaining
 
-    # -- interfaces with an empty filter match every message
+
+@njit(cache=True, inline="always")
+def _match_empty_filters(table, scratch, out):
+    """Phase 2: interfaces with an empty filter match every message."""
+    done = scratch.done
+    progress = scratch.progress
+    remaining = progress[REMAINING]
+    always = table.always
     for k in range(always.shape[0]):
         i = always[k]
         bit = np.uint64(1) << np.uint64(i & 63)
         if not (done[i >> 6] & bit):
             done[i >> 6] |= bit
-            out[out_pos + st[0]] = i
-            st[0] += 1
+            out[progress[OUT_BASE] + progress[MATCHED]] = i
+            progress[MATCHED] += 1
             remaining -= 1
-    st[2] = remaining
+    progress[REMAINING] = remaining
+    return remaining
 
-    if remaining > 0:
-        # -- which names the message carries, with which types (a bit per
-        # type: a converted number is present with two)
-        for a in range(a_lo, a_hi):
-            n = attrs[a, 0]
-            bit = np.int8(1 << (attrs[a, 1] & 7))
-            if name_mark[n] == stamp:
-                name_type[n] |= bit
-            else:
-                name_mark[n] = stamp
-                name_type[n] = bit
 
-        # -- pre-processing rounds over the selectivity table (Figure 7):
-        # exclude the interfaces of every determinant the message lacks,
-        # ORing all their bitmaps in one pass
-        n_absent = 0
-        for e in range(P[P_ROUNDS]):
-            n = sel_name[e]
-            t = sel_type[e]
-            if not (name_mark[n] == stamp and (t == T_ANY or (name_type[n] >> t) & 1)):
-                absent[n_absent] = e
-                n_absent += 1
-        if n_absent > 0:
-            remaining = nwords * 64
-            for w in range(nwords):
-                x = done[w]
-                for k in range(n_absent):
-                    x |= sel_bits[w, absent[k]]
-                done[w] = x
-                remaining -= popcount64(x)
-            st[2] = remaining
+@njit(cache=True, inline="always")
+def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
+    """Phase 3: the pre-processing rounds over the selectivity table
+    (Carzaniga & Wolf, SIGCOMM 2003, §4.3, Figure 7): exclude the interfaces
+    of every determinant the message lacks, ORing all their bitmaps in one
+    pass."""
+    name_mark = scratch.name_mark
+    name_types = scratch.name_types
+    # which names the message carries, with which types (a bit per type: a
+    # converted number is present with two)
+    for a in range(a_lo, a_hi):
+        n = attrs[a, 0]
+        bit = np.int8(1 << (attrs[a, 1] & 7))
+        if name_mark[n] == stamp:
+            name_types[n] |= bit
+        else:
+            name_mark[n] = stamp
+            name_types[n] = bit
+    absent = scratch.absent
+    selectivity_name = table.selectivity_name
+    selectivity_type = table.selectivity_type
+    n_absent = 0
+    for e in range(params.rounds):
+        n = selectivity_name[e]
+        t = selectivity_type[e]
+        if not (name_mark[n] == stamp and (t == T_ANY or (name_types[n] >> t) & 1)):
+            absent[n_absent] = e
+            n_absent += 1
+    progress = scratch.progress
+    if n_absent == 0:
+        return progress[REMAINING]
+    done = scratch.done
+    bits = table.selectivity_bits
+    remaining = params.n_words * 64
+    for w in range(params.n_words):
+        x = done[w]
+        for k in range(n_absent):
+            x |= bits[w, absent[k]]
+        done[w] = x
+        remaining -= popcount64(x)
+    progress[REMAINING] = remaining
+    return remaining
 
-    # -- the counting algorithm over the attributes (Figure 4)
-    if remaining > 0:
-        for a in range(a_lo, a_hi):
-            n = attrs[a, 0]
-            t = attrs[a, 1]
-            v = attrs[a, 2]
-            if t >= T_CONVERTED:
-                t -= T_CONVERTED
+
+# The counting helpers take arrays, unpacked from the NamedTuples once per
+# message by _count_attributes: reading an array field of a NamedTuple in
+# numba code takes a reference to the array (an atomic count update, and its
+# release), and doing that for ~20 arrays per attribute cost about 8 % of the
+# kernel (benchmarks/forward_numbers.py). The scalars come in ``params`` (no
+# reference counts). The helpers are inlined into _count_attributes, so the
+# long argument lists cost nothing at run time; numba's inliner takes at most
+# about 30 arguments.
+@njit(cache=True, inline="always")
+def _count_ordered(key, value, params, block_start, cval,
+                   link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                   progress, link_buffer):
+    """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
+    that ``value`` (an ordered int64, see the module docstring) satisfies:
+    each is a contiguous range of a block sorted by value. Returns the
+    candidates left."""
+    n_keys = params.n_keys
+    n_live = params.n_live
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    remaining = progress[REMAINING]
+    for op in range(OP_EQ, OP_GE + 1):
+        j = op * n_keys + key
+        b_s = block_start[j]
+        b_e = block_start[j + 1]
+        if b_s == b_e:
+            continue
+        if op == OP_EQ:
+            lo = _lower(cval, b_s, b_e, value)
+            hi = lo + 1 if (lo < b_e and cval[lo] == value) else lo
+        elif op == OP_NE:
+            lo = _lower(cval, b_s, b_e, value)
+            if lo < b_e and cval[lo] == value:  # every constant but the value itself: two ranges
+                remaining = _visit(b_s, lo, link_start, links, filter_info, shift, size_mask, counters, touched,
+                                   done, out, progress, link_buffer, interface_filters, n_live)
+                if remaining == 0:
+                    return 0
+                lo += 1
             else:
-                # constraints of type any on this name: present is enough
-                kany = ntk[n * 5 + T_ANY]
-                if kany >= 0:
-                    j = OP_ANY * nkeys + kany
-                    if _visit(kstart[j], kstart[j + 1], loff, links, finfo, shift, smask,
-                              counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                        break
-            key = ntk[n * 5 + t]
-            if key < 0:
-                continue
-            ms = 0
-            me = 0
-            if t == T_STRING:
-                ms = s_off[v]
-                me = s_off[v + 1]
-                vv = np.int64(-1)
-            else:
-                vv = v
-            stop = False
-            for op in range(OP_EQ, OP_GE + 1):
-                j = op * nkeys + key
-                b_s = kstart[j]
-                b_e = kstart[j + 1]
-                if b_s == b_e:
-                    continue
-                if t == T_STRING and vv < 0:
-                    vv = _string_position(tchars, toff, s_chars, ms, me)
-                if op == OP_EQ:
-                    lo = _lower(cval, b_s, b_e, vv)
-                    hi = lo + 1 if (lo < b_e and cval[lo] == vv) else lo
-                    rem = _visit(lo, hi, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive)
-                elif op == OP_NE:
-                    lo = _lower(cval, b_s, b_e, vv)
-                    if lo < b_e and cval[lo] == vv:
-                        rem = _visit(b_s, lo, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive)
-                        if rem > 0:
-                            rem = _visit(lo + 1, b_e, loff, links, finfo, shift, smask, counters, touched,
-                                         done, out, st, buf, fstart, nlive)
-                    else:
-                        rem = _visit(b_s, b_e, loff, links, finfo, shift, smask, counters, touched, done, out, st, buf, fstart, nlive)
-                elif op == OP_LT:  # x < k holds for k > v
-                    rem = _visit(_upper(cval, b_s, b_e, vv), b_e, loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf, fstart, nlive)
-                elif op == OP_GT:  # x > k holds for k < v
-                    rem = _visit(b_s, _lower(cval, b_s, b_e, vv), loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf, fstart, nlive)
-                elif op == OP_LE:  # k >= v
-                    rem = _visit(_lower(cval, b_s, b_e, vv), b_e, loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf, fstart, nlive)
-                else:  # OP_GE: k <= v
-                    rem = _visit(b_s, _upper(cval, b_s, b_e, vv), loff, links, finfo, shift, smask,
-                                 counters, touched, done, out, st, buf, fstart, nlive)
-                if rem == 0:
-                    stop = True
-                    break
-            if stop:
-                break
-            # typed any: present with this type
-            j = OP_ANY * nkeys + key
-            if _visit(kstart[j], kstart[j + 1], loff, links, finfo, shift, smask,
-                      counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                break
-            if t != T_STRING:
-                continue
-            # -- prefix, suffix and substring: probe the value's pieces
-            jp = OP_PREFIX * nkeys + key
-            js = OP_SUFFIX * nkeys + key
-            jb = OP_SUBSTRING * nkeys + key
-            if kstart[jp] == kstart[jp + 1] and kstart[js] == kstart[js + 1] and kstart[jb] == kstart[jb + 1]:
-                continue
-            L = me - ms
-            hp[0] = np.uint64(0)
-            hpow[0] = np.uint64(1)
-            for k in range(L):
-                hp[k + 1] = hp[k] * HASH_BASE + (np.uint64(s_chars[ms + k]) + np.uint64(1))
-                hpow[k + 1] = hpow[k] * HASH_BASE
-            for pop in range(3):
-                op = OP_PREFIX + pop
-                j = op * nkeys + key
-                b_s = kstart[j]
-                b_e = kstart[j + 1]
-                if b_s == b_e:
-                    continue
-                mj = pop * nkeys + key
-                maxlen = kmaxlen[mj]
-                mask = klenmask[mj]
-                top = L if L < maxlen else maxlen
+                lo = b_s
+            hi = b_e
+        elif op == OP_LT:  # x < k holds for k > v
+            lo, hi = _upper(cval, b_s, b_e, value), b_e
+        elif op == OP_GT:  # x > k holds for k < v
+            lo, hi = b_s, _lower(cval, b_s, b_e, value)
+        elif op == OP_LE:  # k >= v
+            lo, hi = _lower(cval, b_s, b_e, value), b_e
+        else:  # OP_GE: k <= v
+            lo, hi = b_s, _upper(cval, b_s, b_e, value)
+        remaining = _visit(lo, hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
+                           progress, link_buffer, interface_filters, n_live)
+        if remaining == 0:
+            return 0
+    return remaining
+
+
+@njit(cache=True, inline="always")
+def _has_ordered(key, n_keys, block_start):
+    """Whether ``key`` has any ``=`` .. ``>=`` constraint (a string value
+    need not be placed among the constants otherwise)."""
+    for op in range(OP_EQ, OP_GE + 1):
+        j = op * n_keys + key
+        if block_start[j] != block_start[j + 1]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
+    """Rolling hashes of the string chars[ms:me]: the hash of any piece
+    [ms + i, ms + i + l) is ``prefix_hash[i + l] - prefix_hash[i] * hash_power[l]``."""
+    prefix_hash[0] = np.uint64(0)
+    hash_power[0] = np.uint64(1)
+    for k in range(me - ms):
+        prefix_hash[k + 1] = prefix_hash[k] * HASH_BASE + (np.uint64(chars[ms + k]) + np.uint64(1))
+        hash_power[k + 1] = hash_power[k] * HASH_BASE
+
+
+@njit(cache=True, inline="always")
+def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
+                             prefix_hash, hash_power,
+                             pattern_slots, cval, string_hash, string_chars, string_start,
+                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                             progress, link_buffer):
+    """The prefix and suffix constraints of ``key`` that the string
+    ``chars[ms:me]`` satisfies: the value's prefixes and suffixes whose
+    length some pattern has are probed in the pattern hash table by their
+    hash. Returns the candidates left."""
+    n_keys = params.n_keys
+    n_live = params.n_live
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    hash_mask = params.hash_mask
+    remaining = progress[REMAINING]
+    L = me - ms
+    for pattern in range(2):
+        op = OP_PREFIX + pattern
+        j = op * n_keys + key
+        b_s = block_start[j]
+        b_e = block_start[j + 1]
+        if b_s == b_e:
+            continue
+        lengths = pattern_lengths[pattern * n_keys + key]
+        maxlen = pattern_max_length[pattern * n_keys + key]
+        top = L if L < maxlen else maxlen
+        for l in range(top + 1):
+            if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
                 if op == OP_PREFIX:
-                    for l in range(top + 1):
-                        if mask & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
-                            c = _probe(hp[l], key, op, b_s, b_e, hslots, hmask, cval, thash, tchars, toff,
-                                       s_chars, ms, ms + l)
-                            if c >= 0:
-                                if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                          counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                                    stop = True
-                                    break
-                elif op == OP_SUFFIX:
-                    for l in range(top + 1):
-                        if mask & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
-                            h = hp[L] - hp[L - l] * hpow[l]
-                            c = _probe(h, key, op, b_s, b_e, hslots, hmask, cval, thash, tchars, toff,
-                                       s_chars, me - l, me)
-                            if c >= 0:
-                                if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                          counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                                    stop = True
-                                    break
-                else:
-                    # the empty pattern is a substring of every string, once
-                    if mask & np.uint64(1):
-                        c = _probe(np.uint64(0), key, op, b_s, b_e, hslots, hmask, cval, thash, tchars, toff,
-                                   s_chars, ms, ms)
-                        if c >= 0:
-                            if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                      counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                                stop = True
-                    if not stop:
-                        for i0 in range(L):
-                            lim = L - i0
-                            if lim > top:
-                                lim = top
-                            for l in range(1, lim + 1):
-                                if mask & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
-                                    h = hp[i0 + l] - hp[i0] * hpow[l]
-                                    c = _probe(h, key, op, b_s, b_e, hslots, hmask, cval, thash, tchars,
-                                               toff, s_chars, ms + i0, ms + i0 + l)
-                                    if c >= 0 and sub_mark[c - sub_base] != stamp:
-                                        sub_mark[c - sub_base] = stamp  # once per message
-                                        if _visit(c, c + 1, loff, links, finfo, shift, smask,
-                                                  counters, touched, done, out, st, buf, fstart, nlive) == 0:
-                                            stop = True
-                                            break
-                            if stop:
-                                break
-                if stop:
-                    break
-            if stop:
-                break
+                    h = prefix_hash[l]
+                    ps, pe = ms, ms + l
+                else:  # OP_SUFFIX
+                    h = prefix_hash[L] - prefix_hash[L - l] * hash_power[l]
+                    ps, pe = me - l, me
+                c = _probe(h, key, op, b_s, b_e, pattern_slots, hash_mask, cval, string_hash, string_chars,
+                           string_start, chars, ps, pe)
+                if c >= 0:
+                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
+                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
+                    if remaining == 0:
+                        return 0
+    return remaining
 
-    # -- reset the counters this message touched, sort the output
-    for k in range(st[1]):
+
+@njit(cache=True, inline="always")
+def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
+                      prefix_hash, hash_power, substring_mark,
+                      pattern_slots, cval, string_hash, string_chars, string_start,
+                      link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                      progress, link_buffer):
+    """The substring constraints of ``key`` found in chars[ms:me]: every
+    piece of the value whose length some pattern has is probed by its hash
+    (``prefix_hash`` / ``hash_power`` already hold the value's hashes).
+    Returns the candidates left."""
+    n_keys = params.n_keys
+    n_live = params.n_live
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    hash_mask = params.hash_mask
+    substring_base = params.substring_base
+    remaining = progress[REMAINING]
+    j = OP_SUBSTRING * n_keys + key
+    b_s = block_start[j]
+    b_e = block_start[j + 1]
+    if b_s == b_e:
+        return remaining
+    lengths = pattern_lengths[2 * n_keys + key]
+    maxlen = pattern_max_length[2 * n_keys + key]
+    top = me - ms if me - ms < maxlen else maxlen
+    # the empty pattern is a substring of every string, once
+    if lengths & np.uint64(1):
+        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
+                   string_chars, string_start, chars, ms, ms)
+        if c >= 0:
+            remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters, touched, done,
+                               out, progress, link_buffer, interface_filters, n_live)
+            if remaining == 0:
+                return 0
+    L = me - ms
+    for start in range(L):
+        lim = L - start
+        if lim > top:
+            lim = top
+        for l in range(1, lim + 1):
+            if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
+                h = prefix_hash[start + l] - prefix_hash[start] * hash_power[l]
+                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
+                           string_chars, string_start, chars, ms + start, ms + start + l)
+                # a pattern found twice in the value counts once per message
+                if c >= 0 and substring_mark[c - substring_base] != stamp:
+                    substring_mark[c - substring_base] = stamp
+                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
+                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
+                    if remaining == 0:
+                        return 0
+    return remaining
+
+
+@njit(cache=True, inline="always")
+def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp):
+    """Phase 4: the counting algorithm over the message's attributes
+    (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, visit
+    the constraints it satisfies and count their filters; a filter whose
+    count reaches its size matches, and its interface is output. Stops as
+    soon as no candidate interface is left."""
+    n_keys = params.n_keys
+    n_live = params.n_live
+    shift = np.uint64(params.info_shift)
+    size_mask = (np.uint64(1) << shift) - np.uint64(1)
+    key_of, block_start, cval = table.key_of, table.block_start, table.constraint_value
+    link_start, links, filter_info, interface_filters = (table.link_start, table.links, table.filter_info,
+                                                         table.interface_filters)
+    pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
+                                                              table.string_chars, table.string_start)
+    pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
+    counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
+                                                      scratch.progress, scratch.link_buffer)
+    prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
+    for a in range(a_lo, a_hi):
+        n = attrs[a, 0]
+        t = attrs[a, 1]
+        v = attrs[a, 2]
+        if t >= T_CONVERTED:
+            t -= T_CONVERTED
+        else:
+            # constraints of type any on this name: present is enough
+            any_key = key_of[n * NTYPES + T_ANY]
+            if any_key >= 0:
+                j = OP_ANY * n_keys + any_key
+                if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
+                          counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
+                    return 0
+        key = key_of[n * NTYPES + t]
+        if key < 0:
+            continue
+        ms = 0
+        me = 0
+        value = v
+        if t == T_STRING:
+            ms = char_start[v]
+            me = char_start[v + 1]
+            value = np.int64(-1)
+            if _has_ordered(key, n_keys, block_start):
+                value = _string_position(string_chars, string_start, chars, ms, me)
+        if _count_ordered(key, value, params, block_start, cval,
+                          link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                          progress, link_buffer) == 0:
+            return 0
+        # typed any: present with this type
+        j = OP_ANY * n_keys + key
+        if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
+                  counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
+            return 0
+        if t != T_STRING:
+            continue
+        jp = OP_PREFIX * n_keys + key
+        js = OP_SUFFIX * n_keys + key
+        jb = OP_SUBSTRING * n_keys + key
+        if (block_start[jp] == block_start[jp + 1] and block_start[js] == block_start[js + 1]
+                and block_start[jb] == block_start[jb + 1]):
+            continue
+        # prefix, suffix and substring: probe the value's pieces
+        _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
+        if _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
+                                    prefix_hash, hash_power,
+                                    pattern_slots, cval, string_hash, string_chars, string_start,
+                                    link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                                    progress, link_buffer) == 0:
+            return 0
+        if _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
+                             prefix_hash, hash_power, substring_mark,
+                             pattern_slots, cval, string_hash, string_chars, string_start,
+                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
+                             progress, link_buffer) == 0:
+            return 0
+    return progress[REMAINING]
+
+
+@njit(cache=True, inline="always")
+def _finish(scratch, out, out_pos):
+    """Phase 5: reset the counters this message touched (so the next message
+    starts from zero without clearing them all) and sort the output.
+    Returns the number of interfaces written at ``out[out_pos:]``."""
+    counters = scratch.counters
+    touched = scratch.touched
+    progress = scratch.progress
+    for k in range(progress[TOUCHED]):
         counters[touched[k]] = 0
-    nout = st[0]
-    out[out_pos:out_pos + nout].sort()
-    return nout
+    n_out = progress[MATCHED]
+    out[out_pos:out_pos + n_out].sort()
+    return n_out
+
+
+@njit(cache=True)
+def _match_message(table, params, attrs, a_lo, a_hi, chars, char_start, set_members, set_lo, set_hi, scratch,
+                   stamp, out, out_pos):
+    """Forward one message: returns the number of interfaces written at
+    ``out[out_pos:]`` (dense indices, sorted). ``set_lo < 0`` means the
+    broadcast set is every interface."""
+    if _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos) == 0:
+        return 0
+    if (_match_empty_filters(table, scratch, out) > 0
+            and _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp) > 0):
+        _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp)
+    return _finish(scratch, out, out_pos)
 
 
 # ----------------------------------------------------------------- scratch
 @njit(cache=True)
-def new_scratch(P, counter_proto, maxlen):
-    """Per-thread working memory: counters, touched list, interface bitmap,
-    name marks, substring marks, hash buffers and the small state vector."""
-    nf = P[P_NFILTERS]
-    counters = np.zeros(nf, dtype=counter_proto.dtype)
-    touched = np.empty(nf + 1, dtype=np.int32)
-    done = np.empty(P[P_WORDS], dtype=np.uint64)
-    name_mark = np.zeros(P[P_NNAMES], dtype=np.int64)
-    name_type = np.zeros(P[P_NNAMES], dtype=np.int8)
-    sub_mark = np.zeros(P[P_NSUB], dtype=np.int64)
-    hp = np.empty(maxlen + 1, dtype=np.uint64)
-    hpow = np.empty(maxlen + 1, dtype=np.uint64)
-    st = np.zeros(4, dtype=np.int64)
-    absent = np.empty(max(P[P_ROUNDS], 1), dtype=np.int64)
-    buf = np.empty(BLOCK, dtype=np.int32)
-    return (counters, touched, done, name_mark, name_type, sub_mark, hp, hpow, st, absent, buf)
+def _new_scratch(params, counter_proto, maxlen):
+    counters = np.zeros(params.n_filters, dtype=counter_proto.dtype)
+    touched = np.empty(params.n_filters + 1, dtype=np.int32)
+    done = np.empty(params.n_words, dtype=np.uint64)
+    name_mark = np.zeros(params.n_names, dtype=np.int64)
+    name_types = np.zeros(params.n_names, dtype=np.int8)
+    substring_mark = np.zeros(params.n_substrings, dtype=np.int64)
+    prefix_hash = np.empty(maxlen + 1, dtype=np.uint64)
+    hash_power = np.empty(maxlen + 1, dtype=np.uint64)
+    progress = np.zeros(4, dtype=np.int64)
+    absent = np.empty(max(params.rounds, 1), dtype=np.int64)
+    link_buffer = np.empty(BLOCK, dtype=np.int32)
+    return Scratch(counters, touched, done, name_mark, name_types, substring_mark, prefix_hash, hash_power,
+                   progress, absent, link_buffer)
+
+
+@njit(cache=True)
+def _new_scratch_entry(params, counter_proto, maxlen):
+    return _new_scratch(Params(*params), counter_proto, maxlen)
+
+
+def new_scratch(params: Params, counter_dtype, maxlen: int) -> Scratch:
+    """Per-thread working memory for a table with these parameters, for
+    string values up to ``maxlen`` code points; counters of ``counter_dtype``."""
+    return Scratch(*_new_scratch_entry(tuple(params), np.zeros(0, counter_dtype), maxlen))
 
 
 # ---------------------------------------------------------------- entries
 @njit(cache=True, nogil=True)
-def forward_serial(T, P, attrs, m_off, s_chars, s_off,
-                   b_sel, b_off, b_ifaces, S, stamp0, out, out_cnt):
-    """Forward messages one after the other with the scratch ``S`` (one
-    thread). ``out`` must hold ``M * nlive`` entries at worst; returns the
-    stamp of the last message."""
+def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_message, set_start, set_members,
+                   scratch, stamp0, out, out_cnt):
+    """Forward messages one after the other with the scratch (one thread).
+    ``table``, ``params`` and ``scratch`` are plain tuples in the field order
+    of TableArrays, Params and Scratch; message m goes to the broadcast set
+    ``set_of_message[m]`` (see ``ForwardingTable._broadcast``). ``out`` must hold ``M * n_live``
+    entries at worst; returns the stamp of the last message."""
+    table = TableArrays(*table)
+    params = Params(*params)
+    scratch = Scratch(*scratch)
     pos = 0
     stamp = stamp0
     for m in range(m_off.shape[0] - 1):
         stamp += 1
-        k = b_sel[m]
+        k = set_of_message[m]
         if k < 0:
-            b_lo, b_hi = -1, -1
+            set_lo, set_hi = -1, -1
         else:
-            b_lo, b_hi = b_off[k], b_off[k + 1]
-        n = _match_message(T, P, attrs, m_off[m], m_off[m + 1], s_chars, s_off,
-                           b_ifaces, b_lo, b_hi, S, stamp, out, pos)
+            set_lo, set_hi = set_start[k], set_start[k + 1]
+        n = _match_message(table, params, attrs, m_off[m], m_off[m + 1], chars, char_start,
+                           set_members, set_lo, set_hi, scratch, stamp, out, pos)
         out_cnt[m] = n
         pos += n
     return stamp
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def forward_parallel(T, P, attrs, m_off, s_chars, s_off, maxlen,
-                     b_sel, b_off, b_ifaces, counter_proto, chunk_lo, chunk_hi, cap, need,
-                     out, out_cnt, chunk_stop):
+def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set_of_message, set_start, set_members,
+                     counter_proto, chunk_lo, chunk_hi, cap, need, out, out_cnt, chunk_stop):
     """Forward the messages of each chunk on its own thread.
 
     Chunk ``ch`` writes its results contiguously into ``out[ch * cap:]`` and
     stops early, recording where in ``chunk_stop``, when fewer than ``need``
-    slots are left; the caller resumes it with a fresh buffer.
+    slots are left; the caller resumes it with a fresh buffer. ``table`` and
+    ``params`` are plain tuples, as for ``forward_serial``.
     """
-    nch = chunk_lo.shape[0]
-    for ch in prange(nch):
-        S = new_scratch(P, counter_proto, maxlen)
+    table = TableArrays(*table)
+    params = Params(*params)
+    n_chunks = chunk_lo.shape[0]
+    for ch in prange(n_chunks):
+        scratch = _new_scratch(params, counter_proto, maxlen)
         pos = ch * cap
         end = pos + cap
         stop = chunk_hi[ch]
@@ -687,13 +943,13 @@ def forward_parallel(T, P, attrs, m_off, s_chars, s_off, maxlen,
                 stop = m
                 break
             stamp += 1
-            k = b_sel[m]
+            k = set_of_message[m]
             if k < 0:
-                b_lo, b_hi = -1, -1
+                set_lo, set_hi = -1, -1
             else:
-                b_lo, b_hi = b_off[k], b_off[k + 1]
-            n = _match_message(T, P, attrs, m_off[m], m_off[m + 1], s_chars, s_off,
-                               b_ifaces, b_lo, b_hi, S, stamp, out, pos)
+                set_lo, set_hi = set_start[k], set_start[k + 1]
+            n = _match_message(table, params, attrs, m_off[m], m_off[m + 1], chars, char_start,
+                               set_members, set_lo, set_hi, scratch, stamp, out, pos)
             out_cnt[m] = n
             pos += n
         chunk_stop[ch] = stop

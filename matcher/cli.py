@@ -52,7 +52,7 @@ Exit codes: 0 success, 2 bad input, 70 internal error."""
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "forward",
-        help="forward messages through a content-based forwarding table (seed 000 §4)",
+        help="forward messages through a content-based forwarding table (Carzaniga & Wolf, SIGCOMM 2003, §4)",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

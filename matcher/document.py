@@ -12,7 +12,8 @@ Decisions (documented in the README):
 
 - Several ``ifconfig`` statements for one interface add up: the interface's
   predicate is the disjunction of all of them (what the routing protocol of
-  seed 000 §2.1 does when a new receiver advertisement arrives).
+  Carzaniga & Wolf, SIGCOMM 2003, §2.1 does when a new receiver
+  advertisement arrives).
   ``ifconfig N false;``-style empty predicates still declare the interface.
 - ``clear;`` forgets every interface configured before it. The table is the
   state at the end of the document.

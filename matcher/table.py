@@ -18,8 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from cbalgebra.matcher import _build as B
-from cbalgebra.matcher import _kernels as K
+from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
+from cbalgebra.matcher._kernels import (
+    OP_CODE, T_CONVERTED, T_FLOAT, T_INT, T_STRING, TYPE_CODE, TYPE_NAMES, first_call,
+    forward_parallel, forward_serial, new_scratch,
+)
+from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
 from cbalgebra.values import Filter, Message, Predicate
 
@@ -40,7 +44,7 @@ class MessageBatch:
     pool ``s_chars`` / ``s_off``; a float's is its order-preserving int64.
     Attributes whose name and type no constraint of the table mentions are
     dropped: they cannot satisfy anything. Under ``numbers="sff"`` a number
-    also gets a row of the other numeric type (type code + ``K.T_CONVERTED``)
+    also gets a row of the other numeric type (type code + ``T_CONVERTED``)
     when SFF would try it there.
     """
 
@@ -56,11 +60,8 @@ class MessageBatch:
         return int(self.m_off.shape[0] - 1)
 
 
-_TYPE_CODE = {"string": K.T_STRING, "int": K.T_INT, "float": K.T_FLOAT, "bool": K.T_BOOL}
-
 # ----------------------------------------------------------- numba warm-up
-compile_times = K.compile_times
-_first_call = K.first_call
+compile_times = _kernel_compile_times
 
 
 def warm_up() -> float:
@@ -75,7 +76,8 @@ def warm_up() -> float:
 
 # ------------------------------------------------------------------- table
 class ForwardingTable:
-    """A compiled content-based forwarding table (seed 000 §4).
+    """A compiled content-based forwarding table (Carzaniga & Wolf, Forwarding
+    in a Content-Based Network, SIGCOMM 2003, §4).
 
     ``forward(m, B)`` computes CBF(m, B, T): the sorted ids of the interfaces
     in ``B`` (all interfaces when ``B`` is None) whose predicate matches m,
@@ -85,9 +87,9 @@ class ForwardingTable:
     The mode concerns matching only: covering (``cb.covers``) stays strict.
     """
 
-    def __init__(self, compiled: B.Compiled, rounds_requested: int, compile_seconds: float,
+    def __init__(self, compiled: Compiled, rounds_requested: int, compile_seconds: float,
                  numbers: str = "strict") -> None:
-        self._c = compiled
+        self._compiled = compiled
         self._numbers = check_numbers(numbers)
         self._encode_one = _encode_attributes_sff if numbers == "sff" else _encode_attributes
         self._rounds_requested = rounds_requested
@@ -113,19 +115,18 @@ class ForwardingTable:
         rounds = _check_rounds(preprocessing_rounds)
         name_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
-        ifaces: list[int] = []
-        f_iface: list[int] = []
-        cf: list[int] = []
-        cn: list[int] = []
-        ct: list[int] = []
-        co: list[int] = []
-        cval: list[int] = []
-        fpos: list[int] = []
-        fval: list[float] = []
-        type_code = B.TYPE_CODE
-        op_code = B.OP_CODE
+        interfaces: list[int] = []
+        filter_interface: list[int] = []
+        # one entry per constraint occurrence: the columns of RawTable
+        constraint_filter: list[int] = []
+        constraint_name: list[int] = []
+        constraint_type: list[int] = []
+        constraint_op: list[int] = []
+        constraint_value: list[int] = []
+        float_rows: list[int] = []  # floats are stored as their bits, converted in one numpy call
+        float_values: list[float] = []
         for iface, pred in table.items():
-            ifaces.append(_check_iface(iface))
+            interfaces.append(_check_iface(iface))
             if isinstance(pred, Filter):
                 filters: Iterable[Filter] = (pred,)
             elif isinstance(pred, Predicate):
@@ -133,35 +134,35 @@ class ForwardingTable:
             else:
                 raise TypeError(f"interface {iface}: expected a Predicate or Filter, not {type(pred).__name__}")
             for f in filters:
-                fid = len(f_iface)
-                f_iface.append(iface)
+                filter_id = len(filter_interface)
+                filter_interface.append(iface)
                 for c in f.constraints:
-                    cf.append(fid)
-                    cn.append(name_ids.setdefault(c.name, len(name_ids)))
-                    t = type_code[c.type]
-                    ct.append(t)
-                    co.append(op_code[c.op])
-                    v = c.value
-                    if v is None:
-                        cval.append(0)
-                    elif t == K.T_STRING:
-                        cval.append(string_ids.setdefault(v, len(string_ids)))
-                    elif t == K.T_FLOAT:
-                        fpos.append(len(cval))
-                        fval.append(v)
-                        cval.append(0)
+                    constraint_filter.append(filter_id)
+                    constraint_name.append(name_ids.setdefault(c.name, len(name_ids)))
+                    type_code = TYPE_CODE[c.type]
+                    constraint_type.append(type_code)
+                    constraint_op.append(OP_CODE[c.op])
+                    value = c.value
+                    if value is None:
+                        constraint_value.append(0)
+                    elif type_code == T_STRING:
+                        constraint_value.append(string_ids.setdefault(value, len(string_ids)))
+                    elif type_code == T_FLOAT:
+                        float_rows.append(len(constraint_value))
+                        float_values.append(value)
+                        constraint_value.append(0)
                     else:
-                        cval.append(int(v))
-        values = np.array(cval, dtype=np.int64)
-        if fpos:
-            values[np.array(fpos)] = np.array(fval, dtype=np.float64).view(np.int64)
-        raw = B.RawTable(
-            interfaces=np.array(ifaces, dtype=np.int64),
-            filter_interface=np.array(f_iface, dtype=np.int64),
-            c_filter=np.array(cf, dtype=np.int64),
-            c_name=np.array(cn, dtype=np.int64),
-            c_type=np.array(ct, dtype=np.int8),
-            c_op=np.array(co, dtype=np.int8),
+                        constraint_value.append(int(value))
+        values = np.array(constraint_value, dtype=np.int64)
+        if float_rows:
+            values[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
+        raw = RawTable(
+            interfaces=np.array(interfaces, dtype=np.int64),
+            filter_interface=np.array(filter_interface, dtype=np.int64),
+            c_filter=np.array(constraint_filter, dtype=np.int64),
+            c_name=np.array(constraint_name, dtype=np.int64),
+            c_type=np.array(constraint_type, dtype=np.int8),
+            c_op=np.array(constraint_op, dtype=np.int8),
             c_value=values,
             names=list(name_ids),
             strings=list(string_ids),
@@ -169,9 +170,9 @@ class ForwardingTable:
         return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
-    def _from_raw(cls, raw: B.RawTable, rounds: int, t0: float, numbers: str = "strict") -> ForwardingTable:
+    def _from_raw(cls, raw: RawTable, rounds: int, t0: float, numbers: str = "strict") -> ForwardingTable:
         jit_before = sum(compile_times().values())
-        compiled = B.compile_raw(raw, rounds)
+        compiled = compile_raw(raw, rounds)
         jit = sum(compile_times().values()) - jit_before
         # numba's first calls are reported by compile_times(), not here
         return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers)
@@ -200,7 +201,7 @@ class ForwardingTable:
         t0 = time.perf_counter()
         rounds = _check_rounds(preprocessing_rounds)
         check_numbers(numbers)
-        raw = B.RawTable(
+        raw = RawTable(
             interfaces=np.asarray(interfaces, dtype=np.int64),
             filter_interface=np.asarray(filter_interface, dtype=np.int64),
             c_filter=np.asarray(c_filter, dtype=np.int64),
@@ -225,18 +226,13 @@ class ForwardingTable:
         """The same table with another number of pre-processing rounds; the
         arrays are shared, only the selectivity bitmaps are rebuilt."""
         rounds = _check_rounds(rounds)
-        c = self._c
-        clone = B.Compiled(**{k: getattr(c, k) for k in c.__dataclass_fields__})
-        clone.P = c.P.copy()
-        clone._parts = dict(c._parts)
-        B.set_rounds(clone, rounds)
-        return ForwardingTable(clone, rounds, 0.0, self._numbers)
+        return ForwardingTable(self._compiled.with_rounds(rounds), rounds, 0.0, self._numbers)
 
     def with_numbers(self, numbers: str) -> ForwardingTable:
         """The same compiled table matching numbers another way (``"strict"``
         or ``"sff"``); nothing is recompiled. The mode is a property of how
         messages are encoded, so a MessageBatch belongs to one mode."""
-        return ForwardingTable(self._c, self._rounds_requested, 0.0, numbers)
+        return ForwardingTable(self._compiled, self._rounds_requested, 0.0, numbers)
 
     @property
     def numbers(self) -> str:
@@ -247,81 +243,81 @@ class ForwardingTable:
     @property
     def interfaces(self) -> np.ndarray:
         """All interface ids, sorted."""
-        return self._c.interfaces.copy()
+        return self._compiled.interfaces.copy()
 
     @property
     def preprocessing_rounds(self) -> int:
         """Rounds actually run: the request, capped by the selectivity table's length."""
-        return int(self._c.P[K.P_ROUNDS])
+        return int(self._compiled.params.rounds)
 
     @property
     def nbytes(self) -> int:
         """Bytes of the compiled arrays (the whole table, not the per-thread scratch)."""
-        return self._c.nbytes
+        return self._compiled.nbytes
 
     def selectivity_table(self, limit: int | None = None) -> list[tuple[str, str, list[int]]]:
         """The selectivity table of §4.3, most selective entry first: (name,
         type or 'any', interface ids for which that attribute is a
         determinant). Only the first ``preprocessing_rounds`` entries are used
         when forwarding."""
-        c = self._c
-        sel = c.selectivity
+        compiled = self._compiled
+        sel = compiled.selectivity
         n = len(sel) if limit is None else min(int(limit), len(sel))
-        out = []
+        entries = []
         for e in range(n):
-            ifs = sel.ifaces[sel.offsets[e]:sel.offsets[e + 1]]
-            out.append((c.names[int(sel.name[e])], B.TYPE_NAMES[int(sel.type[e])],
-                        [int(i) for i in c.interfaces[ifs]]))
-        return out
+            dense = sel.ifaces[sel.offsets[e]:sel.offsets[e + 1]]
+            entries.append((compiled.names[int(sel.name[e])], TYPE_NAMES[int(sel.type[e])],
+                            [int(i) for i in compiled.interfaces[dense]]))
+        return entries
 
     def stats(self) -> dict[str, Any]:
-        c = self._c
+        compiled = self._compiled
         return {
-            "interfaces": int(c.interfaces.shape[0]),
-            "live_interfaces": c.n_live,
-            "filters": c.n_filters,
-            "constraints": c.n_constraints,
-            "distinct_constraints": c.n_distinct,
-            "names": len(c.names),
-            "strings": len(c.strings),
-            "selectivity_entries": len(c.selectivity),
+            "interfaces": int(compiled.interfaces.shape[0]),
+            "live_interfaces": compiled.n_live,
+            "filters": compiled.n_filters,
+            "constraints": compiled.n_constraints,
+            "distinct_constraints": compiled.n_distinct,
+            "names": len(compiled.names),
+            "strings": len(compiled.strings),
+            "selectivity_entries": len(compiled.selectivity),
             "preprocessing_rounds": self.preprocessing_rounds,
             "nbytes": self.nbytes,
-            "bytes_per_constraint": self.nbytes / max(1, c.n_constraints),
-            "array_bytes": c.array_bytes(),
+            "bytes_per_constraint": self.nbytes / max(1, compiled.n_constraints),
+            "array_bytes": compiled.array_bytes(),
             "compile_seconds": self.compile_seconds,
-            "layout": "compact" if c.counter_dtype == np.uint8 else "wide",
+            "layout": "compact" if compiled.counter_dtype == np.uint8 else "wide",
             "numbers": self._numbers,
         }
 
     def __repr__(self) -> str:
-        c = self._c
-        return (f"ForwardingTable({c.interfaces.shape[0]} interfaces, {c.n_filters} filters, "
-                f"{c.n_constraints} constraints, rounds={self.preprocessing_rounds}"
+        compiled = self._compiled
+        return (f"ForwardingTable({compiled.interfaces.shape[0]} interfaces, {compiled.n_filters} filters, "
+                f"{compiled.n_constraints} constraints, rounds={self.preprocessing_rounds}"
                 + ("" if self._numbers == "strict" else f", numbers={self._numbers!r}") + ")")
 
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls)."""
-        lookup = self._c.lookup
+        lookup = self._compiled.lookup
         encode_one = self._encode_one
         m_off = [0]
         flat: list[int] = []
-        strs: list[str] = []
+        strings: list[str] = []
         n = 0
         for msg in messages:
             if not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            n += encode_one(msg, lookup, flat, strs)
+            n += encode_one(msg, lookup, flat, strings)
             m_off.append(n)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
-        s_chars, s_off, maxlen = _pool(strs)
+        s_chars, s_off, maxlen = _pool(strings)
         return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
-                            maxlen=maxlen, token=self._c.token, numbers=self._numbers)
+                            maxlen=maxlen, token=self._compiled.token, numbers=self._numbers)
 
     def _batch_of(self, messages) -> MessageBatch:
         if isinstance(messages, MessageBatch):
-            if messages.token is not self._c.token:
+            if messages.token is not self._compiled.token:
                 raise ValueError("this MessageBatch was encoded for another table")
             if messages.numbers != self._numbers:
                 raise ValueError(f"this MessageBatch was encoded with numbers={messages.numbers!r}, "
@@ -332,8 +328,11 @@ class ForwardingTable:
         return self.encode(messages)
 
     def _broadcast(self, broadcast, n_messages: int, per_message_ok: bool):
-        """(b_sel, b_off, b_ifaces) for the kernels: dense indices of the
-        interfaces of B that exist in the table."""
+        """The broadcast sets as the kernels take them, (set_of_message,
+        set_start, set_members): message m uses the set k = set_of_message[m]
+        (-1: every interface), whose members are the dense indices
+        ``set_members[set_start[k]:set_start[k + 1]]``; ids that the table
+        does not know are dropped."""
         if broadcast is None:
             return np.full(n_messages, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32)
         sets = None
@@ -346,16 +345,15 @@ class ForwardingTable:
         if sets is None:
             dense = self._dense(broadcast)
             return np.zeros(n_messages, np.int64), np.array([0, dense.shape[0]], np.int64), dense
-        parts = []
-        for b in sets:
-            parts.append(np.array([], np.int32) if b is None else self._dense(b))
-        off = np.zeros(len(parts) + 1, np.int64)
-        np.cumsum([p.shape[0] for p in parts], out=off[1:])
-        sel = np.arange(n_messages, dtype=np.int64)
+        members = [np.array([], np.int32) if b is None else self._dense(b) for b in sets]
+        set_start = np.zeros(len(members) + 1, np.int64)
+        np.cumsum([m.shape[0] for m in members], out=set_start[1:])
+        set_of_message = np.arange(n_messages, dtype=np.int64)
         for k, b in enumerate(sets):
             if b is None:
-                sel[k] = -1
-        return sel, off, (np.concatenate(parts) if parts else np.zeros(0, np.int32)).astype(np.int32)
+                set_of_message[k] = -1
+        set_members = np.concatenate(members) if members else np.zeros(0, np.int32)
+        return set_of_message, set_start, set_members.astype(np.int32)
 
     def _dense(self, ids) -> np.ndarray:
         if isinstance(ids, (str, bytes)) or not isinstance(ids, (Iterable, np.ndarray)):
@@ -366,43 +364,51 @@ class ForwardingTable:
         if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
             raise TypeError("broadcast interface ids must be integers")
         arr = arr.astype(np.int64).ravel()
-        known = self._c.interfaces
+        known = self._compiled.interfaces
         pos = np.searchsorted(known, arr)
         pos_c = np.minimum(pos, max(known.shape[0] - 1, 0))
         ok = (pos < known.shape[0]) & (known[pos_c] == arr) if known.size else np.zeros(arr.shape, bool)
         return np.unique(pos[ok]).astype(np.int32)
 
     # ------------------------------------------------------- forwarding
-    def _scratch(self, maxlen: int):
-        """This thread's working memory for the serial kernel (grown on demand)."""
-        loc = self._local
-        s = getattr(loc, "scratch", None)
-        if s is None or s[6].shape[0] < maxlen + 1:
-            s = K.new_scratch(self._c.P, np.zeros(0, self._c.counter_dtype), max(maxlen, 64))
-            loc.scratch = s
-            loc.stamp = getattr(loc, "stamp", 0)
-        return s
+    def _scratch(self, maxlen: int) -> tuple:
+        """This thread's working memory for the serial kernel, grown on demand
+        to hold string values of ``maxlen`` code points; returned as the plain
+        tuple the kernel takes (the named ``_kernels.Scratch`` stays in
+        ``self._local.scratch``). Every message bumps the thread's stamp, which
+        is how the name and substring marks forget the previous message."""
+        local = self._local
+        if getattr(local, "scratch", None) is None or local.string_capacity < maxlen:
+            compiled = self._compiled
+            capacity = max(maxlen, 64)
+            local.scratch = new_scratch(compiled.params, compiled.counter_dtype, capacity)
+            local.scratch_tuple = tuple(local.scratch)
+            local.string_capacity = capacity
+            local.stamp = getattr(local, "stamp", 0)
+        return local.scratch_tuple
 
-    def _run_serial(self, batch: MessageBatch, b_sel, b_off, b_ifaces) -> tuple[np.ndarray, np.ndarray]:
+    def _run_serial(self, batch: MessageBatch, set_of_message, set_start, set_members
+                    ) -> tuple[np.ndarray, np.ndarray]:
         """All messages on the calling thread: (count per message, dense ids).
         Runs in slices so that the output buffer (a message may go to every
         live interface) stays below a few million entries."""
-        c = self._c
-        S = self._scratch(batch.maxlen)
+        compiled = self._compiled
+        scratch = self._scratch(batch.maxlen)
         n = len(batch)
-        width = max(1, c.n_live)
+        width = max(1, compiled.n_live)
         step = max(1, min(n, _SERIAL_OUT_ENTRIES // width))
-        cnt = np.zeros(n, dtype=np.int64)
+        counts = np.zeros(n, dtype=np.int64)
         out = np.empty(step * width, dtype=np.int32)
         pieces = []
         for lo in range(0, n, step):
             hi = min(n, lo + step)
-            part = cnt[lo:hi]
-            args = (c.T, c.P, batch.attrs, batch.m_off[lo:hi + 1], batch.s_chars, batch.s_off,
-                    b_sel[lo:hi], b_off, b_ifaces, S, self._local.stamp, out, part)
-            self._local.stamp = _first_call(self._serial_variant, K.forward_serial, args)
+            part = counts[lo:hi]
+            args = (compiled.arrays_tuple, compiled.params_tuple, batch.attrs, batch.m_off[lo:hi + 1],
+                    batch.s_chars, batch.s_off, set_of_message[lo:hi], set_start, set_members, scratch,
+                    self._local.stamp, out, part)
+            self._local.stamp = first_call(self._serial_variant, forward_serial, args)
             pieces.append(out[: int(part.sum())].copy())
-        return cnt, (np.concatenate(pieces) if len(pieces) > 1 else pieces[0])
+        return counts, (np.concatenate(pieces) if len(pieces) > 1 else pieces[0])
 
     def forward(self, message: Message, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """The sorted ids (int64) of the interfaces in ``broadcast`` (default:
@@ -410,29 +416,33 @@ class ForwardingTable:
         the table does not know are ignored."""
         if not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        c = self._c
+        compiled = self._compiled
         flat: list[int] = []
-        strs: list[str] = []
-        n = self._encode_one(message, c.lookup, flat, strs)
+        strings: list[str] = []
+        n = self._encode_one(message, compiled.lookup, flat, strings)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
-        s_chars, s_off, maxlen = _pool(strs)
+        s_chars, s_off, maxlen = _pool(strings)
         if broadcast is None:
-            b_sel, b_off, b_ifaces = _NO_BROADCAST
+            set_of_message, set_start, set_members = _NO_BROADCAST
         else:
-            b_sel, b_off, b_ifaces = self._broadcast(broadcast, 1, per_message_ok=False)
-        loc = self._local
-        d = loc.__dict__
-        S = d.get("scratch")
-        if S is None or S[6].shape[0] < maxlen + 1:
-            S = self._scratch(maxlen)
-        one = d.get("one")
+            set_of_message, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
+        # this runs once per message: thread-local state is read through the
+        # instance dict, and the small output arrays are reused
+        local = self._local
+        state = local.__dict__
+        scratch = state.get("scratch_tuple")
+        if scratch is None or state["string_capacity"] < maxlen:
+            scratch = self._scratch(maxlen)
+        one = state.get("one")
         if one is None:
-            one = loc.one = (np.empty(max(1, c.n_live), np.int32), np.zeros(1, np.int64), np.array([0, 0], np.int64))
-        out, cnt, m_off = one
+            one = local.one = (np.empty(max(1, compiled.n_live), np.int32), np.zeros(1, np.int64),
+                               np.array([0, 0], np.int64))
+        out, count, m_off = one
         m_off[1] = n
-        args = (c.T, c.P, attrs, m_off, s_chars, s_off, b_sel, b_off, b_ifaces, S, loc.stamp, out, cnt)
-        loc.stamp = _first_call(self._serial_variant, K.forward_serial, args)
-        return c.interfaces[out[: cnt[0]]]
+        args = (compiled.arrays_tuple, compiled.params_tuple, attrs, m_off, s_chars, s_off, set_of_message,
+                set_start, set_members, scratch, local.stamp, out, count)
+        local.stamp = first_call(self._serial_variant, forward_serial, args)
+        return compiled.interfaces[out[: count[0]]]
 
     def forward_batch(self, messages, broadcast=None, *, threads: int | None = None) -> list[np.ndarray]:
         """Forward many messages on all cores; one sorted id array per message.
@@ -454,55 +464,58 @@ class ForwardingTable:
         import numba
 
         batch = self._batch_of(messages)
-        c = self._c
+        compiled = self._compiled
         n = len(batch)
-        b_sel, b_off, b_ifaces = self._broadcast(broadcast, n, per_message_ok=True)
+        set_of_message, set_start, set_members = self._broadcast(broadcast, n, per_message_ok=True)
         if n == 0:
             return np.zeros(1, np.int64), np.zeros(0, np.int64)
-        nthreads = numba.get_num_threads() if threads is None else int(threads)
-        if nthreads < 1:
+        n_threads = numba.get_num_threads() if threads is None else int(threads)
+        if n_threads < 1:
             raise ValueError("threads must be >= 1")
         offsets = np.zeros(n + 1, dtype=np.int64)
-        if nthreads == 1 or n == 1:  # the calling thread, no parallel machinery
-            cnt, dense = self._run_serial(batch, b_sel, b_off, b_ifaces)
-            np.cumsum(cnt, out=offsets[1:])
-            return offsets, c.interfaces[dense]
-        need = max(1, c.n_live)
-        nch = min(n, max(1, nthreads * 4))
-        bounds = np.linspace(0, n, nch + 1).astype(np.int64)
+        if n_threads == 1 or n == 1:  # the calling thread, no parallel machinery
+            counts, dense = self._run_serial(batch, set_of_message, set_start, set_members)
+            np.cumsum(counts, out=offsets[1:])
+            return offsets, compiled.interfaces[dense]
+        # each chunk gets an output buffer of `capacity` entries; it stops when
+        # fewer than `need` (one message to every live interface) are left
+        need = max(1, compiled.n_live)
+        n_chunks = min(n, max(1, n_threads * 4))
+        bounds = np.linspace(0, n, n_chunks + 1).astype(np.int64)
         lo, hi = bounds[:-1].copy(), bounds[1:].copy()
         keep = hi > lo
         lo, hi = lo[keep], hi[keep]
-        out_cnt = np.zeros(n, dtype=np.int64)
+        counts = np.zeros(n, dtype=np.int64)
         pieces: list[tuple[int, np.ndarray]] = []
-        proto = np.zeros(0, c.counter_dtype)
-        est = 8
+        counter_proto = np.zeros(0, compiled.counter_dtype)
+        per_message = 8  # estimated interfaces per message, doubled when a chunk runs out
         old = numba.get_num_threads()
-        numba.set_num_threads(min(nthreads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
         try:
             while lo.shape[0]:
-                per = int(np.max(hi - lo))
-                cap = int(min(per * need, max(need, per * est) + need))
-                out = np.empty(cap * lo.shape[0], dtype=np.int32)
+                longest = int(np.max(hi - lo))
+                capacity = int(min(longest * need, max(need, longest * per_message) + need))
+                out = np.empty(capacity * lo.shape[0], dtype=np.int32)
                 stop = np.empty(lo.shape[0], dtype=np.int64)
-                args = (c.T, c.P, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, batch.maxlen, b_sel, b_off, b_ifaces, proto, lo, hi, cap, need,
-                        out, out_cnt, stop)
+                args = (compiled.arrays_tuple, compiled.params_tuple, batch.attrs, batch.m_off, batch.s_chars,
+                        batch.s_off, batch.maxlen, set_of_message, set_start, set_members, counter_proto, lo, hi,
+                        capacity, need, out, counts, stop)
                 with numba.parallel_chunksize(1):
-                    _first_call(self._parallel_variant, K.forward_parallel, args)
+                    first_call(self._parallel_variant, forward_parallel, args)
                 for ch in range(lo.shape[0]):
-                    k = int(out_cnt[lo[ch]:stop[ch]].sum())
-                    pieces.append((int(lo[ch]), out[ch * cap: ch * cap + k].copy()))
-                done = stop >= hi
-                if not done.all():
-                    done_msgs = max(1, int((stop - lo).sum()))
-                    est = max(est * 2, int(out_cnt.sum() / done_msgs) + 1)
-                lo, hi = stop[~done], hi[~done]
+                    k = int(counts[lo[ch]:stop[ch]].sum())
+                    pieces.append((int(lo[ch]), out[ch * capacity: ch * capacity + k].copy()))
+                finished = stop >= hi
+                if not finished.all():
+                    done_messages = max(1, int((stop - lo).sum()))
+                    per_message = max(per_message * 2, int(counts.sum() / done_messages) + 1)
+                lo, hi = stop[~finished], hi[~finished]
         finally:
             numba.set_num_threads(old)
         pieces.sort(key=lambda p: p[0])
         dense = np.concatenate([p[1] for p in pieces]) if pieces else np.zeros(0, np.int32)
-        np.cumsum(out_cnt, out=offsets[1:])
-        return offsets, c.interfaces[dense]
+        np.cumsum(counts, out=offsets[1:])
+        return offsets, compiled.interfaces[dense]
 
 
 _SERIAL_OUT_ENTRIES = 1 << 22
@@ -510,62 +523,64 @@ _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np
 _FLIP = 0x7FFFFFFFFFFFFFFF
 
 
-def _encode_attributes(message: Message, lookup: dict, flat: list[int], strs: list[str]) -> int:
+def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
     """Append (name id, type, value key) for each attribute the table can use.
 
-    Attributes with a name or type no constraint mentions are left out. A
-    string's key is its index in ``strs``; numbers are their order keys.
-    Returns how many attributes were appended.
+    ``lookup[name]`` is (name id, bitmask of the types the table constrains
+    the name with). Attributes with a name or type no constraint mentions are
+    left out. A string's key is its index in ``strings``; numbers are their
+    order keys. Returns how many attributes were appended.
     """
     n = 0
     for name, attr in message.attributes:
-        hit = lookup.get(name)
-        if hit is None:
+        known = lookup.get(name)
+        if known is None:
             continue
-        t = _TYPE_CODE[attr.type]
-        if not (hit[1] >> t) & 1:
+        name_id, used_types = known
+        type_code = TYPE_CODE[attr.type]
+        if not (used_types >> type_code) & 1:
             continue
-        if t == K.T_STRING:
-            flat += (hit[0], t, len(strs))
-            strs.append(attr.value)
-        elif t == K.T_FLOAT:
-            flat += (hit[0], t, _float_key(attr.value))
+        if type_code == T_STRING:
+            flat += (name_id, type_code, len(strings))
+            strings.append(attr.value)
+        elif type_code == T_FLOAT:
+            flat += (name_id, type_code, _float_key(attr.value))
         else:
-            flat += (hit[0], t, int(attr.value))
+            flat += (name_id, type_code, int(attr.value))
         n += 1
     return n
 
 
-def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strs: list[str]) -> int:
+def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
     """``_encode_attributes`` under ``numbers="sff"``: a number also gets a
-    row of the other numeric type, flagged ``K.T_CONVERTED`` (so that the
+    row of the other numeric type, flagged ``T_CONVERTED`` (so that the
     kernel does not count the name's type-any constraints twice), when the
     table has constraints of that type on the name and SFF would try it
     there (``cbalgebra.semantics.attribute_satisfies``)."""
     n = 0
     for name, attr in message.attributes:
-        hit = lookup.get(name)
-        if hit is None:
+        known = lookup.get(name)
+        if known is None:
             continue
-        t = _TYPE_CODE[attr.type]
-        mask = hit[1]
-        if (mask >> t) & 1:
-            if t == K.T_STRING:
-                flat += (hit[0], t, len(strs))
-                strs.append(attr.value)
-            elif t == K.T_FLOAT:
-                flat += (hit[0], t, _float_key(attr.value))
+        name_id, used_types = known
+        type_code = TYPE_CODE[attr.type]
+        if (used_types >> type_code) & 1:
+            if type_code == T_STRING:
+                flat += (name_id, type_code, len(strings))
+                strings.append(attr.value)
+            elif type_code == T_FLOAT:
+                flat += (name_id, type_code, _float_key(attr.value))
             else:
-                flat += (hit[0], t, int(attr.value))
+                flat += (name_id, type_code, int(attr.value))
             n += 1
-        if t == K.T_INT and (mask >> K.T_FLOAT) & 1:
+        if type_code == T_INT and (used_types >> T_FLOAT) & 1:
             # C++ converts long long to the nearest double, as float() does
-            flat += (hit[0], K.T_FLOAT + K.T_CONVERTED, _float_key(float(attr.value)))
+            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
             n += 1
-        elif t == K.T_FLOAT and (mask >> K.T_INT) & 1:
+        elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
             x = attr.value
             if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
-                flat += (hit[0], K.T_INT + K.T_CONVERTED, int(x))
+                flat += (name_id, T_INT + T_CONVERTED, int(x))
                 n += 1
     return n
 
@@ -576,20 +591,20 @@ def _float_key(x: float) -> int:
     return bits ^ _FLIP if bits < 0 else bits
 
 
-def _pool(strs: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """Code points of the strings, their offsets and the longest length."""
-    if not strs:
+    if not strings:
         return _EMPTY_CHARS, _EMPTY_OFF, 0
     off = [0]
     total = 0
     longest = 0
-    for s in strs:
+    for s in strings:
         k = len(s)
         total += k
         off.append(total)
         if k > longest:
             longest = k
-    chars = np.frombuffer(bytearray("".join(strs).encode("utf-32-le")), dtype="<u4")
+    chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
     return chars, np.array(off, dtype=np.int64), longest
 
 

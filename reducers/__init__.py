@@ -41,7 +41,9 @@ pure results), so it runs unchanged inside Spark tasks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import NamedTuple, Union
 
 from cbalgebra.values import Filter, Predicate
@@ -121,8 +123,31 @@ def reduce(p: Reducible, reducer: str = "siena", *, explain: bool = False,
     and the conjunction(s) that covered them. ``progress(stage, done, total)``
     is called now and then during long rules (see ``progress.py``).
     """
-    with reporting(progress):
+    with reporting(progress), _collector_paused():
         return _reduce(p, reducer, explain)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for one reduction.
+
+    A reduction allocates a few small objects per conjunction and per query
+    (constraint groups, normal forms, candidate sets), none of which form
+    reference cycles that must be reclaimed before it ends; but every
+    generation-2 collection the allocations trigger walks everything alive,
+    the whole input included. On seed 002's DNF workload at 100,000
+    conjunctions that was more than half of the CPU time of ``siena``.
+    Reference counting still frees everything as usual; the collector is
+    re-enabled (if it was on) when the reduction returns or raises.
+    """
+    was_enabled = gc.isenabled()
+    if was_enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _reduce(p: Reducible, reducer: str, explain: bool) -> Predicate | Explained:

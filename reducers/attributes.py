@@ -22,6 +22,7 @@ from functools import lru_cache
 from cbalgebra.covering import constraint_covers, predicate_covers_filter
 from cbalgebra.covering import domains
 from cbalgebra.covering.rules import constraint_satisfiable, filter_covers, filter_witness, single
+from cbalgebra.semantics import value_satisfies
 from cbalgebra.values import (
     ANY,
     ANYTYPE,
@@ -355,17 +356,96 @@ def _int_interval(c: Constraint) -> tuple[int, int]:
     return v, INT_MAX  # GE
 
 
-def constraint_implies(c: Constraint, d: Constraint) -> bool:
-    """Whether c implies d (``constraint_covers(d, c)``), with int ``=``,
-    ``<``, ``<=``, ``>``, ``>=`` on the same name decided as intervals of
-    [INT_MIN, INT_MAX] without building their normal forms: the reducers
-    ask this for every (constraint, bound) pair they try, and most
-    constraints of a large input are seen once."""
-    if (c.type == INT and d.type == INT and c.name == d.name
-            and c.op in _INT_INTERVAL_OPS and d.op in _INT_INTERVAL_OPS):
-        clo, chi = _int_interval(c)
-        if clo > chi:
-            return True  # c is unsatisfiable: it implies everything
+_STRING_KINDS = (EQ, PREFIX, SUFFIX, SUBSTRING)
+#: constraint_implies answers of the pairs the fast paths leave to the
+#: covering layer (the DNF workloads intern their constraints, so pairs recur).
+_IMPLIES: dict[tuple[Constraint, Constraint], bool] = {}
+
+
+def _string_implies(c: Constraint, d: Constraint) -> bool | None:
+    """Whether string c implies string d for c, d among ``=``, prefix,
+    suffix, substring and d also ``!=``; None: not decided here.
+
+    These constraints are satisfiable and, except ``=``, admit strings of any
+    continuation at their open end(s), so: ``= v`` implies only ``= v``;
+    prefix v implies suffix w (or vice versa) only for w = ""; a constraint
+    with value v implies substring w iff w occurs in v; and c implies
+    ``!= w`` iff w itself does not satisfy c.
+    """
+    cop, v, dop, w = c.op, c.value, d.op, d.value
+    if dop == NE:
+        if cop == EQ:
+            return v != w
+        if cop == PREFIX:
+            return not w.startswith(v)
+        if cop == SUFFIX:
+            return not w.endswith(v)
+        return v not in w  # SUBSTRING
+    if dop == EQ:
+        return cop == EQ and v == w
+    if dop == SUBSTRING:
+        return w in v
+    if dop == PREFIX:
+        return v.startswith(w) if cop in (EQ, PREFIX) else w == ""
+    if dop == SUFFIX:
+        return v.endswith(w) if cop in (EQ, SUFFIX) else w == ""
+    return None
+
+
+def _int_implies(c: Constraint, d: Constraint) -> bool | None:
+    """Whether int c implies int d on one name, c an interval operator
+    (``=``, ``<``, ``<=``, ``>``, ``>=``) and d one too or ``!=``, decided on
+    intervals of [INT_MIN, INT_MAX]; None: not decided here."""
+    clo, chi = _int_interval(c)
+    if clo > chi:
+        return True  # c is unsatisfiable: it implies everything
+    if d.op == NE:
+        return not clo <= d.value <= chi
+    if d.op in _INT_INTERVAL_OPS:
         dlo, dhi = _int_interval(d)
         return dlo <= clo and chi <= dhi
-    return constraint_covers(d, c)
+    return None
+
+
+def constraint_implies(c: Constraint, d: Constraint) -> bool:
+    """Whether c implies d (``constraint_covers(d, c)``).
+
+    The reducers ask this for every (constraint, bound) pair they try, and
+    most constraints of a large input are seen few times, so the common
+    same-name int and string pairs are decided directly:
+
+    - d is ``!= w``: c implies it iff w itself does not satisfy c (an
+      unsatisfiable c implies everything, and no value satisfies it);
+    - c is ``!= v``: it admits all values but one, so it implies ``= w``
+      never and prefix, suffix or substring w only for w = "";
+    - ints with ``=``, ``<``, ``<=``, ``>``, ``>=`` as intervals, without
+      building normal forms; strings with ``=``, prefix, suffix and
+      substring by ``str`` operations (see :func:`_string_implies`).
+
+    The rest go to the covering layer, remembered per pair.
+    ``tests/test_reducers_index.py`` checks all of it against covering.
+    """
+    if c.name == d.name and c.type == d.type and c.type in (INT, STRING) and d.op != ANY:
+        if d.op == NE:
+            return not value_satisfies(c.op, c.value, d.value)
+        if c.op == NE:
+            if d.op == EQ:
+                return False
+            if d.op in (PREFIX, SUFFIX, SUBSTRING):
+                return d.value == ""
+        elif c.type == INT:
+            if c.op in _INT_INTERVAL_OPS:
+                r = _int_implies(c, d)
+                if r is not None:
+                    return r
+        elif c.op in _STRING_KINDS:
+            r = _string_implies(c, d)
+            if r is not None:
+                return r
+    key = (c, d)
+    r = _IMPLIES.get(key)
+    if r is None:
+        if len(_IMPLIES) > 1 << 18:
+            _IMPLIES.clear()
+        r = _IMPLIES[key] = constraint_covers(d, c)
+    return r

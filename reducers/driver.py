@@ -7,6 +7,9 @@ application reaches its own fixed point) is skipped while the disjunction is
 one it has already left unchanged or produced, so the expensive rules run
 once more only when something before them changed.
 
+A rule marked ``keeps_order`` only drops conjunctions, so what it returns
+(a subsequence of a canonical tuple) is canonical and is not sorted again.
+
 State is a canonical tuple of conjunctions (sorted, without duplicates), so
 the result depends on the predicate only, never on its history: this is what
 makes every reducer idempotent.
@@ -92,7 +95,7 @@ def fixpoint(filters: Sequence[Filter], rules: Sequence[DisjunctionRule],
             new, fired = rule(state)
             if steps is not None:
                 steps.extend(fired)
-            if new != state:
+            if new != state and not getattr(rule, "keeps_order", False):
                 new = canonical(new)
             if new == state or getattr(rule, "idempotent", False):
                 stable[k] = new

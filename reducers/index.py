@@ -39,11 +39,11 @@ Two facts make it cheap (for a satisfiable conjunction f):
    comparison for a sorted group), and only the survivors get the exact
    covering test. So a bucket where every conjunction uses the same names
    (``[int x < r, string s >* "XY"]`` × n) costs a few tests per conjunction
-   instead of n. What it does not make sub-quadratic: a bucket whose
-   members form an antichain in two ordered names at once (``[x > i,
-   y < i]``), where each name alone admits about half of them; the
-   membership tests are then the quadratic part, at well under a
-   microsecond each.
+   instead of n. A bucket whose members form an antichain in two ordered
+   names at once (``[x > i, y < i]``), where each name alone admits about
+   half of them, is answered by :func:`dominance` instead: a coverer of f
+   matches f's corner message (``x = i + 1, y = i - 1``), and one bisection
+   says whether any member does.
 
 ``tests/test_reducers_index.py`` checks the indexed answers against all pairs.
 """
@@ -53,24 +53,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 
-from cbalgebra.covering.rules import filter_satisfiable, form_of
-from cbalgebra.values import (
-    ANY,
-    ANYTYPE,
-    EQ,
-    GE,
-    GT,
-    LE,
-    LT,
-    PREFIX,
-    RANGE_OPERATORS,
-    SUBSTRING,
-    SUFFIX,
-    Constraint,
-    Filter,
-)
+from cbalgebra.covering.rules import filter_satisfiable, filter_witness, form_of
+from cbalgebra.semantics import matches
+from cbalgebra.values import (ANY, ANYTYPE, EQ, GE, GT, INT, LE, LT, NE, PREFIX, RANGE_OPERATORS, STRING, SUBSTRING,
+                              SUFFIX,
+                              Attribute, Constraint, Filter, Message)
 
-from .attributes import constraint_implies, special
+from .attributes import MAX_CHAR, _int_interval, constraint_implies, special
 
 #: Which of a member's constraints on a name files it (the best narrowing first).
 _FILING_RANK = {EQ: 0, PREFIX: 1, SUFFIX: 2, LT: 3, LE: 3, GT: 3, GE: 3, SUBSTRING: 4}
@@ -80,6 +69,8 @@ _MAX_SUBSTRING_PROBE = 48
 #: Buckets up to this size are scanned without the per-name index (tests set
 #: it to 0 to run the index on small generated cases).
 SCAN_BELOW = 8
+#: Buckets above this size are checked for the two-bound shape (see dominance).
+_PAIR_ABOVE = 64
 #: Candidates of the enumerated name above which the other names filter them.
 _FILTER_ABOVE = 16
 
@@ -100,7 +91,28 @@ _SPECIAL: dict[Constraint, bool] = {}
 
 
 def _special(c: Constraint) -> bool:
-    """``attributes.special``, remembered per constraint (it builds a witness)."""
+    """``attributes.special``, remembered per constraint (it builds a witness).
+
+    Decided directly for ints and strings with a single operator: an int
+    bound is special iff its interval has at most one value; a string ``<
+    v`` iff v is "" or "\\x00" (nothing, or only "" below it), ``<= v`` iff
+    v is "", ``>``/``>=`` iff v starts with the largest character; ``=``,
+    ``!=``, ``any``, prefix, suffix and substring never are (``=`` pins,
+    but the index probes it by value). ``test_reducers_index.py`` checks
+    this against ``attributes.special``.
+    """
+    if c.op in (EQ, NE, ANY, PREFIX, SUFFIX, SUBSTRING) and c.type in (INT, STRING):
+        return False
+    if c.type == INT:
+        lo, hi = _int_interval(c)
+        return lo >= hi
+    if c.type == STRING:
+        v = c.value
+        if c.op == LT:
+            return v in ("", "\x00")
+        if c.op == LE:
+            return v == ""
+        return v.startswith(MAX_CHAR)  # GT, GE
     r = _SPECIAL.get(c)
     if r is None:
         if len(_SPECIAL) > 1 << 16:
@@ -264,10 +276,12 @@ class CoverIndex:
         self.filters = list(filters)
         self.exact = exact
         self.buckets: dict[frozenset, _Bucket] = {}
-        for i, f in enumerate(self.filters):
-            b = self.buckets.get(f.names)
+        #: Each conjunction's attribute names (``Filter.names`` builds a set per call).
+        self.names: list[frozenset] = [f.names for f in self.filters]
+        for i, names in enumerate(self.names):
+            b = self.buckets.get(names)
             if b is None:
-                b = self.buckets[f.names] = _Bucket()
+                b = self.buckets[names] = _Bucket()
             b.members.append(i)
         for key, b in self.buckets.items():
             if len(b.members) > SCAN_BELOW:
@@ -279,6 +293,9 @@ class CoverIndex:
                     slot.freeze()
                 b.slots = slots
         self._bucket_keys = sorted(self.buckets, key=lambda s: (len(s), sorted(s)))
+        # Conjunctions with the same names share their candidate buckets.
+        self._subsets: dict[frozenset, list[frozenset]] = {}
+        self._pairs: dict[frozenset, tuple | None] = {}  # bucket -> dominance(...), built when first asked
 
     # ------------------------------------------------------------- queries
     def find(self, i: int, covers: Callable[[int], bool], valid: Callable[[int], bool]) -> int | None:
@@ -292,8 +309,26 @@ class CoverIndex:
         # (fact 2) holds for satisfiable conjunctions only.
         narrow = not self.exact or filter_satisfiable(f)
         groups_f = f.by_name if narrow else None
-        for key in subsets_present(f.names, self.buckets, self._bucket_keys):
+        names = self.names[i]
+        keys = self._subsets.get(names)
+        if keys is None:
+            keys = self._subsets[names] = subsets_present(names, self.buckets, self._bucket_keys)
+        corner: Message | bool | None = False  # computed when first needed
+        for key in keys:
             b = self.buckets[key]
+            if narrow and len(b.members) > _PAIR_ABOVE:
+                # A coverer of f matches every message of f: where the
+                # bucket is [x > aᵢ, y < bᵢ]-shaped, one look-up says whether
+                # any member matches f's corner message (an antichain in two
+                # ordered names is otherwise the quadratic case).
+                pair = self._pairs.get(key, False)
+                if pair is False:
+                    pair = self._pairs[key] = dominance(self.filters, b.members)
+                if pair is not None:
+                    if corner is False:
+                        corner = corner_message(f)
+                    if corner is not None and not pair_may_match(pair, i, corner):
+                        continue
             if not b.slots or not narrow:
                 cands: object = b.members
                 others: list[_Admitted] = []
@@ -423,3 +458,244 @@ def unindexed_find(filters: Sequence[Filter], i: int, covers: Callable[[int], bo
         if j != i and covers(j) and valid(j):
             return j
     return None
+
+
+class OverlapIndex:
+    """Index over a fixed list of conjunctions for "who may overlap f".
+
+    g can help cover f (in a disjunction) only if some message matches both,
+    which needs g's names within f's (as for covering, fact 1) and, on each
+    name, g's constraint consistent with f's. Per bucket of names, the
+    members with one constraint on a name are filed by (type, operator);
+    for f's single constraint on the name the consistent ones are found
+    without a test: a string prefix q is consistent with prefix or ``=`` v
+    only when q is a prefix of v (probed) or, for prefix v, starts with v (a
+    sorted range); an int bound only when its interval meets f's (a sorted
+    prefix, suffix or range). The name with the fewest is enumerated;
+    :meth:`candidates` may still return conjunctions that do not overlap f
+    (callers test), never misses one that does.
+    """
+
+    def __init__(self, filters: Sequence[Filter]) -> None:
+        self.filters = list(filters)
+        self.names = [f.names for f in self.filters]
+        self.buckets: dict[frozenset, list[int]] = {}
+        for i, names in enumerate(self.names):
+            self.buckets.setdefault(names, []).append(i)
+        self._keys = sorted(self.buckets, key=lambda s: (len(s), sorted(s)))
+        # bucket -> name -> (type, op) -> sorted [(key, member)], plus the
+        # members filed elsewhere (several constraints, other operators).
+        self._slots: dict[frozenset, dict[str, tuple[dict, list[int]]]] = {}
+        self._pairs: dict[frozenset, tuple] = {}
+        for key, members in self.buckets.items():
+            if len(members) <= SCAN_BELOW:
+                continue
+            slots = {}
+            for name in key:
+                groups: dict[tuple[str, str], list] = {}
+                rest: list[int] = []
+                for i in members:
+                    cs = self.filters[i].by_name[name]
+                    d = cs[0]
+                    if len(cs) == 1 and ((d.type == STRING and d.op == PREFIX)
+                                         or (d.type == INT and d.op in (EQ, LT, LE, GT, GE))):
+                        if d.type == INT:
+                            lo, hi = _int_interval(d)
+                            k = hi if d.op in (LT, LE) else lo
+                        else:
+                            k = d.value
+                        groups.setdefault((d.type, d.op if d.type == STRING or d.op == EQ else
+                                           (LT if d.op in (LT, LE) else GT)), []).append((k, i))
+                    else:
+                        rest.append(i)
+                for g in groups.values():
+                    g.sort()
+                slots[name] = ({t: ([k for k, _ in g], [i for _, i in g]) for t, g in groups.items()}, rest)
+            self._slots[key] = slots
+            pair = dominance(self.filters, members)
+            if pair is not None:
+                self._pairs[key] = pair
+        self._subsets: dict[frozenset, list[frozenset]] = {}
+
+    def may_match(self, i: int, message) -> bool:
+        """Whether a member j != i of a bucket within f's names may match
+        ``message``, a message f matches (False: none does; True: perhaps)."""
+        names = self.names[i]
+        keys = self._subsets.get(names)
+        if keys is None:
+            keys = self._subsets[names] = subsets_present(names, self.buckets, self._keys)
+        for key in keys:
+            pair = self._pairs.get(key)
+            if pair is None:
+                # A member matching a message of f overlaps f.
+                if any(matches(self.filters[j], message) for j in self._in_bucket(i, key)):
+                    return True
+                continue
+            if pair_may_match(pair, i, message):
+                return True
+        return False
+
+    def candidates(self, i: int) -> Iterator[int]:
+        """Members j != i of the buckets within f's names that may overlap f."""
+        names = self.names[i]
+        keys = self._subsets.get(names)
+        if keys is None:
+            keys = self._subsets[names] = subsets_present(names, self.buckets, self._keys)
+        for key in keys:
+            yield from self._in_bucket(i, key)
+
+    def _in_bucket(self, i: int, key: frozenset) -> Iterator[int]:
+        """:meth:`candidates` within one bucket."""
+        slots = self._slots.get(key)
+        best: list | None = None
+        if slots is not None:
+            groups_f = self.filters[i].by_name
+            for name, (groups, rest) in slots.items():
+                admitted = self._admitted(groups_f[name], groups, rest)
+                if admitted is not None and (best is None or sum(map(len, admitted)) < sum(map(len, best))):
+                    best = admitted
+        if best is None:
+            yield from (j for j in self.buckets[key] if j != i)
+        else:
+            for part in best:
+                yield from (j for j in part if j != i)
+
+    @staticmethod
+    def _admitted(cs: tuple[Constraint, ...], groups: dict, rest: list[int]) -> list | None:
+        """Lists of the members consistent with f's constraints ``cs`` on one
+        name (a superset), or None when this name does not narrow."""
+        if len(cs) != 1:
+            return None
+        (c,) = cs
+        from bisect import bisect_left, bisect_right
+
+        out: list = [rest]
+        for (type_, op), (ks, members) in groups.items():
+            if type_ == STRING:  # prefix members
+                if c.type != STRING or c.op not in (PREFIX, EQ):
+                    out.append(members)
+                    continue
+                v = c.value
+                hits = []
+                for k in range(len(v) + 1):  # members whose prefix is a prefix of v
+                    p = v[:k]
+                    a = bisect_left(ks, p)
+                    while a < len(ks) and ks[a] == p:
+                        hits.append(members[a])
+                        a += 1
+                if c.op == PREFIX:  # members whose prefix extends v (v itself counted above)
+                    a = bisect_right(ks, v)
+                    while a < len(ks) and ks[a].startswith(v):
+                        hits.append(members[a])
+                        a += 1
+                out.append(hits)
+                continue
+            if c.type != INT or c.op not in (EQ, LT, LE, GT, GE):
+                out.append(members)
+                continue
+            flo, fhi = _int_interval(c)
+            if op == GT:  # members [k, INT_MAX]: consistent iff k <= fhi
+                out.append(members[:bisect_right(ks, fhi)])
+            elif op == LT:  # members [INT_MIN, k]: iff k >= flo
+                out.append(members[bisect_left(ks, flo):])
+            else:  # EQ: k in [flo, fhi]
+                out.append(members[bisect_left(ks, flo):bisect_right(ks, fhi)])
+        return out
+
+
+def dominance(filters: Sequence[Filter], members: Sequence[int]) -> tuple | None:
+    """For members that all carry exactly one int bound on each of two names,
+    ``[x > aᵢ, y < bᵢ]``-style: a structure for :func:`pair_may_match`.
+
+    "Does a member match the message m" is then one bisection on the first
+    name and a look-up: along its sorted bounds, the members matching m on
+    it are a prefix (``>``, ``>=``) or a suffix (``<``, ``<=``), and among
+    them the best bound on the second name (the largest upper / smallest
+    lower one) decides whether one matches there too. The two best are kept
+    so that the asking member can be excluded. None: not that shape.
+    """
+    if len(members) <= 1:
+        return None
+    first = filters[members[0]]
+    kinds = {}
+    for name in sorted(first.names):
+        kind = None
+        for i in members:
+            cs = filters[i].by_name.get(name, ())
+            if len(cs) != 1 or cs[0].type != INT or cs[0].op not in (LT, LE, GT, GE):
+                kind = None
+                break
+            k = LT if cs[0].op in (LT, LE) else GT
+            if kind is None:
+                kind = k
+            elif kind != k:
+                kind = None
+                break
+        if kind is not None:
+            kinds[name] = kind
+        if len(kinds) == 2:
+            break
+    if len(kinds) < 2:
+        return None
+    (a, op_a), (b, op_b) = sorted(kinds.items())
+
+    def bound(i: int, name: str, op: str) -> int:
+        lo, hi = _int_interval(filters[i].by_name[name][0])
+        return hi if op == LT else lo
+
+    rows = sorted((bound(i, a, op_a), i) for i in members)
+    ks_a = [k for k, _ in rows]
+    sign = 1 if op_b == LT else -1  # LT: the largest upper bound is best; GT: the smallest lower
+    best: list[tuple] = [()] * len(rows)
+    top: tuple = ()
+    order = range(len(rows)) if op_a == GT else range(len(rows) - 1, -1, -1)
+    for p in order:
+        j = rows[p][1]
+        top = tuple(sorted((*top, (sign * bound(j, b, op_b), j)), reverse=True)[:2])
+        best[p] = top
+    return a, b, op_a, op_b, ks_a, best
+
+
+def pair_may_match(pair: tuple, i: int, message) -> bool:
+    """Whether a member j != i of a :func:`dominance` bucket matches ``message`` on both names."""
+    from bisect import bisect_left, bisect_right
+
+    a, b, op_a, op_b, ks_a, best = pair
+    va, vb = message.get(a), message.get(b)
+    if va is None or vb is None or va.type != INT or vb.type != INT:
+        return False  # every member needs ints on a and b
+    if op_a == GT:  # members [k, MAX] on a match iff k <= va: a prefix
+        p = bisect_right(ks_a, va.value) - 1
+        if p < 0:
+            return False
+    else:  # [MIN, k]: k >= va, a suffix
+        p = bisect_left(ks_a, va.value)
+        if p >= len(ks_a):
+            return False
+    for score, j in best[p]:
+        if j != i:
+            k = score if op_b == LT else -score
+            return k >= vb.value if op_b == LT else k <= vb.value
+    return False
+
+
+def corner_message(f: Filter) -> Message | None:
+    """A message f matches, taken at f's own bounds where it can be (``x > 5``
+    → 6, ``x < 5`` → 4, prefix or ``=`` v → v): of the messages of f, the
+    one least likely to match a conjunction that merely overlaps f. None
+    when f is unsatisfiable."""
+    base = filter_witness(f)
+    if base is None:
+        return None
+    values = {name: base[name] for name in base}
+    for name, cs in f.by_name.items():
+        if len(cs) != 1:
+            continue
+        (c,) = cs
+        if c.type == INT and c.op in (EQ, LT, LE, GT, GE):
+            lo, hi = _int_interval(c)
+            values[name] = Attribute(INT, hi if c.op in (LT, LE) else lo)
+        elif c.type == STRING and c.op in (EQ, PREFIX, SUFFIX, SUBSTRING, LE, GE):
+            values[name] = Attribute(STRING, c.value)
+    m = Message(values)
+    return m if matches(f, m) else base

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cbalgebra.covering import UndecidedError, constraint_covers, predicate_covers_filter
-from cbalgebra.covering.rules import filter_covers, filter_satisfiable, filters_overlap
+from cbalgebra.covering import UndecidedError, predicate_covers_filter
+from cbalgebra.covering.rules import filter_satisfiable, filters_overlap, form_of
 from cbalgebra.values import BOOL, Constraint, Filter, Predicate
 
 from .attributes import (
@@ -35,7 +35,7 @@ from .attributes import (
     normal_form,
     single_normal_form,
 )
-from .index import CoverIndex, subsets_present
+from .index import CoverIndex, OverlapIndex, corner_message
 from .progress import report
 
 
@@ -96,10 +96,10 @@ def drop_pairwise_implied(f: Filter):
             continue
         for c in cs:
             for d in cs:
-                if d is c or not constraint_covers(c, d):
+                if d is c or not constraint_implies(d, c):
                     continue
                 # d implies c. Of two equivalent constraints keep the first.
-                if not constraint_covers(d, c) or d.sort_key < c.sort_key:
+                if not constraint_implies(c, d) or d.sort_key < c.sort_key:
                     dropped.append((c, d))
                     break
     if not dropped:
@@ -159,29 +159,62 @@ def drop_implied_by_rest(f: Filter):
 # ----------------------------------------------------- disjunction rules
 def _siena_covers(g: Filter, f: Filter) -> bool:
     """Pairwise (Siena) covering: each constraint of g is implied by one constraint of f."""
+    return _siena_coverers_of(f)(g)
+
+
+def _siena_coverers_of(f: Filter):
+    """g -> whether g covers f pairwise, with f's constraints grouped once."""
     fg = f.by_name
-    for d in g.constraints:
-        cs = fg.get(d.name)
-        if cs is None or not any(constraint_implies(c, d) for c in cs):
-            return False
-    return True
+
+    def covers(g: Filter) -> bool:
+        for d in g.constraints:
+            cs = fg.get(d.name)
+            if cs is None:
+                return False
+            for c in cs:
+                if constraint_implies(c, d):
+                    break
+            else:
+                return False
+        return True
+
+    return covers
 
 
-def _drop_covered(filters: tuple[Filter, ...], covers, exact: bool, rule: str):
+def _exact_coverers_of(f: Filter):
+    """g -> ``filter_covers(g, f)``, with f's normal form looked up once."""
+    ff = form_of(f)
+    if not ff.satisfiable:
+        return lambda g: True
+    forms = ff.forms
+
+    def covers(g: Filter) -> bool:
+        for c in g.constraints:
+            form = forms.get(c.name)
+            if form is None or not form.implies(c):
+                return False
+        return True
+
+    return covers
+
+
+def _drop_covered(filters: tuple[Filter, ...], coverers_of, exact: bool, rule: str):
     index = CoverIndex(filters, exact=exact)
-    keys = [(f.size, f.sort_key) for f in filters]
+    names = index.names
     survivors, steps = [], []
     for i, f in enumerate(filters):
         if not i & 1023:
             report(rule, i, len(filters))
+        covers_f = coverers_of(f)
 
-        def covers_i(j: int, f=f) -> bool:
-            return covers(filters[j], f)
+        def covers_i(j: int, covers_f=covers_f) -> bool:
+            return covers_f(filters[j])
 
         def valid(j: int, i=i, f=f) -> bool:
             g = filters[j]
             # Of two equivalent conjunctions keep the smaller, then the first.
-            return g.names != f.names or not covers(f, g) or keys[j] < keys[i]
+            return (names[j] != names[i] or not coverers_of(g)(f)
+                    or (g.size, g.sort_key) < (f.size, f.sort_key))
 
         j = index.find(i, covers_i, valid)
         if j is None:
@@ -193,12 +226,12 @@ def _drop_covered(filters: tuple[Filter, ...], covers, exact: bool, rule: str):
 
 def drop_covered_pairwise(filters: tuple[Filter, ...]):
     """A ∨ B → A  when each constraint of A is implied by one constraint of B (Siena's pairwise covering)"""
-    return _drop_covered(filters, _siena_covers, exact=False, rule="drop_covered_pairwise")
+    return _drop_covered(filters, _siena_coverers_of, exact=False, rule="drop_covered_pairwise")
 
 
 def drop_covered(filters: tuple[Filter, ...]):
     """A ∨ B → A  when B ⇒ A (a conjunction covered by another single conjunction, decided exactly)"""
-    return _drop_covered(filters, filter_covers, exact=True, rule="drop_covered")
+    return _drop_covered(filters, _exact_coverers_of, exact=True, rule="drop_covered")
 
 
 def merge_conjunctions(filters: tuple[Filter, ...]):
@@ -246,10 +279,7 @@ def merge_conjunctions(filters: tuple[Filter, ...]):
 
 def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
     """B ∨ A₁ ∨ … ∨ Aₖ → A₁ ∨ … ∨ Aₖ  when B ⇒ A₁ ∨ … ∨ Aₖ (decided exactly, z3 where needed)"""
-    by_names: dict[frozenset, list[int]] = {}
-    for i, f in enumerate(filters):
-        by_names.setdefault(f.names, []).append(i)
-    keys = sorted(by_names, key=lambda s: (len(s), sorted(s)))
+    index = OverlapIndex(filters)
     alive = [True] * len(filters)
     # Try the largest conjunctions first: dropping them saves the most.
     order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
@@ -258,11 +288,17 @@ def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
         if not done & 255:
             report("drop_covered_by_disjunction", done, len(order))
         f = filters[i]
-        cands = [filters[j] for key in subsets_present(f.names, by_names, keys)
-                 for j in by_names[key] if j != i and alive[j]]
-        if not cands:
+        # Only conjunctions that overlap f can cover part of it (a superset
+        # found per name); the result is the same as with all of them.
+        # A message of f that no other conjunction matches (alive or not,
+        # asked of the index: a dominance look-up for two-bound buckets):
+        # f is not covered, and neither the overlap tests nor the solver
+        # are needed.
+        corner = corner_message(f)
+        if corner is not None and not index.may_match(i, corner):
             continue
-        cands = [g for g in cands if filters_overlap(g, f)]
+        near = [filters[j] for j in sorted(set(index.candidates(i))) if alive[j]]
+        cands = [g for g in near if filters_overlap(g, f)]
         if not cands:
             continue
         try:
@@ -296,3 +332,8 @@ __all__ = [
 drop_covered_pairwise.idempotent = True  # type: ignore[attr-defined]
 drop_covered.idempotent = True  # type: ignore[attr-defined]
 drop_covered_by_disjunction.idempotent = True  # type: ignore[attr-defined]
+# They only drop conjunctions: what is left of a canonical tuple, in order,
+# is canonical (the driver does not sort it again).
+drop_covered_pairwise.keeps_order = True  # type: ignore[attr-defined]
+drop_covered.keeps_order = True  # type: ignore[attr-defined]
+drop_covered_by_disjunction.keeps_order = True  # type: ignore[attr-defined]

@@ -444,18 +444,64 @@ TestSameNameMachine.settings = settings(
 )
 
 
-@pytest.mark.parametrize("order", ["ascending", "descending", "shuffled", "two-chains"])
-def test_same_name_chains_match_reference(order):
+class FromLeavesMachine(SameNameMachine):
+    """Same names, with the search up from the leaves tried whenever an
+    element just above the new filter covers it (whatever the leaf count)."""
+
+    def __init__(self):
+        super().__init__()
+        self.poset._leaves_limit = 1 << 30
+
+
+class SeededFromLeavesMachine(SeededMachine):
+    def __init__(self):
+        super().__init__()
+        self.poset._leaves_limit = 1 << 30
+
+
+TestFromLeavesMachine = FromLeavesMachine.TestCase
+TestFromLeavesMachine.settings = settings(
+    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+TestSeededFromLeavesMachine = SeededFromLeavesMachine.TestCase
+TestSeededFromLeavesMachine.settings = settings(
+    max_examples=80, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _interleaved(n: int) -> list[int]:
+    """0, n-1, 1, n-2, …: each insert alternately below and above all others."""
+    lo, hi, out = 0, n - 1, []
+    while lo <= hi:
+        out.append(lo)
+        if lo != hi:
+            out.append(hi)
+        lo, hi = lo + 1, hi - 1
+    return out
+
+
+@pytest.mark.parametrize("leaves_limit", [16, 1 << 30])
+@pytest.mark.parametrize("order", ["ascending", "descending", "shuffled", "two-chains", "interleaved",
+                                   "ascending-runs"])
+def test_same_name_chains_match_reference(order, leaves_limit):
     import random
 
     rng = random.Random(order)
     bounds = list(range(120))
     if order == "descending":
         bounds.reverse()
+    elif order == "interleaved":
+        bounds = _interleaved(120)
+    elif order == "ascending-runs":
+        # Ascending runs started at random places: mixed order, mostly each
+        # new filter below the ones of its run.
+        starts = rng.sample(range(0, 120, 10), 12)
+        bounds = [b + k for b in starts for k in range(10)]
     elif order != "ascending":
         rng.shuffle(bounds)
     p = Poset()
     p._seed_above = 0
+    p._leaves_limit = leaves_limit
     for k, r in enumerate(bounds):
         prefix = "XY" if order != "two-chains" else ("XY" if k % 2 else "XYZ")
         p.insert(f'[int x > {r}, string s >* "{prefix}"]', f"u{k}")
@@ -489,3 +535,22 @@ def test_poset_cli_progress_only_when_asked(tmp_path, capsys, monkeypatch):
     assert "poset: insert: 256/600" in err and out2 == out
     assert main([str(doc), "--format", "text", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("op", [">", "<"])
+def test_ascending_chain_finds_predecessor_in_few_checks(op):
+    """Each new filter below all the others: the search starts at the one
+    leaf (the last filter), not at the root of the chain. Counted checks,
+    not time; the structure is compared with the reference."""
+    n = 300
+    p = Poset()
+    p._seed_above = 0  # the searches from below at every size (default: above 64 elements)
+    bounds = range(n) if op == ">" else range(n, 0, -1)
+    for k, r in enumerate(bounds):
+        p.insert(Filter([Constraint("int", "x", op, r), Constraint("string", "s", ">*", "XY")]), f"u{k}")
+    p.check_invariants()
+    assert len(p) == n and len(p.roots()) == 1
+    assert p.stats.checks_per_insert < 8  # the search from the roots: about n/2
+    values = list(p)
+    edges, roots = reference_reduction(values)
+    assert edges_of(p) == edges and {str(r) for r in p.roots()} == roots

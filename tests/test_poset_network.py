@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cbalgebra as cb
-from cbalgebra.poset.network import Network
+from cbalgebra.network.siena import Network
 from cbalgebra.values import Constraint, Filter, Message
 
 F = cb.parse_filter

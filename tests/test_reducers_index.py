@@ -100,13 +100,13 @@ class _indexed_everywhere:
     def __enter__(self):
         from cbalgebra.reducers import index
 
-        self.saved = index.SCAN_BELOW
-        index.SCAN_BELOW = 0
+        self.saved = index.SCAN_BELOW, index._PAIR_ABOVE
+        index.SCAN_BELOW = index._PAIR_ABOVE = 0
 
     def __exit__(self, *exc):
         from cbalgebra.reducers import index
 
-        index.SCAN_BELOW = self.saved
+        index.SCAN_BELOW, index._PAIR_ABOVE = self.saved
 
 
 @settings(max_examples=400)
@@ -170,3 +170,140 @@ def test_int_interval_implication_matches_covering(op1, v1, op2, v2, other):
     d = Constraint(type_, name, op2, float(v2) if type_ == FLOAT else v2)
     assert constraint_implies(c, d) == constraint_covers(d, c)
     assert constraint_implies(d, c) == constraint_covers(c, d)
+
+
+_PROBE_STRINGS = st.sampled_from([*S.DENSE_STRINGS, "", "abcab", "cab", "\U0010ffff", "a\U0010ffff", "bab"])
+
+
+@settings(max_examples=1500)
+@given(st.sampled_from(["=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"]), _PROBE_STRINGS,
+       st.sampled_from(["=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"]), _PROBE_STRINGS,
+       st.sampled_from([(STRING, "s"), (STRING, "t"), (ANYTYPE, "s"), (INT, "s")]))
+def test_string_implication_matches_covering(op1, v1, op2, v2, other):
+    """The str-operation fast path of constraint_implies against covering."""
+    from cbalgebra.covering import constraint_covers
+    from cbalgebra.reducers.attributes import constraint_implies
+
+    c = Constraint(STRING, "s", op1) if op1 == "any" else Constraint(STRING, "s", op1, v1)
+    type_, name = other
+    if type_ == STRING:
+        d = Constraint(type_, name, op2) if op2 == "any" else Constraint(type_, name, op2, v2)
+    elif type_ == ANYTYPE:
+        d = Constraint(ANYTYPE, name, ANY)
+    else:
+        d = Constraint(INT, name, "=", len(v2))
+    assert constraint_implies(c, d) == constraint_covers(d, c)
+    assert constraint_implies(d, c) == constraint_covers(c, d)
+
+
+_SPECIAL_INTS = st.sampled_from([-(2**63), -(2**63) + 1, -(2**63) + 2, -1, 0, 1, 2**63 - 2, 2**63 - 1])
+_SPECIAL_STRINGS = st.sampled_from(["", "\x00", "\x00\x00", "\x01", "a", "\U0010ffff", "\U0010ffffa",
+                                    "\U0010fffe", "\U0010ffff\U0010ffff"])
+
+
+@settings(max_examples=500)
+@given(st.sampled_from(["=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"]), _SPECIAL_INTS, _SPECIAL_STRINGS,
+       st.booleans())
+def test_index_special_matches_attributes_special(op, i, s, as_int):
+    """The index's direct decision of ``special`` against the witness-based one."""
+    from cbalgebra.reducers.attributes import special
+    from cbalgebra.reducers.index import _special
+
+    if as_int:
+        if op in (">*", "*<", "*"):
+            return
+        c = Constraint(INT, "x", ANY) if op == "any" else Constraint(INT, "x", op, i)
+    else:
+        c = Constraint(STRING, "s", ANY) if op == "any" else Constraint(STRING, "s", op, s)
+    assert _special(c) == special(c)
+
+
+def _naive_drop_covered_by_disjunction(filters):
+    """The rule with every other alive conjunction that overlaps, no pruning."""
+    from cbalgebra.covering import UndecidedError, predicate_covers_filter
+    from cbalgebra.covering.rules import filters_overlap
+
+    alive = [True] * len(filters)
+    order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
+    for i in order:
+        f = filters[i]
+        cands = [g for j, g in enumerate(filters)
+                 if j != i and alive[j] and g.names <= f.names and filters_overlap(g, f)]
+        if not cands:
+            continue
+        try:
+            if predicate_covers_filter(Predicate(cands), f):
+                alive[i] = False
+        except UndecidedError:
+            pass
+    return tuple(f for i, f in enumerate(filters) if alive[i])
+
+
+_ANTICHAIN_PREFIXES = st.sampled_from(["", "X", "XY", "XY1", "XY12", "XY2", "XY21", "Z"])
+
+
+@st.composite
+def antichain_like_predicates(draw) -> Predicate:
+    """Same names, int bounds both ways and related string prefixes: many
+    overlapping pairs, few covered ones (and some covered by two others)."""
+    out = []
+    for _ in range(draw(st.integers(1, 16))):
+        cs = [Constraint(INT, "x", draw(st.sampled_from([">", ">=", "<", "=", "!="])), draw(st.integers(-3, 3)))]
+        roll = draw(st.integers(0, 3))
+        if roll:
+            cs.append(Constraint(STRING, "s", ">*" if roll < 3 else "=", draw(_ANTICHAIN_PREFIXES)))
+        if draw(st.booleans()):
+            cs.append(Constraint(INT, "y", draw(st.sampled_from(["<", "<=", ">"])), draw(st.integers(-3, 3))))
+        out.append(Filter(cs))
+    return Predicate(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(antichain_like_predicates(), same_name_predicates(), many))
+def test_disjunction_rule_pruning_matches_the_unpruned_rule(p):
+    """Overlap candidates from the per-name index and the corner-message
+    test skip only solver calls that would say "not covered"."""
+    filters = canonical(p.filters)
+    with _indexed_everywhere():
+        got, _ = R.drop_covered_by_disjunction(filters)
+    assert got == _naive_drop_covered_by_disjunction(filters)
+    got_default, _ = R.drop_covered_by_disjunction(filters)
+    assert got_default == got
+
+
+def test_disjunction_rule_on_antichains_and_a_real_cover():
+    # x > i with a distinct prefix each: an antichain, nothing dropped.
+    anti = canonical([Filter([Constraint(INT, "x", ">", i), Constraint(STRING, "s", ">*", f"XY{i}.")])
+                      for i in range(40)])
+    with _indexed_everywhere():
+        got, _ = R.drop_covered_by_disjunction(anti)
+    assert got == anti
+    # [x > i, y < i]: every pair overlaps, none covers, no two cover a third.
+    cross = canonical([Filter([Constraint(INT, "x", ">", i), Constraint(INT, "y", "<", i)]) for i in range(40)])
+    with _indexed_everywhere():
+        got, _ = R.drop_covered_by_disjunction(cross)
+    assert got == cross
+    # Covered by the two others together, by neither alone.
+    three = canonical([Filter([Constraint(INT, "x", ">", 0), Constraint(STRING, "s", ">*", "XY")]),
+                       Filter([Constraint(INT, "x", ">", 0), Constraint(INT, "x", "<", 10),
+                               Constraint(STRING, "s", ">*", "X")]),
+                       Filter([Constraint(INT, "x", ">", 5), Constraint(STRING, "s", ">*", "X")])])
+    with _indexed_everywhere():
+        got, _ = R.drop_covered_by_disjunction(three)
+    assert set(got) == set(three) - {Filter([Constraint(INT, "x", ">", 0), Constraint(STRING, "s", ">*", "XY")])}
+    assert _naive_drop_covered_by_disjunction(three) == got
+
+
+@settings(max_examples=300, deadline=None)
+@given(antichain_like_predicates())
+def test_two_bound_buckets_match_all_pairs(p):
+    """The corner-message look-up of two-bound buckets ([x > aᵢ, y < bᵢ])
+    never hides a coverer, exact or pairwise."""
+    from cbalgebra.covering import satisfiable
+
+    filters = canonical([f for f in p.filters if satisfiable(f)])
+    with _indexed_everywhere():
+        got, _ = R.drop_covered(filters)
+        got_pairwise, _ = R.drop_covered_pairwise(filters)
+    assert got == _naive(filters, filter_covers)
+    assert got_pairwise == _naive(filters, R._siena_covers)

@@ -10,6 +10,13 @@ integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
   T_v of every source (deterministic tie-break) and the shortest-path DAG.
 - :mod:`cbalgebra.network.delivery` checks delivery trees (§2.2-2.3) and
   finds the smallest latency-minimal one.
+- :mod:`cbalgebra.network.schemes` builds the routing schemes of §3 (PSF,
+  iPS, PIF, DRP) and Siena's subscription forwarding
+  (:mod:`cbalgebra.network.siena`) and delivers messages with them:
+  ``build(scheme, graph, predicates)``, ``Routing.deliver``, ``Routing.memory``.
+- :mod:`cbalgebra.network.workload` draws processor predicates (seed 002's
+  DNF generator) and messages; :mod:`cbalgebra.network.draw` pictures one
+  delivery.
 
 Nothing heavy is imported here: numpy, scipy and topohub load with the
 submodules that need them.
@@ -18,12 +25,17 @@ submodules that need them.
 from __future__ import annotations
 
 __all__ = [
+    "SCHEMES",
+    "Delivery",
     "DeliveryError",
     "DeliveryReport",
     "Packet",
+    "Routing",
+    "RoutingError",
     "ShortestPaths",
     "SteinerResult",
     "TopologyError",
+    "build",
     "check_delivery",
     "generator_names",
     "real_networks",
@@ -43,6 +55,8 @@ _HOME = {
     "Packet": "delivery", "DeliveryError": "delivery", "DeliveryReport": "delivery",
     "check_delivery": "delivery", "SteinerResult": "delivery",
     "smallest_latency_minimal_tree": "delivery",
+    "build": "schemes", "Routing": "schemes", "RoutingError": "schemes", "Delivery": "schemes",
+    "SCHEMES": "schemes",
 }
 
 

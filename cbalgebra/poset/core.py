@@ -303,6 +303,9 @@ class Poset:
     #: Below this many elements the search from the roots is used alone
     #: (tests set 0 to search from below in small posets too).
     _seed_above = 64
+    #: The search up from the leaves (minimal elements) is tried only when
+    #: there are at most this many of them (tests raise it).
+    _leaves_limit = 16
 
     def __init__(self, kind: str | None = None, *, covers: Covers | None = None) -> None:
         if kind is not None and kind not in KINDS:
@@ -315,6 +318,7 @@ class Poset:
         self._by_value: dict[Value, Element] = {}
         self._elements: dict[Element, None] = {}
         self._roots: dict[Element, None] = {}
+        self._leaves: dict[Element, None] = {}  # elements without successors
         self._postings: dict[str, dict[Element, None]] = {}
         self._nosig: dict[Element, None] = {}
         self._bottoms: dict[Element, None] = {}
@@ -506,12 +510,15 @@ class Poset:
         for p in pred_set:
             p._succs[node] = None
             node._preds[p] = None
+            self._leaves.pop(p, None)
         for s in succ_set:
             s._preds[node] = None
             node._succs[s] = None
             self._roots.pop(s, None)
         if not pred_set:
             self._roots[node] = None
+        if not succ_set:
+            self._leaves[node] = None
         self._index(node)
         return node
 
@@ -598,6 +605,9 @@ class Poset:
         for s in succs:
             if not s._preds:
                 self._roots[s] = None
+        for p in preds:
+            if not p._succs:
+                self._leaves[p] = None
         return succs
 
     @staticmethod
@@ -871,12 +881,22 @@ class Poset:
                 or len(self._elements) < self._seed_above):
             return self._up(x, xsig, xbot, known, counter), True
         d = self._covered_seed(x, xsig, counter)
-        if d is None:
+        if d is not None:
+            start = [d]
+        elif len(self._leaves) <= self._leaves_limit and self._covering_seed(x, xsig, counter):
+            # x covers no stored element near it, but an element just above x
+            # covers it: x will be a new leaf under (part of) a chain that the
+            # search from the roots would walk in full. Every element lies
+            # above a leaf, so the search up from all leaves (a virtual bottom
+            # element that x covers) meets every minimal coverer: on an
+            # ascending chain that is one check.
+            start = list(self._leaves)
+        else:
             return self._up(x, xsig, xbot, known, counter), True
         covers = _covers_of(x)
         minimal: dict[Element, None] = {}
         seen: set[Element] = set()
-        stack = [d]
+        stack = start
         checks = 0
         while stack:
             e = stack.pop()
@@ -923,6 +943,36 @@ class Poset:
                 tried += 1
                 if not e._bottom and xsig <= e._sig and self._check(x, e.value, counter):
                     return e
+            if tried >= 8:
+                break
+        return None
+
+    def _covering_seed(self, x: Filter, xsig: frozenset, counter: str) -> Element | None:
+        """An element covering x, close to x: for an ordered constraint of x,
+        the stored bounds just outside it (a few tried, each checked)."""
+        tried = 0
+        covers = None
+        for c in x.constraints:
+            if c.op not in _ORDER_OPS:
+                continue
+            entry = self._bounds.get((c.name, c.type, c.op))
+            if not entry:
+                continue
+            keys, elems = entry
+            if c.op in (GT, GE):  # outside: smaller bounds, the nearest first
+                k = bisect_right(keys, c.value)
+                window = elems[max(0, k - 4):k][::-1]
+            else:
+                k = bisect_left(keys, c.value)
+                window = elems[k:k + 4]
+            for e in window:
+                tried += 1
+                if not e._bottom and e._sig <= xsig:
+                    if covers is None:
+                        covers = _covers_of(x)
+                    setattr(self.stats, counter, getattr(self.stats, counter) + 1)
+                    if covers(e.value, x):
+                        return e
             if tried >= 8:
                 break
         return None
@@ -1140,6 +1190,7 @@ class Poset:
     def _unindex(self, e: Element) -> None:
         del self._elements[e]
         self._roots.pop(e, None)
+        self._leaves.pop(e, None)
         self._bottoms.pop(e, None)
         self._nosig.pop(e, None)
         for v in (e.value, *e._aliases):
@@ -1170,10 +1221,12 @@ class Poset:
             for p in e._preds:
                 assert e in p._succs and p in self._elements
             assert (not e._preds) == (e in self._roots), f"root status of {e}"
+            assert (not e._succs) == (e in self._leaves), f"leaf status of {e}"
             for u in e._subs:
                 assert e in self._by_sub[u]
             assert self._by_value[e.value] is e
         assert set(self._roots) <= set(self._elements)
+        assert set(self._leaves) <= set(self._elements)
         for u, held in self._by_sub.items():
             assert held, f"empty subscriber entry {u!r}"
             for e in held:

@@ -1,0 +1,126 @@
+"""Cold numba compile time of the forwarding kernels: a baseline revision
+against the current source, side by side.
+
+    .venv/bin/python benchmarks/forward_compile.py [--baseline REV] [--rounds N] [--out DIR]
+
+Each measurement runs in a fresh subprocess with an empty ``NUMBA_CACHE_DIR``,
+so numba compiles everything. The kernel module is loaded from a file (the
+baseline from ``git show REV:matcher/_kernels.py``, the current one copied
+from ``matcher/_kernels.py``), and its two entry points, ``forward_serial``
+and ``forward_parallel``, are called once each on a small table; the CPU
+time of each first call is the compile time (compiling is single-threaded,
+so CPU time is what a busy shared machine does not inflate; the wall time is
+recorded beside it). Baseline and current alternate ``--rounds`` times and
+the best of each is kept. Not a test: nothing is asserted. Writes
+``forward_compile.csv`` into DIR (default benchmarks/results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger("forward-compile")
+
+# Runs in the subprocess: argv[1] is the kernel file to load.
+_CHILD = r"""
+import json, sys, time
+import numpy as np
+sys.path.insert(0, {bench!r})
+import forward_numbers as fn
+import cbalgebra as cb
+from cbalgebra.matcher import ForwardingTable
+
+path = sys.argv[1]
+import importlib.util
+spec = importlib.util.spec_from_file_location("kernels_under_test", path)
+kernels = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kernels)
+
+table = ForwardingTable.compile({{0: cb.parse_filter('[a > 1, b >* "x", b * "y"]'), 1: cb.parse_filter('[c = true]')}})
+batch = table.encode([cb.parse_message('[a=2, b="xy", c=true]')] * 4)
+compiled = table._compiled
+timing = {{}}
+c0, t0 = time.process_time(), time.perf_counter()
+fn.kernel_cpu(kernels, table, batch)
+timing["serial_cpu"], timing["serial_wall"] = time.process_time() - c0, time.perf_counter() - t0
+arrays, params, _ = fn.kernel_arguments(kernels, compiled, 64)
+n = len(batch)
+lo, hi = np.array([0, 2], np.int64), np.array([2, 4], np.int64)
+cap = 2 * max(1, compiled.n_live)
+c0, t0 = time.process_time(), time.perf_counter()
+kernels.forward_parallel(arrays, params, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, batch.maxlen,
+                         np.full(n, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32),
+                         np.zeros(0, compiled.counter_dtype), lo, hi, cap, max(1, compiled.n_live),
+                         np.empty(2 * cap, np.int32), np.zeros(n, np.int64), np.empty(2, np.int64))
+timing["parallel_cpu"], timing["parallel_wall"] = time.process_time() - c0, time.perf_counter() - t0
+print(json.dumps(timing))
+"""
+
+
+def cold_compile(kernel_file: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as folder:
+        # a private copy, so that numba's cache index cannot be shared with another run
+        copy = Path(folder) / "kernels_under_test.py"
+        shutil.copy(kernel_file, copy)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        code = _CHILD.format(bench=str(ROOT / "benchmarks"))
+        done = subprocess.run([sys.executable, "-c", code, str(copy)], env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"compiling {kernel_file} failed:\n{done.stderr[-3000:]}")
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--baseline", default="HEAD~1", help="git revision of the baseline kernel (default HEAD~1)")
+    ap.add_argument("--rounds", type=int, default=2, help="alternations of baseline and current (best kept)")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        baseline_file = Path(tmp) / "baseline_kernels.py"
+        baseline_file.write_text(subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{args.baseline}:matcher/_kernels.py"],
+            check=True, capture_output=True, text=True).stdout)
+        files = {"baseline": baseline_file, "current": ROOT / "matcher" / "_kernels.py"}
+        best: dict[str, dict[str, float]] = {}
+        for _ in range(args.rounds):
+            for which, path in files.items():
+                timing = cold_compile(path)
+                log.info("%-8s serial %.1f s CPU (%.1f wall), parallel %.1f s CPU (%.1f wall)", which,
+                         timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"], timing["parallel_wall"])
+                prev = best.get(which)
+                if prev is None or timing["serial_cpu"] + timing["parallel_cpu"] < prev["serial_cpu"] + prev["parallel_cpu"]:
+                    best[which] = timing
+    rows = []
+    for which, timing in best.items():
+        rows.append({"kernels": which, "revision": args.baseline if which == "baseline" else "working tree",
+                     **{k: round(v, 2) for k, v in timing.items()},
+                     "total_cpu": round(timing["serial_cpu"] + timing["parallel_cpu"], 2),
+                     "load": round(os.getloadavg()[0], 2)})
+    ratio = rows[1]["total_cpu"] / rows[0]["total_cpu"]
+    log.info("cold compile, CPU: baseline %.1f s, current %.1f s (x%.2f)", rows[0]["total_cpu"], rows[1]["total_cpu"],
+             ratio)
+    path = out / "forward_compile.csv"
+    with open(path, "w", newline="") as fh:
+        wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    log.info("wrote %s", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

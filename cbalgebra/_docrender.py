@@ -1,0 +1,259 @@
+"""Documents straight to their printed forms, for ``cbalgebra parse``.
+
+A big SFF driver file is mostly flat ``ifconfig`` and ``select`` statements.
+Building a Constraint, Filter, Predicate and DocumentItem for each, then a
+JSON tree, only to print it, cost about 25 s of CPU time on a 50 MB file
+(issue 9 §8). This reader takes those two statements from the text to their
+output line directly: the canonical order of a filter (constraints sorted
+on (name, type rank, operator rank, value), duplicates dropped) and of a
+predicate (filters sorted on their constraint keys) is computed on plain
+tuples with the same keys as :mod:`cbalgebra.values`, and each constraint's
+text or JSON is formatted once with the spelling the value path produces.
+
+It reads exactly what the fast scanner of :mod:`cbalgebra._fastparse`
+reads, with its regexes and literal decoding, and declines (returns None)
+on anything else; the statement then goes the value path
+(:func:`cbalgebra.parse.iter_document`), which is also where every error
+is reported. tests/test_parse_render.py checks both paths print the same
+bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from json.encoder import encode_basestring  # the C encoder's string function (ensure_ascii=False)
+from typing import Any
+
+from cbalgebra._fastparse import (
+    _FAST_ATTRIBUTE,
+    _FAST_CONSTRAINT,
+    _FAST_OPS,
+    _FAST_TYPES,
+    _PLAIN_FLOAT,
+    _RESERVED,
+    _SFF_NEXT,
+    _STATEMENT,
+    _Decline,
+    _fast_value,
+    skip,
+)
+from cbalgebra._literals import INTERFACE_MAX, MAX_DNF_TERMS
+from cbalgebra.values import (
+    _OP_RANK,
+    _TYPE_RANK,
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    OPERATORS_OF_TYPE,
+    STRING,
+    InvalidValueError,
+    _has_surrogate,
+    format_name,
+    quote,
+)
+
+__all__ = ["rendered_document"]
+
+_BLANK = r"[ \t\r\n\f\u00a0]"
+# `ifconfig N` and the blanks before its first constraint: _STATEMENT's
+# word end is implied by the blank that _fastparse._INTERFACE requires.
+_IFCONFIG = re.compile(r"ifconfig" + _BLANK + r"+([0-9]{1,10})(?![A-Za-z0-9_\-./])" + _BLANK + "*")
+# One constraint and the separator after it in one match. The constraint is
+# an atomic group: it matches exactly where _FAST_CONSTRAINT.match does (no
+# backtracking into it to make the separator fit), so this reads what
+# _fastparse._sff_predicate reads, constraint by constraint.
+_SFF_CONSTRAINT = re.compile("(?>" + _FAST_CONSTRAINT.pattern + ")" + _SFF_NEXT.pattern)
+_SELECT = re.compile(r"select(?![A-Za-z0-9_\-./])" + _BLANK + "*")
+# One attribute and the optional comma after it; ';' ends the body.
+_SELECT_ATTRIBUTE = re.compile("(?>" + _FAST_ATTRIBUTE.pattern + ")" + _BLANK + "*(,)?" + _BLANK + "*")
+
+#: Per output mode, (type, name, operator as written) -> (type rank,
+#: operator rank, the constraint printed up to its value). Names repeat
+#: throughout a document; a cache is cleared when it grows past
+#: _PREFIX_LIMIT so that odd input cannot grow it without bound.
+_PREFIXES: dict[bool, dict[tuple[str, str, str], tuple[int, int, str]]] = {True: {}, False: {}}
+_PREFIX_LIMIT = 50_000
+
+
+def _prefix(type_: str, name: str, op_word: str, as_json: bool) -> tuple[int, int, str] | None:
+    """The cache entry of a constraint's (type, name, operator), or None
+    where _fastparse._flat_constraint declines: a name spelled like a
+    keyword, an operator the type does not take. (Every decline means the
+    same, so these checks are made once per entry, not per constraint.)"""
+    if name in _RESERVED:
+        return None
+    op = ANY if op_word == "any" else _FAST_OPS[op_word]
+    if op not in OPERATORS_OF_TYPE[type_]:
+        return None
+    cache = _PREFIXES[as_json]
+    if len(cache) >= _PREFIX_LIMIT:
+        cache.clear()
+    if as_json:
+        head = (f'{{"type": {encode_basestring(type_)}, "name": {encode_basestring(name)}, '
+                f'"op": {encode_basestring(op)}, "value": ')
+    elif op == ANY:
+        head = f"{type_} {format_name(name)} any"
+    else:
+        head = f"{type_} {format_name(name)} {op} "
+    entry = cache[type_, name, op_word] = (_TYPE_RANK[type_], _OP_RANK[op], head)
+    return entry
+
+
+def _shown(type_: str, value: Any, as_json: bool) -> str:
+    """A value as printed: what json's C encoder writes (ints and finite
+    floats by repr) or ``values.format_value``."""
+    if type_ == STRING:
+        if as_json:
+            return encode_basestring(value)
+        if value.isprintable() and '"' not in value and "\\" not in value:
+            return '"' + value + '"'
+        return quote(value)
+    if type_ == BOOL:
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | None:
+    """An ``ifconfig`` statement, printed, and the offset of the next
+    statement; None where _fastparse.fast_statement would decline."""
+    head = _IFCONFIG.match(text, pos)
+    if head is None:
+        return None
+    interface = int(head.group(1))
+    if interface > INTERFACE_MAX:
+        return None
+    pos = head.end()
+    filters: dict[tuple, str] = {}  # filter key -> its constraints, printed
+    constraints: dict[tuple, str] = {}  # constraint key -> printed
+    terms = 0
+    prefixes = _PREFIXES[as_json]
+    tail = "}" if as_json else ""
+    match = _SFF_CONSTRAINT.match
+    value: Any
+    shown: str | None
+    try:
+        while True:
+            # _fastparse._flat_constraint, inline (this loop runs for every
+            # constraint of the document), and the value as printed.
+            m = match(text, pos)
+            if m is None:
+                return None
+            type_word, name, op_word, value_text, sep = m.groups()
+            if value_text is None:
+                if op_word != "any" or type_word is None:
+                    return None
+                type_, value, shown = _FAST_TYPES[type_word], None, "null" if as_json else ""
+            elif op_word == "any":
+                return None
+            else:
+                # _fast_value's commonest cases first, with its results. A
+                # printable string without escapes, and a decimal int without
+                # leading zeros, print as they are written.
+                if value_text[0] == '"' and "\\" not in value_text and (
+                        type_word is None or _FAST_TYPES[type_word] == STRING):
+                    type_, value = STRING, value_text[1:-1]
+                    shown = value_text if value_text.isprintable() else None
+                elif value_text.isdigit() and len(value_text) <= 18 and (
+                        type_word is None or _FAST_TYPES[type_word] == INT):
+                    type_, value = INT, int(value_text)  # ASCII digits (the regex), in the 64-bit range
+                    shown = value_text if value_text[0] != "0" or len(value_text) == 1 else None
+                elif "." in value_text and (type_word is None or _FAST_TYPES[type_word] == FLOAT) and (
+                        _PLAIN_FLOAT.fullmatch(value_text)):
+                    type_, value = FLOAT, float(value_text) + 0.0  # + 0.0 turns -0.0 into 0.0
+                    shown = repr(value)
+                else:
+                    type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+                    shown = None
+                if shown is None:
+                    # Constraint() refuses a lone surrogate (a str that did
+                    # not come from UTF-8); the value path reports it.
+                    if type_ == STRING and not value.isascii() and _has_surrogate(value):
+                        return None
+                    shown = _shown(type_, value, as_json)
+            # The name and operator are checked when their entry is made.
+            prefix = prefixes.get((type_, name, op_word))
+            if prefix is None:
+                prefix = _prefix(type_, name, op_word, as_json)
+                if prefix is None:
+                    return None
+            constraints[name, prefix[0], prefix[1], () if value is None else value] = prefix[2] + shown + tail
+            pos = m.end()
+            if sep == "," or sep == "&&":
+                continue
+            key = tuple(sorted(constraints))
+            filters[key] = ", ".join([constraints[k] for k in key])
+            constraints = {}
+            terms += 1
+            if terms > MAX_DNF_TERMS:
+                return None  # the grammar reports the limit, located
+            if sep == ";":
+                break
+    except (_Decline, InvalidValueError):
+        return None
+    end = skip(text, pos)
+    if end < len(text) and _STATEMENT.match(text, end) is None:
+        return None  # let the grammar report what follows
+    ordered = [filters[k] for k in sorted(filters)]
+    if as_json:
+        return (f'{{"kind": "ifconfig", "line": {line}, "value": {{"kind": "predicate", "filters": '
+                f'[[{"], [".join(ordered)}]]}}, "interface": {interface}}}'), end
+    return f"ifconfig {interface} {' | '.join(ordered)};", end
+
+
+def _select(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | None:
+    head = _SELECT.match(text, pos)
+    if head is None:
+        return None
+    pos = head.end()
+    attributes: dict[str, tuple[str, Any]] = {}
+    try:
+        while not text.startswith(";", pos):  # blanks are read with each attribute
+            m = _SELECT_ATTRIBUTE.match(text, pos)
+            if m is None:
+                return None
+            type_word, name, value_text, _comma = m.groups()
+            if name in _RESERVED or name in attributes:
+                return None
+            type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+            if type_ == STRING and not value.isascii() and _has_surrogate(value):
+                return None  # Attribute() refuses it; the value path reports it
+            attributes[name] = (type_, _shown(type_, value, as_json))
+            pos = m.end()
+    except (_Decline, InvalidValueError):
+        return None
+    after = skip(text, pos + 1)
+    if after < len(text) and _STATEMENT.match(text, after) is None:
+        return None
+    names = sorted(attributes)
+    if as_json:
+        body = ", ".join([f'{encode_basestring(n)}: {{"type": "{attributes[n][0]}", "value": '
+                          f"{attributes[n][1]}}}" for n in names])
+        return f'{{"kind": "select", "line": {line}, "value": {{"kind": "message", "attributes": {{{body}}}}}}}', after
+    body = ", ".join([f"{attributes[n][0]} {format_name(n)} = {attributes[n][1]}" for n in names])
+    return f"select {body};", after
+
+
+def _renderer(as_json: bool) -> Callable[[str, int, int], tuple[str, int] | None]:
+    def render(text: str, pos: int, line: int) -> tuple[str, int] | None:
+        if text.startswith("ifconfig", pos):
+            return _ifconfig(text, pos, line, as_json)
+        if text.startswith("select", pos):
+            return _select(text, pos, line, as_json)
+        return None
+
+    return render
+
+
+def rendered_document(text: str, as_json: bool, render_item: Callable[[Any], str]) -> Iterator[str]:
+    """The printed statements of a document, one string per statement (no
+    newline): its JSON with ``as_json``, else its canonical text.
+    ``render_item`` prints the DocumentItems of the statements this module
+    leaves to the value path; it must be ``str`` or the CLI's JSON encoding,
+    whose output this module reproduces. Errors raise ParseError as
+    :func:`cbalgebra.parse.iter_document` does, after the statements before."""
+    from cbalgebra.parse import _scan_document
+
+    for out in _scan_document(text, _renderer(as_json)):
+        yield out if isinstance(out, str) else render_item(out)

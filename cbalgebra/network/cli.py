@@ -1,0 +1,349 @@
+"""``cbalgebra route TOPOLOGY``: run a content-based routing scheme over a
+network and check every delivery (seed 002 §2-§3).
+
+Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success (even when
+a check fails: the checks are printed), 2 bad input or usage (one line on
+standard error; a parse error also shows the line and a caret), 69 Graphviz
+missing for an .svg/.png drawing, 70 internal error. No traceback reaches the user
+unless CBALGEBRA_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNAVAILABLE, UnavailableError, UsageError, read_text
+
+_DESCRIPTION = """\
+Build one routing scheme of Carzaniga, Rembert & Wolf, "Understanding
+Content-Based Routing Schemes" (2006, §3) over a network, deliver messages
+with it, and check each delivery tree: correct (every interested processor
+reached), latency-minimal (each over a shortest path), its size |D| beside
+the smallest latency-minimal tree (exact on small networks, else a bound),
+duplicates. A summary gives the scheme's memory by component (§2.4).
+
+TOPOLOGY: a generator (tree, ring, grid, gnp, power_law, waxman,
+transit_stub; give -n), topohub:<network> (a real network), or a file
+(GraphML or an edge list "u v [weight]").
+
+Predicates (pred(x) of processor x): --predicates FILE, one line per
+receiver, "x: predicate" (e.g. 3: [int x > 1] || [string s >* "a"]);
+otherwise seed 002's DNF generator gives every processor -k conjunctions.
+Messages: --messages FILE, one per line, "[v:] message" (v: the source;
+default: --source, else senders in turn); otherwise --count random messages
+over the generator's names, each made to match one random conjunction of
+one random receiver (--random-messages: no such aim).
+
+--draw OUT draws the first delivery (--draw-index picks another): .svg or
+.png through Graphviz's dot, .html (self-contained, needs nothing) or .dot."""
+
+
+def register(subparsers) -> None:
+    from cbalgebra.network.schemes import SCHEMES
+
+    p = subparsers.add_parser(
+        "route", help="run a routing scheme (PSF, iPS, PIF, DRP, Siena) over a network (seed 002)",
+        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("topology", metavar="TOPOLOGY")
+    p.add_argument("--scheme", default="psf", metavar="|".join(SCHEMES),
+                   help=f"the routing scheme: {', '.join(SCHEMES)} (default psf)")
+    p.add_argument("-n", type=int, default=None, help="processors, for generators")
+    p.add_argument("--seed", type=int, default=0, help="topology seed (default 0)")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a generator or loader parameter, e.g. model=chung_lu, weight_range=1,10 (repeatable)")
+    p.add_argument("--reducer", default="none", help="reducer for combined predicates: none (default), "
+                   "siena, exact, merge, cover, minimal")
+    p.add_argument("--senders", default=None, metavar="IDS", help="comma-separated senders (default: all)")
+    p.add_argument("--predicates", default=None, metavar="FILE", help='"x: predicate" lines; - for stdin')
+    p.add_argument("-k", type=int, default=10, help="generated conjunctions per processor (default 10)")
+    p.add_argument("--names", type=int, default=500, help="generator: attribute names (default 500)")
+    p.add_argument("--distribution", default="zipf", help="generator: zipf (default) or uniform")
+    p.add_argument("--workload-seed", type=int, default=0, help="seed of predicates and messages (default 0)")
+    p.add_argument("--messages", default=None, metavar="FILE", help='"[v:] message" lines; - for stdin')
+    p.add_argument("--count", type=int, default=5, help="generated messages (default 5)")
+    p.add_argument("--attributes", type=int, default=10, help="generator: attributes per message (default 10)")
+    p.add_argument("--random-messages", action="store_true",
+                   help="generated messages are purely random (default: each also matches one random "
+                        "conjunction of one random receiver)")
+    p.add_argument("--source", type=int, default=None, help="inject every message here")
+    p.add_argument("--unicast", default=None, help="drp only: tree (default) or ecmp")
+    p.add_argument("--draw", default=None, metavar="OUT", help="draw a delivery: .svg, .png, .html or .dot")
+    p.add_argument("--draw-index", type=int, default=0, metavar="I", help="which delivery to draw (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--quiet", action="store_true", help="print the summary only")
+    p.set_defaults(func=run)
+
+
+class _BadInput(Exception):
+    pass
+
+
+def run(args: argparse.Namespace) -> int:
+    from cbalgebra.parse import ParseError
+    from cbalgebra.values import InvalidValueError
+
+    try:
+        return _route(args)
+    except ParseError as e:
+        where = getattr(e, "_cb_where", "")
+        print(f"error: {where}line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
+        if e.context:
+            print(e.context, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (_BadInput, InvalidValueError, ValueError) as e:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"error: {text}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+    except UnavailableError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except Exception as e:
+        if os.environ.get("CBALGEBRA_DEBUG"):
+            raise
+        print(f"internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _value(text: str):
+    if "," in text:
+        return tuple(_value(t) for t in text.split(","))
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise _BadInput(f"--param expects KEY=VALUE, not {item!r}")
+        out[key.strip()] = _value(value.strip())
+    return out
+
+
+def _ids(text: str | None, what: str) -> list[int] | None:
+    if text is None:
+        return None
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if part:
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise _BadInput(f"{what}: {part!r} is not a processor id") from None
+    return out
+
+
+def _read(path: str, stdin_used: list) -> str:
+    if path == "-":
+        if stdin_used:
+            raise _BadInput("standard input can be read only once")
+        stdin_used.append(True)
+    try:
+        return read_text(path)
+    except UsageError as e:
+        raise _BadInput(str(e)) from None
+
+
+def _numbered_lines(text: str):
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("#", "//")):
+            yield number, line
+
+
+def _split_id(line: str, number: int, path: str, required: bool):
+    """'x: rest' -> (x, rest, column of rest); without a prefix (x None)."""
+    head, sep, rest = line.partition(":")
+    if sep and head.strip().lstrip("-").isdigit():
+        return int(head.strip()), rest, len(head) + 1
+    if required:
+        raise _BadInput(f"{path}: line {number}: expected 'processor: predicate'")
+    return None, line, 0
+
+
+def _located(e, path: str, number: int, offset: int):
+    e._cb_where = f"{path}: "
+    if e.line == 1:
+        e.column += offset
+    e.line += number - 1
+    return e
+
+
+def read_predicates(text: str, path: str) -> dict:
+    from cbalgebra.parse import ParseError, parse_predicate
+    out = {}
+    for number, line in _numbered_lines(text):
+        x, rest, offset = _split_id(line, number, path, required=True)
+        if x in out:
+            raise _BadInput(f"{path}: line {number}: a second predicate for processor {x}")
+        try:
+            out[x] = parse_predicate(rest)
+        except ParseError as e:
+            raise _located(e, path, number, offset) from None
+    return out
+
+
+def read_messages(text: str, path: str) -> list:
+    from cbalgebra.parse import ParseError, parse_message
+    out = []
+    for number, line in _numbered_lines(text):
+        v, rest, offset = _split_id(line, number, path, required=False)
+        try:
+            out.append((v, parse_message(rest)))
+        except ParseError as e:
+            raise _located(e, path, number, offset) from None
+    return out
+
+
+def _route(args) -> int:
+    from cbalgebra.network import topology
+    from cbalgebra.network.schemes import SCHEMES, build
+    from cbalgebra.network.workload import messages, processor_predicates
+
+    if args.scheme not in SCHEMES:
+        raise _BadInput(f"unknown scheme {args.scheme!r}; choose one of {', '.join(SCHEMES)}")
+    for flag, value, low in (("-k", args.k, 1), ("--count", args.count, 0), ("--names", args.names, 1),
+                             ("--attributes", args.attributes, 1)):
+        if value < low:
+            raise _BadInput(f"{flag} must be >= {low}, not {value}")
+    stdin_used: list = []
+    t0 = time.perf_counter()
+    graph = topology(args.topology, args.n, args.seed, **_params(args.param))
+    n = graph.number_of_nodes()
+    if args.predicates is not None:
+        preds = read_predicates(_read(args.predicates, stdin_used), args.predicates)
+        where = "generated"
+    else:
+        preds = processor_predicates(n, args.k, names=args.names, distribution=args.distribution,
+                                     seed=args.workload_seed)
+        where = f"seed-002 DNF generator, k={args.k}"
+    senders = _ids(args.senders, "--senders")
+    t_topology = time.perf_counter() - t0
+    routing = build(args.scheme, graph, preds, reducer=args.reducer, senders=senders,
+                    unicast=args.unicast)
+    t_build = time.perf_counter() - t0 - t_topology
+    sender_list = sorted(routing.senders)
+    if args.messages is not None:
+        items = read_messages(_read(args.messages, stdin_used), args.messages)
+    else:
+        items = [(None, m) for m in messages(args.count, names=args.names, distribution=args.distribution,
+                                             seed=args.workload_seed, attributes=min(args.attributes, args.names),
+                                             aim_at=None if args.random_messages else preds)]
+    if args.source is not None:
+        items = [(args.source if v is None else v, m) for v, m in items]
+    if not sender_list and items:
+        raise _BadInput("no senders: nothing can be delivered")
+    items = [(sender_list[i % len(sender_list)] if v is None else v, m) for i, (v, m) in enumerate(items)]
+    if args.draw is not None and not 0 <= args.draw_index < max(1, len(items)):
+        raise _BadInput(f"--draw-index {args.draw_index}: there are {len(items)} deliveries")
+    if args.draw is not None and not items:
+        raise _BadInput("--draw: there is no delivery to draw")
+    t1 = time.perf_counter()
+    deliveries = [routing.deliver(m, v) for v, m in items]
+    t_deliver = time.perf_counter() - t1
+    memory = routing.memory()
+    records = [_record(i, d) for i, d in enumerate(deliveries)]
+    drawn = None
+    if args.draw is not None:
+        from cbalgebra.network.draw import GraphvizMissing, render
+        try:
+            drawn = str(render(deliveries[args.draw_index], args.draw))
+        except GraphvizMissing as e:
+            raise UnavailableError(str(e)) from None
+        except OSError as e:
+            raise _BadInput(f"cannot write {args.draw}: {e.strerror or e}") from None
+    summary = {
+        "topology": graph.graph.get("name"), "n": n, "links": graph.number_of_edges(),
+        "scheme": args.scheme, "reducer": args.reducer, "predicates": where,
+        "senders": len(routing.senders), "receivers": len(routing.receivers),
+        "deliveries": len(deliveries), "correct": sum(r["correct"] for r in records),
+        "latency_minimal": sum(r["latency_minimal"] for r in records),
+        "with_duplicates": sum(bool(r["duplicates"]) for r in records),
+        "packets": sum(r["packets"] for r in records),
+        "seconds": {"topology": round(t_topology, 4), "build": round(t_build, 4), "deliver": round(t_deliver, 4)},
+        "memory": {k: v for k, v in memory.items() if k != "per_processor"},
+        "drawn": drawn,
+    }
+    if getattr(routing, "tree_root", None) is not None:
+        summary["siena_tree"] = f"shortest-path tree of the centre, processor {routing.tree_root}"
+    if args.json:
+        sys.stdout.write(json.dumps({"summary": summary, "deliveries": [] if args.quiet else records}) + "\n")
+        return EXIT_OK
+    out = sys.stdout
+    if not args.quiet:
+        for r in records:
+            _print_record(r, out)
+    _print_summary(summary, out)
+    return EXIT_OK
+
+
+def _record(i: int, d) -> dict:
+    best = d.optimum
+    return {
+        "delivery": i, "source": d.source, "message": str(d.message),
+        "interested": sorted(d.interested), "receivers": sorted(d.receivers),
+        "packets": d.size, "smallest": best.size, "smallest_exact": best.exact,
+        "ideal": d.ideal, "correct": d.correct, "latency_minimal": d.latency_minimal,
+        "missed": sorted(d.report.missed), "late": [list(x) for x in d.report.late],
+        "duplicates": {str(k): v for k, v in sorted(d.duplicates.items())},
+        "header_bits": d.header_bits,
+        "tree": [[p.parent, p.processor] for p in d.packets if p.parent is not None],
+    }
+
+
+def _yes(b) -> str:
+    return "unknown" if b is None else ("yes" if b else "NO")
+
+
+def _print_record(r: dict, out) -> None:
+    best = f"{r['smallest']}" + ("" if r["smallest_exact"] else " (bound)")
+    dups = ", ".join(f"{k}×{v}" for k, v in r["duplicates"].items()) or "none"
+    print(f"delivery {r['delivery']}: from {r['source']}: {r['message']}", file=out)
+    print(f"  interested {_set(r['interested'])}; reached {_set(r['receivers'])}", file=out)
+    print(f"  packets |D| = {r['packets']} (smallest latency-minimal {best}); duplicates {dups}; "
+          f"header bits {r['header_bits']}", file=out)
+    line = (f"  correct {_yes(r['correct'])}, latency-minimal {_yes(r['latency_minimal'])}, "
+            f"ideal {_yes(r['ideal'])}")
+    if r["missed"]:
+        line += f"; missed {_set(r['missed'])}"
+    if r["late"]:
+        line += "; late " + ", ".join(f"{x} at {a:g} > {b:g}" for x, a, b in r["late"])
+    print(line, file=out)
+
+
+def _set(xs) -> str:
+    xs = list(xs)
+    if len(xs) > 30:
+        return "{" + ", ".join(map(str, xs[:30])) + f", … ({len(xs)} in all)}}"
+    return "{" + ", ".join(map(str, xs)) + "}"
+
+
+def _print_summary(s: dict, out) -> None:
+    m = s["memory"]
+    print(f"summary: {s['scheme']} on {s['topology']} (n={s['n']}, {s['links']} links), "
+          f"reducer {s['reducer']}, predicates {s['predicates']}", file=out)
+    if "siena_tree" in s:
+        print(f"  siena runs over the {s['siena_tree']}", file=out)
+    print(f"  {s['deliveries']} deliveries: {s['correct']} correct, {s['latency_minimal']} latency-minimal, "
+          f"{s['with_duplicates']} with duplicates, {s['packets']} packets", file=out)
+    print(f"  memory: {m['total_bits']} bits = {m['id_bits']} id bits + {m['predicate_constraints']} constraints "
+          f"× {m['bits_per_constraint']} bits ({m['senders']} senders, {m['receivers']} receivers, "
+          f"{m['bits_per_id']} bits per id)", file=out)
+    print("  by component: " + ", ".join(f"{k} {v}" for k, v in m["components"].items()), file=out)
+    t = s["seconds"]
+    print(f"  time: topology {t['topology']:.3f} s, build {t['build']:.3f} s, deliver {t['deliver']:.3f} s",
+          file=out)
+    if s["drawn"]:
+        print(f"  drew delivery to {s['drawn']}", file=out)

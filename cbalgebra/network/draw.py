@@ -1,0 +1,219 @@
+"""Pictures of one delivery over its network, as in seed 002's Figures 1-4
+(Carzaniga, Rembert & Wolf, "Understanding Content-Based Routing Schemes",
+2006): links in grey with their lengths, the source in green, interested
+processors filled in orange, processors the message reached outlined in
+blue, every packet as an arrow from its parent, and packets to a processor
+that receives the message more than once in red.
+
+- :func:`to_dot` writes Graphviz DOT with fixed positions (rendered to SVG or
+  PNG by ``dot -Kneato -n``, see :func:`render`);
+- :func:`to_html` writes one self-contained HTML page (inline SVG, no
+  scripts, nothing to install), with the packet list beside the picture.
+
+Positions come from networkx's spring layout with a fixed seed; a real
+network with coordinates (topohub's ``pos`` = (longitude, latitude), or
+``longitude``/``latitude`` attributes) is drawn at them. Both outputs show
+the same picture.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+
+__all__ = ["GraphvizMissing", "layout", "render", "to_dot", "to_html"]
+
+SOURCE, INTERESTED, REACHED, PLAIN = "#2e7d32", "#ffb74d", "#1565c0", "#9e9e9e"
+PACKET, DUPLICATE = "#212121", "#d32f2f"
+
+
+class GraphvizMissing(RuntimeError):
+    """Graphviz's ``dot`` is not on PATH."""
+
+
+def layout(graph: nx.Graph) -> dict[int, tuple[float, float]]:
+    """Node positions in [0, 1]^2."""
+    coords = {}
+    for x, data in graph.nodes(data=True):
+        lon, lat = data.get("longitude", data.get("Longitude")), data.get("latitude", data.get("Latitude"))
+        pos = data.get("pos")
+        if lon is None and isinstance(pos, (tuple, list)) and len(pos) == 2:
+            lon, lat = pos  # topohub: (longitude, latitude)
+        if isinstance(lon, (int, float)) and isinstance(lat, (int, float)):
+            coords[x] = (float(lon), -float(lat))
+    if len(coords) != graph.number_of_nodes():
+        coords = {x: (float(p[0]), float(p[1])) for x, p in nx.spring_layout(graph, seed=2006).items()}
+    xs = [p[0] for p in coords.values()]
+    ys = [p[1] for p in coords.values()]
+    span_x = (max(xs) - min(xs)) or 1.0
+    span_y = (max(ys) - min(ys)) or 1.0
+    return {x: ((p[0] - min(xs)) / span_x, (p[1] - min(ys)) / span_y) for x, p in coords.items()}
+
+
+def _label(graph: nx.Graph, x: int) -> str:
+    name = graph.nodes[x].get("name")
+    return f"{x}" if name is None or str(name) == str(x) else f"{x} ({name})"
+
+
+def _weight(w: float) -> str:
+    return f"{w:g}"
+
+
+def _title(delivery) -> str:
+    r = delivery.routing
+    return (f"{r.scheme.upper()} on {r.graph.graph.get('name', 'network')}: message from {delivery.source}, "
+            f"{delivery.size} packets, {len(delivery.interested)} interested, "
+            f"{'correct' if delivery.correct else 'NOT correct'}, "
+            f"{'latency-minimal' if delivery.latency_minimal else 'not latency-minimal'}"
+            + (f", duplicates at {', '.join(map(str, sorted(delivery.duplicates)))}" if delivery.duplicates else ""))
+
+
+def to_dot(delivery, scale: float = 640.0) -> str:
+    """The delivery as Graphviz DOT, positions fixed in points (render with
+    neato -n; ``scale`` is the picture's width)."""
+    g = delivery.routing.graph
+    pos = layout(g)
+    dup = set(delivery.duplicates)
+    reached = delivery.receivers
+    lines = ["digraph delivery {",
+             (f'  graph [label="{_escape(_title(delivery))}", labelloc=t, fontname="Helvetica", '
+             'splines=true, outputorder=edgesfirst];'),
+             '  node [shape=circle, style=filled, fontname="Helvetica", fontsize=11, width=0.4, fixedsize=true];',
+             '  edge [fontname="Helvetica", fontsize=9];']
+    for x in sorted(g.nodes):
+        fill = INTERESTED if x in delivery.interested else "white"
+        color = SOURCE if x == delivery.source else (REACHED if x in reached else PLAIN)
+        pen = 3 if x == delivery.source or x in reached else 1
+        px, py = pos[x]
+        lines.append(f'  {x} [label="{_escape(str(x))}", tooltip="{_escape(_label(g, x))}", fillcolor="{fill}", '
+                     f'color="{color}", penwidth={pen}, pos="{px * scale:.3f},{py * scale:.3f}!"];')
+    for u, v, w in sorted(g.edges(data="weight")):
+        lines.append(f'  {u} -> {v} [dir=none, color="#cfcfcf", label="{_weight(w)}", fontcolor="#8a8a8a"];')
+    for p in delivery.packets:
+        if p.parent is None:
+            continue
+        color = DUPLICATE if p.processor in dup else PACKET
+        lines.append(f'  {p.parent} -> {p.processor} [color="{color}", penwidth=2, '
+                     f'tooltip="{_escape(_header(p.header))}"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _header(h) -> str:
+    if isinstance(h, frozenset):
+        return "{" + ", ".join(map(str, sorted(h))) + "}"
+    return "-" if h is None else str(h)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def render(delivery, path: str | Path) -> Path:
+    """Write the delivery to ``path``: .svg or .png through Graphviz, .html
+    or .dot without it. Raises GraphvizMissing when dot is needed and absent,
+    ValueError for any other suffix."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".html":
+        path.write_text(to_html(delivery), encoding="utf-8")
+        return path
+    if suffix in (".dot", ".gv"):
+        path.write_text(to_dot(delivery), encoding="utf-8")
+        return path
+    if suffix not in (".svg", ".png"):
+        raise ValueError(f"cannot draw to {path.name}: use .svg, .png (Graphviz), .html or .dot")
+    dot = shutil.which("dot")
+    if dot is None:
+        raise GraphvizMissing(f"drawing {path.name} needs Graphviz's dot, which is not installed "
+                              "(apt-get install graphviz), or draw to .html")
+    result = subprocess.run([dot, "-Kneato", "-n", f"-T{suffix[1:]}", "-o", str(path)],
+                            input=to_dot(delivery).encode(), capture_output=True, timeout=120, check=False)
+    if result.returncode != 0:
+        reason = result.stderr.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"dot failed: {reason[0] if reason else result.returncode}")
+    return path
+
+
+def to_html(delivery, width: int = 900, height: int = 700) -> str:
+    """One self-contained HTML page: an inline SVG picture and the packets."""
+    g = delivery.routing.graph
+    pos = layout(g)
+    margin = 40
+    def xy(x):
+        px, py = pos[x]
+        return margin + px * (width - 2 * margin), margin + py * (height - 2 * margin)
+    dup = set(delivery.duplicates)
+    reached = delivery.receivers
+    svg = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">'),
+           ('<defs>'
+           f'<marker id="a" viewBox="0 0 10 10" refX="19" refY="5" markerWidth="7" markerHeight="7" '
+           f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{PACKET}"/></marker>'
+           f'<marker id="d" viewBox="0 0 10 10" refX="19" refY="5" markerWidth="7" markerHeight="7" '
+           f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{DUPLICATE}"/></marker>'
+           '</defs>')]
+    for u, v, w in sorted(g.edges(data="weight")):
+        (x1, y1), (x2, y2) = xy(u), xy(v)
+        svg.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#dddddd" '
+                   f'stroke-width="2"><title>({u}, {v}) length {_weight(w)}</title></line>')
+        svg.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 3:.1f}" font-size="9" fill="#999" '
+                   f'text-anchor="middle">{html.escape(_weight(w))}</text>')
+    seen: Counter = Counter()
+    for p in delivery.packets:
+        if p.parent is None:
+            continue
+        seen[(p.parent, p.processor)] += 1
+        (x1, y1), (x2, y2) = xy(p.parent), xy(p.processor)
+        bend = 10 * (seen[(p.parent, p.processor)] - 1)
+        is_dup = p.processor in dup
+        color, marker = (DUPLICATE, "d") if is_dup else (PACKET, "a")
+        mx, my = (x1 + x2) / 2 + bend, (y1 + y2) / 2 - bend
+        svg.append(f'<path d="M{x1:.1f},{y1:.1f} Q{mx:.1f},{my:.1f} {x2:.1f},{y2:.1f}" fill="none" '
+                   f'stroke="{color}" stroke-width="2.2" marker-end="url(#{marker})">'
+                   f'<title>{p.parent} → {p.processor}: header {html.escape(_header(p.header))}, '
+                   f'path length {_weight(p.path_length)}</title></path>')
+    for x in sorted(g.nodes):
+        cx, cy = xy(x)
+        fill = INTERESTED if x in delivery.interested else "#ffffff"
+        stroke = SOURCE if x == delivery.source else (REACHED if x in reached else PLAIN)
+        sw = 3.5 if x == delivery.source or x in reached else 1.2
+        svg.append(f'<g><title>{html.escape(_label(g, x))}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" r="12" '
+                   f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
+                   f'<text x="{cx:.1f}" y="{cy + 4:.1f}" font-size="11" text-anchor="middle">{x}</text></g>')
+    svg.append("</svg>")
+    rows = "\n".join(
+        f"<tr{' class=dup' if p.processor in dup else ''}><td>{i}</td><td>{p.processor}</td>"
+        f"<td>{'' if p.parent is None else p.parent}</td><td>{html.escape(_header(p.header))}</td>"
+        f"<td>{_weight(p.path_length)}</td></tr>"
+        for i, p in enumerate(delivery.packets))
+    legend = (f'<p class="legend"><span style="color:{SOURCE}">◯ source</span> · '
+              f'<span style="background:{INTERESTED}">&nbsp;interested&nbsp;</span> · '
+              f'<span style="color:{REACHED}">◯ reached</span> · '
+              f'<span style="color:{PACKET}">→ packet</span> · '
+              f'<span style="color:{DUPLICATE}">→ packet to a processor reached more than once</span></p>')
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(_title(delivery))}</title>
+<style>
+body {{ font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }}
+.wrap {{ display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }}
+table {{ border-collapse: collapse; font-size: 13px; }}
+td, th {{ border-bottom: 1px solid #eee; padding: 2px 8px; text-align: left; }}
+tr.dup td {{ color: {DUPLICATE}; }}
+.legend span {{ margin-right: .3em; }}
+</style></head><body>
+<h2>{html.escape(_title(delivery))}</h2>
+<p>message: <code>{html.escape(str(delivery.message))}</code></p>
+{legend}
+<div class="wrap"><div>{''.join(svg)}</div>
+<table><thead><tr><th>#</th><th>processor</th><th>from</th><th>header</th><th>path length</th></tr></thead>
+<tbody>
+{rows}
+</tbody></table></div>
+</body></html>
+"""
