@@ -26,6 +26,7 @@ from json.encoder import encode_basestring  # the C encoder's string function (e
 from typing import Any
 
 from cbalgebra._fastparse import (
+    _BLANK,
     _FAST_ATTRIBUTE,
     _FAST_CONSTRAINT,
     _FAST_OPS,
@@ -40,14 +41,14 @@ from cbalgebra._fastparse import (
 )
 from cbalgebra._literals import INTERFACE_MAX, MAX_DNF_TERMS
 from cbalgebra.values import (
-    _OP_RANK,
-    _TYPE_RANK,
     ANY,
     BOOL,
     FLOAT,
     INT,
+    OP_CODE,
     OPERATORS_OF_TYPE,
     STRING,
+    TYPE_CODE,
     InvalidValueError,
     _has_surrogate,
     format_name,
@@ -56,7 +57,6 @@ from cbalgebra.values import (
 
 __all__ = ["rendered_document"]
 
-_BLANK = r"[ \t\r\n\f\u00a0]"
 # `ifconfig N` and the blanks before its first constraint: _STATEMENT's
 # word end is implied by the blank that _fastparse._INTERFACE requires.
 _IFCONFIG = re.compile(r"ifconfig" + _BLANK + r"+([0-9]{1,10})(?![A-Za-z0-9_\-./])" + _BLANK + "*")
@@ -97,7 +97,7 @@ def _prefix(type_: str, name: str, op_word: str, as_json: bool) -> tuple[int, in
         head = f"{type_} {format_name(name)} any"
     else:
         head = f"{type_} {format_name(name)} {op} "
-    entry = cache[type_, name, op_word] = (_TYPE_RANK[type_], _OP_RANK[op], head)
+    entry = cache[type_, name, op_word] = (TYPE_CODE[type_], OP_CODE[op], head)
     return entry
 
 

@@ -13,6 +13,7 @@ paths give equal values.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from lark import Token
@@ -20,45 +21,51 @@ from lark import Token
 from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, literal
 from cbalgebra.values import (
     ANY,
-    BOOL,
-    EQ,
     FLOAT,
-    GE,
-    GT,
     INT,
     KEYWORDS,
-    LE,
-    LT,
-    NE,
+    OPERATOR_SPECS,
     OPERATORS_OF_TYPE,
-    PREFIX,
     STRING,
-    SUBSTRING,
-    SUFFIX,
+    TYPE_SPECS,
     Attribute,
     Constraint,
     InvalidValueError,
     Message,
+    Op,
 )
 
-# Names are read possessively (`*+`): a regex must never split `company`
-# into the name `comp` and the keyword `any`; the grammar's lexer reads the
-# longest name. Numbers are ASCII digits (never `\d`, which takes `３`).
-_WS = re.compile(r"[ \t\r\n\f\u00a0]*")
+# The lexical pieces, each written once. Names are read possessively (`*+`):
+# a regex must never split `company` into the name `comp` and the keyword
+# `any`; the grammar's lexer reads the longest name. Numbers are ASCII
+# digits (never `\d`, which takes fullwidth and other Unicode digits). The type words and operator
+# spellings come from the vocabulary tables of values.py, longest first so
+# that an alternation never stops at a shorter spelling (`=` before `=*`).
+_BLANK = r"[ \t\r\n\f\u00a0]"  # what the grammar %ignores besides comments
+_WORD_END = r"(?![A-Za-z0-9_\-./])"
+_NAME = r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*+)"
+
+
+def _alternation(spellings: Iterable[str]) -> str:
+    return "|".join(re.escape(s) for s in sorted(set(spellings), key=len, reverse=True))
+
+
+_TYPE_WORD = "(?:(" + _alternation(w for t in TYPE_SPECS for w in t.words) + ")" + _BLANK + "+)?"
+_SYMBOL_OPERATOR = _alternation(s for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o.symbol, o.sff))
+_VALUE = (r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
+          r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![0-9A-Za-z_.])"
+          r"|true" + _WORD_END + "|false" + _WORD_END + ")")
+
+_WS = re.compile(_BLANK + "*")
 _FAST_CONSTRAINT = re.compile(
-    r"(?:(string|int|integer|long|float|double|bool|boolean)[ \t\r\n\f\u00a0]+)?"
-    r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*+)[ \t\r\n\f\u00a0]*"
-    r"(!=|<=|>=|>\*|\*<|=\*|\*=|\*\*|=|<|>|\*|any(?![A-Za-z0-9_\-./]))[ \t\r\n\f\u00a0]*"
-    r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
-    r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![0-9A-Za-z_.])"
-    r"|true(?![A-Za-z0-9_\-./])|false(?![A-Za-z0-9_\-./]))?"
+    _TYPE_WORD + _NAME + _BLANK + "*(" + _SYMBOL_OPERATOR + "|any" + _WORD_END + ")" + _BLANK + "*" + _VALUE + "?"
 )
-_FAST_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|;|&&)")
-_FAST_OR = re.compile(r"[ \t\r\n\f\u00a0]*\|\|")
-_FAST_TYPES = {"string": STRING, "int": INT, "integer": INT, "long": INT, "float": FLOAT,
-               "double": FLOAT, "bool": BOOL, "boolean": BOOL}
-_FAST_OPS = {"=": EQ, "!=": NE, "<": LT, ">": GT, "<=": LE, ">=": GE, ">*": PREFIX, "=*": PREFIX,
-             "*<": SUFFIX, "*=": SUFFIX, "*": SUBSTRING, "**": SUBSTRING}
+_FAST_SEP = re.compile(_BLANK + "*(,|;|&&)")
+_FAST_OR = re.compile(_BLANK + r"*\|\|")
+#: Every type word (``long``) and operator spelling the scanner reads, to
+#: the canonical spelling.
+_FAST_TYPES = {w: t.spelling for t in TYPE_SPECS for w in t.words}
+_FAST_OPS = {s: o.symbol for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o.symbol, o.sff)}
 
 
 # Words the grammar knows. A name spelled like one is left to Lark, which
@@ -172,13 +179,7 @@ def fast_dnf(text: str) -> list[list[Constraint]] | None:
         return None
 
 
-_FAST_ATTRIBUTE = re.compile(
-    r"(?:(string|int|integer|long|float|double|bool|boolean)[ \t\r\n\f\u00a0]+)?"
-    r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*+)[ \t\r\n\f\u00a0]*=(?![*])[ \t\r\n\f\u00a0]*"
-    r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
-    r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![0-9A-Za-z_.])"
-    r"|true(?![A-Za-z0-9_\-./])|false(?![A-Za-z0-9_\-./]))"
-)
+_FAST_ATTRIBUTE = re.compile(_TYPE_WORD + _NAME + _BLANK + "*=(?![*])" + _BLANK + "*" + _VALUE)
 
 
 def _flat_attribute(text: str, pos: int, attrs: dict[str, Attribute]) -> int:
@@ -221,32 +222,31 @@ def fast_message(text: str) -> Message | None:
 # common case for documents. This reader takes one statement at a time, when
 # all its parts are flat and plain; on anything else it returns None and the
 # grammar reads that statement (cbalgebra.parse.iter_document).
-_SKIP = re.compile(r"(?:[ \t\r\n\f\u00a0]+|#[^\n]*|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
-_WORD_END = r"(?![A-Za-z0-9_\-./])"
+_SKIP = re.compile("(?:" + _BLANK + r"+|#[^\n]*|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolidate|statistics|clear|timer|"
                         r"output|set|help)" + _WORD_END)
-_INTERFACE = re.compile(r"[ \t\r\n\f\u00a0]+([0-9]{1,10})" + _WORD_END)
-_SEMI = re.compile(r"[ \t\r\n\f\u00a0]*;")
-_COMMA = re.compile(r"[ \t\r\n\f\u00a0]*,")
-_DOC_SEP = re.compile(r"[ \t\r\n\f\u00a0]*(,|&&|;)")
+_INTERFACE = re.compile(_BLANK + "+([0-9]{1,10})" + _WORD_END)
+_SEMI = re.compile(_BLANK + "*;")
+_COMMA = re.compile(_BLANK + "*,")
+_DOC_SEP = re.compile(_BLANK + "*(,|&&|;)")
 _COMMANDS = {
-    "consolidate": re.compile(r"[ \t\r\n\f\u00a0]*;"),
-    "statistics": re.compile(r"[ \t\r\n\f\u00a0]*;"),
-    "clear": re.compile(r"[ \t\r\n\f\u00a0]*;"),
-    "help": re.compile(r"[ \t\r\n\f\u00a0]*;"),
-    "timer": re.compile(r"[ \t\r\n\f\u00a0]+(start|stop)[ \t\r\n\f\u00a0]*;"),
-    "output": re.compile(r"[ \t\r\n\f\u00a0]+(on|off)[ \t\r\n\f\u00a0]*;"),
-    "set": re.compile(r"[ \t\r\n\f\u00a0]+([A-Za-z_][A-Za-z0-9_\-.]*+)[ \t\r\n\f\u00a0]*=[ \t\r\n\f\u00a0]*"
-                      r"([+-]?[0-9]{1,18})" + _WORD_END + r"[ \t\r\n\f\u00a0]*;"),
+    "consolidate": _SEMI,
+    "statistics": _SEMI,
+    "clear": _SEMI,
+    "help": _SEMI,
+    "timer": re.compile(_BLANK + "+(start|stop)" + _BLANK + "*;"),
+    "output": re.compile(_BLANK + "+(on|off)" + _BLANK + "*;"),
+    "set": re.compile(_BLANK + r"+([A-Za-z_][A-Za-z0-9_\-.]*+)" + _BLANK + "*=" + _BLANK + "*"
+                      r"([+-]?[0-9]{1,18})" + _WORD_END + _BLANK + "*;"),
 }
 # After a word that may open a statement: an operator or a word operator
 # means the word may instead be an attribute name, which only the grammar
 # can settle.
-_NAME_CONTINUES = re.compile(r"[ \t\r\n\f\u00a0]*(?:[=!<>*]|(?:any|prefix|suffix|contains|substring)"
-                             + _WORD_END + ")")
+_NAME_CONTINUES = re.compile(_BLANK + "*(?:[=!<>*]|(?:" + "|".join(
+    ["any", *(w for o in OPERATOR_SPECS for w in o.words)]) + ")" + _WORD_END + ")")
 
 
-_ORIGIN = re.compile(r"from[ \t\r\n\f\u00a0]+(?:([A-Za-z_][A-Za-z0-9_\-.]*+|[0-9]+)" + _WORD_END
+_ORIGIN = re.compile("from" + _BLANK + r"+(?:([A-Za-z_][A-Za-z0-9_\-.]*+|[0-9]+)" + _WORD_END
                      + r"|\"([^\"\\\n]*)\")")
 
 
@@ -313,7 +313,7 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
 
 
 # What follows a constraint in an `ifconfig` body, with the blanks around it.
-_SFF_NEXT = re.compile(r"[ \t\r\n\f\u00a0]*(\|\||\||,|&&|;)[ \t\r\n\f\u00a0]*")
+_SFF_NEXT = re.compile(_BLANK + r"*(\|\||\||,|&&|;)" + _BLANK + "*")
 
 
 def _sff_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:

@@ -9,20 +9,14 @@ from lark import Token
 
 from cbalgebra.values import (
     BOOL,
-    EQ,
     FLOAT,
-    GE,
-    GT,
     INT,
     INT_MAX,
     INT_MIN,
-    LE,
-    LT,
-    NE,
-    PREFIX,
+    OPERATOR_SPECS,
     STRING,
-    SUBSTRING,
-    SUFFIX,
+    TYPE_SPECS,
+    Op,
 )
 
 
@@ -41,19 +35,11 @@ class LocatedError(Exception):
         self.token = token
 
 
-TYPE_OF_TOKEN = {
-    "T_STRING": STRING,
-    "T_INT": INT, "T_INTEGER": INT, "T_LONG": INT,
-    "T_FLOAT": FLOAT, "T_DOUBLE": FLOAT,
-    "T_BOOL": BOOL, "T_BOOLEAN": BOOL,
-}
-OP_OF_TOKEN = {
-    "EQ": EQ, "NE": NE, "LT": LT, "GT": GT, "LE": LE, "GE": GE,
-    "PREFIX": PREFIX, "SFF_PREFIX": PREFIX, "PREFIX_WORD": PREFIX,
-    "SUFFIX": SUFFIX, "SFF_SUFFIX": SUFFIX, "SUFFIX_WORD": SUFFIX,
-    "SUBSTRING": SUBSTRING, "SFF_SUBSTRING": SUBSTRING,
-    "CONTAINS_WORD": SUBSTRING, "SUBSTRING_WORD": SUBSTRING,
-}
+#: Grammar terminal -> canonical spelling, derived from the vocabulary tables
+#: of values.py (the terminals are named after the words: T_INTEGER, SFF_PREFIX,
+#: CONTAINS_WORD; tests/test_parse_keywords.py checks them against the grammar).
+TYPE_OF_TOKEN: dict[str, str] = {token: t.spelling for t in TYPE_SPECS for token in t.tokens}
+OP_OF_TOKEN: dict[str, str] = {token: o.symbol for o in OPERATOR_SPECS if o.code != Op.ANY for token in o.tokens}
 LITERAL_TYPE = {"STRING": STRING, "INT": INT, "FLOAT": FLOAT, "TRUE": BOOL, "FALSE": BOOL}
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0", "/": "/"}

@@ -9,19 +9,10 @@ from __future__ import annotations
 from typing import Any, cast
 
 from cbalgebra.values import (
-    ANY,
     ANYTYPE,
-    EQ,
     FLOAT,
-    GE,
-    GT,
     INT,
-    LE,
-    LT,
-    NE,
-    PREFIX,
-    SUBSTRING,
-    SUFFIX,
+    HOLDS,
     Advertisement,
     Attribute,
     Constraint,
@@ -46,27 +37,11 @@ SFF_INT_MIN, SFF_INT_MAX = -(2**31), 2**31 - 1
 
 def value_satisfies(op: str, operand: Any, value: Any) -> bool:
     """Whether a value of the constraint's type satisfies ``op operand``."""
-    if op == EQ:
-        return value == operand
-    if op == NE:
-        return value != operand
-    if op == LT:
-        return value < operand
-    if op == GT:
-        return value > operand
-    if op == LE:
-        return value <= operand
-    if op == GE:
-        return value >= operand
-    if op == PREFIX:
-        return value.startswith(operand)
-    if op == SUFFIX:
-        return value.endswith(operand)
-    if op == SUBSTRING:
-        return operand in value
-    if op == ANY:
-        return True
-    raise ValueError(f"unknown operator {op!r}")
+    try:
+        holds = HOLDS[op]
+    except KeyError:
+        raise ValueError(f"unknown operator {op!r}") from None
+    return holds(value, operand)
 
 
 def sff_int_of_double(x: float) -> int | None:
@@ -128,12 +103,7 @@ def check_numbers(numbers: object) -> str:
 
 
 def _advertisement_covers(a: Advertisement, message: Message, numbers: str = "strict") -> bool:
-    by_name = a._cache.get("by_name")
-    if by_name is None:
-        by_name = {}
-        for c in a.constraints:
-            by_name.setdefault(c.name, []).append(c)
-        a._cache["by_name"] = by_name
+    by_name = a.by_name
     for name, attr in message.items():
         if not any(attribute_satisfies(c, attr, numbers) for c in by_name.get(name, ())):
             return False

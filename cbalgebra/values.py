@@ -11,47 +11,206 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import struct
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from enum import IntEnum
+import operator
+from types import MappingProxyType
+from typing import Any
 
-Value = Union[str, int, float, bool]
+Value = str | int | float | bool
 
 STRING, INT, FLOAT, BOOL, ANYTYPE = "string", "int", "float", "bool", "any"
-#: The four value types; ``ANYTYPE`` only appears in constraints ``any name any``
-#: (present with whatever type), from the SFF driver format.
-TYPES: tuple[str, ...] = (STRING, INT, FLOAT, BOOL)
-
 EQ, NE, LT, GT, LE, GE = "=", "!=", "<", ">", "<=", ">="
 PREFIX, SUFFIX, SUBSTRING, ANY = ">*", "*<", "*", "any"
-OPERATORS: tuple[str, ...] = (EQ, NE, LT, GT, LE, GE, PREFIX, SUFFIX, SUBSTRING, ANY)
-OPERATOR_NAMES = {
-    EQ: "equals", NE: "not-equals", LT: "less-than", GT: "greater-than",
-    LE: "less-or-equal", GE: "greater-or-equal", PREFIX: "prefix",
-    SUFFIX: "suffix", SUBSTRING: "substring", ANY: "any",
-}
 
-_ORDER_OPS = frozenset((EQ, NE, LT, GT, LE, GE, ANY))
+
+# --------------------------------------------------------------- vocabulary
+#
+# Types and operators are defined here once. ``Constraint.type`` and
+# ``Constraint.op`` hold the canonical spellings (the strings above: what
+# ``str()`` prints, what JSON carries, what the parser returns); ``Type`` and
+# ``Op`` are their integer codes, the ones the forwarding kernels
+# (matcher/_kernels.py) and the canonical constraint order use. Every other
+# table of types or operators in the project is derived from TYPE_SPECS and
+# OPERATOR_SPECS below, so adding an operator means one row there plus the
+# places whose behaviour really differs (a covering domain, a kernel).
+
+
+class Type(IntEnum):
+    """The type codes; ``str(Type.INT)`` is the spelling ``int``."""
+
+    STRING = 0
+    INT = 1
+    FLOAT = 2
+    BOOL = 3
+    #: Only in constraints ``any name any`` (present with whatever type),
+    #: from the SFF driver format.
+    ANY = 4
+
+    @property
+    def spelling(self) -> str:
+        return TYPE_SPECS[self].spelling
+
+    def __str__(self) -> str:
+        return self.spelling
+
+    @classmethod
+    def of(cls, word: str) -> Type:
+        """The type a word names: a canonical spelling or a synonym (``long``)."""
+        try:
+            return _TYPE_OF_WORD[word]
+        except KeyError:
+            raise InvalidValueError(f"unknown type {word!r}") from None
+
+
+class Op(IntEnum):
+    """The operator codes; ``str(Op.PREFIX)`` is the symbol ``>*``."""
+
+    EQ = 0
+    NE = 1
+    LT = 2
+    GT = 3
+    LE = 4
+    GE = 5
+    PREFIX = 6
+    SUFFIX = 7
+    SUBSTRING = 8
+    ANY = 9
+
+    @property
+    def symbol(self) -> str:
+        return OPERATOR_SPECS[self].symbol
+
+    def __str__(self) -> str:
+        return self.symbol
+
+    @classmethod
+    def of(cls, spelling: str) -> Op:
+        """The operator a spelling names: symbol, word or SFF form."""
+        try:
+            return _OP_OF_SPELLING[spelling]
+        except KeyError:
+            raise InvalidValueError(f"unknown operator {spelling!r}") from None
+
+
+@dataclass(frozen=True)
+class TypeSpec:
+    """One type: its canonical spelling, every word the grammar reads for it
+    (the canonical one first) and the word SFF's driver format writes."""
+
+    code: Type
+    spelling: str
+    words: tuple[str, ...]
+    sff: str
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The grammar's terminal names for the words (``T_INTEGER``)."""
+        return tuple("T_" + w.upper() for w in self.words)
+
+
+@dataclass(frozen=True)
+class OperatorSpec:
+    """One operator: spellings and semantics.
+
+    ``holds(value, operand)`` is the operator's meaning on a value of the
+    constraint's type (DESIGN.md, "Semantics"); for the order operators it is
+    Python's comparison operator, so it also builds z3 terms. ``complement``
+    is the operator that holds exactly when this one fails on a present value
+    of the same type, if there is one.
+    """
+
+    code: Op
+    symbol: str
+    name: str
+    words: tuple[str, ...]
+    sff: str
+    types: frozenset[Type]
+    holds: Callable[[Any, Any], Any]
+    complement: Op | None = None
+
+    @property
+    def is_order(self) -> bool:
+        """Whether numbers take it: ``= != < > <= >=`` (and ``any``)."""
+        return Type.INT in self.types
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The grammar's terminal names: ``PREFIX``, ``SFF_PREFIX``, ``PREFIX_WORD``."""
+        sff = ("SFF_" + self.code.name,) if self.sff != self.symbol else ()
+        return (self.code.name, *sff, *(w.upper() + "_WORD" for w in self.words))
+
+
+TYPE_SPECS: tuple[TypeSpec, ...] = (
+    TypeSpec(Type.STRING, STRING, ("string",), "string"),
+    TypeSpec(Type.INT, INT, ("int", "integer", "long"), "integer"),
+    TypeSpec(Type.FLOAT, FLOAT, ("float", "double"), "double"),
+    TypeSpec(Type.BOOL, BOOL, ("bool", "boolean"), "boolean"),
+    TypeSpec(Type.ANY, ANYTYPE, (), "any"),
+)
+
+_ALL = frozenset(Type)
+_ORDERED = frozenset((Type.STRING, Type.INT, Type.FLOAT))
+_EQUALITY = frozenset((Type.STRING, Type.INT, Type.FLOAT, Type.BOOL))
+_STRINGS = frozenset((Type.STRING,))
+
+def _always(value: Any, operand: Any) -> bool:
+    return True
+
+
+# ``holds`` are the C functions of the operator module and str where there is
+# one: a call costs less than a lambda's, and matching calls it per constraint.
+OPERATOR_SPECS: tuple[OperatorSpec, ...] = (
+    OperatorSpec(Op.EQ, EQ, "equals", (), EQ, _EQUALITY, operator.eq, Op.NE),
+    OperatorSpec(Op.NE, NE, "not-equals", (), NE, _EQUALITY, operator.ne, Op.EQ),
+    OperatorSpec(Op.LT, LT, "less-than", (), LT, _ORDERED, operator.lt, Op.GE),
+    OperatorSpec(Op.GT, GT, "greater-than", (), GT, _ORDERED, operator.gt, Op.LE),
+    OperatorSpec(Op.LE, LE, "less-or-equal", (), LE, _ORDERED, operator.le, Op.GT),
+    OperatorSpec(Op.GE, GE, "greater-or-equal", (), GE, _ORDERED, operator.ge, Op.LT),
+    OperatorSpec(Op.PREFIX, PREFIX, "prefix", ("prefix",), "=*", _STRINGS, str.startswith),
+    OperatorSpec(Op.SUFFIX, SUFFIX, "suffix", ("suffix",), "*=", _STRINGS, str.endswith),
+    OperatorSpec(Op.SUBSTRING, SUBSTRING, "substring", ("contains", "substring"), "**", _STRINGS,
+                 operator.contains),
+    OperatorSpec(Op.ANY, ANY, "any", (), ANY, _ALL, _always),
+)
+
+#: The four value types of attributes (``ANYTYPE`` is for constraints only).
+TYPES: tuple[str, ...] = tuple(t.spelling for t in TYPE_SPECS if t.code != Type.ANY)
+OPERATORS: tuple[str, ...] = tuple(o.symbol for o in OPERATOR_SPECS)
+#: Operator symbol -> its name in messages (``less-than``).
+OPERATOR_NAMES: dict[str, str] = {o.symbol: o.name for o in OPERATOR_SPECS}
 #: Which operators each type takes (DESIGN.md, "Semantics we fixed").
 OPERATORS_OF_TYPE: dict[str, frozenset[str]] = {
-    STRING: frozenset(OPERATORS),
-    INT: _ORDER_OPS,
-    FLOAT: _ORDER_OPS,
-    BOOL: frozenset((EQ, NE, ANY)),
-    ANYTYPE: frozenset((ANY,)),
+    t.spelling: frozenset(o.symbol for o in OPERATOR_SPECS if t.code in o.types) for t in TYPE_SPECS
 }
+#: The operators that bound a range (of numbers or strings).
+RANGE_OPERATORS: tuple[str, ...] = (LT, LE, GT, GE)
+#: Canonical spelling -> code, as plain ints for the hot paths (a dict lookup
+#: of a str, no enum construction).
+TYPE_CODE: dict[str, int] = {t.spelling: int(t.code) for t in TYPE_SPECS}
+OP_CODE: dict[str, int] = {o.symbol: int(o.code) for o in OPERATOR_SPECS}
+#: Operator symbol -> its ``holds(value, operand)``.
+HOLDS: dict[str, Callable[[Any, Any], Any]] = {o.symbol: o.holds for o in OPERATOR_SPECS}
+#: Operator symbol -> its row of OPERATOR_SPECS.
+OPERATOR_OF: dict[str, OperatorSpec] = {o.symbol: o for o in OPERATOR_SPECS}
+#: Canonical type spelling -> its row of TYPE_SPECS.
+TYPE_SPEC_OF: dict[str, TypeSpec] = {t.spelling: t for t in TYPE_SPECS}
+
+_TYPE_OF_WORD: dict[str, Type] = {w: t.code for t in TYPE_SPECS for w in (t.spelling, *t.words)}
+_OP_OF_SPELLING: dict[str, Op] = {s: o.code for o in OPERATOR_SPECS for s in (o.symbol, o.sff, *o.words)}
+assert [t.code for t in TYPE_SPECS] == list(Type) and [o.code for o in OPERATOR_SPECS] == list(Op)
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-
-_TYPE_RANK = {STRING: 0, INT: 1, FLOAT: 2, BOOL: 3, ANYTYPE: 4}
-_OP_RANK = {op: i for i, op in enumerate(OPERATORS)}
 
 NAME_PATTERN = re.compile(r"[A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*\Z")
 #: Words the grammar reserves; a name spelled like one prints quoted.
 KEYWORDS = frozenset(
-    """string int integer long float double bool boolean any prefix suffix
-    contains substring and or true false subscribe advertise publish ifconfig
-    select set consolidate timer statistics clear output none from""".split()
+    [w for t in TYPE_SPECS for w in t.words]
+    + [w for o in OPERATOR_SPECS for w in o.words]
+    + ["any", "and", "or", "true", "false", "subscribe", "advertise", "publish", "ifconfig", "select",
+       "set", "consolidate", "timer", "statistics", "clear", "output", "none", "from"]
 )
 
 
@@ -59,9 +218,36 @@ class InvalidValueError(ValueError):
     """Raised when a value cannot be built: the message names what is wrong."""
 
 
-def _check_type_name(type_: str) -> None:
-    if type_ not in _TYPE_RANK:
-        raise InvalidValueError(f"unknown type {type_!r}")
+def _spelling(word: Any, codes: Mapping[str, int], enum: type[IntEnum], what: str) -> str:
+    """The canonical spelling of a type or operator given as spelling or enum member."""
+    if isinstance(word, enum):
+        return str(word)
+    if isinstance(word, str) and word in codes:
+        return word
+    raise InvalidValueError(f"unknown {what} {word!r}")
+
+
+_PACK_D = struct.Struct("<d")
+_PACK_Q = struct.Struct("<q")
+_LOW63 = 0x7FFFFFFFFFFFFFFF
+
+
+def float_order_key(x: float) -> int:
+    """The order key of a finite double: an int64 that orders as the doubles
+    do, consecutive for consecutive doubles, with -0.0 and 0.0 both 0.
+
+    The one float encoding of the project: covering counts ordinals with it
+    (domains, z3) and the forwarding table compares floats as these ints.
+    """
+    bits = _PACK_Q.unpack(_PACK_D.pack(x))[0]
+    return bits if bits >= 0 else -(bits & _LOW63)
+
+
+def float_of_order_key(key: int) -> float:
+    """The double whose :func:`float_order_key` is ``key`` (0 gives 0.0)."""
+    if key >= 0:
+        return _PACK_D.unpack(_PACK_Q.pack(key))[0]
+    return -_PACK_D.unpack(_PACK_Q.pack(-key))[0]
 
 
 def check_value(type_: str, value: Any, what: str = "value") -> Value:
@@ -158,13 +344,16 @@ class Constraint:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check_type_name(self.type)
+        if self.type not in TYPE_CODE:
+            object.__setattr__(self, "type", _spelling(self.type, TYPE_CODE, Type, "type"))
         if not isinstance(self.name, str) or not self.name:
             raise InvalidValueError(f"attribute name must be a non-empty string, not {self.name!r}")
         if _has_surrogate(self.name):
             raise InvalidValueError(f"attribute name {self.name!r} contains a surrogate code point")
-        if self.op not in _OP_RANK:
-            raise InvalidValueError(f"unknown operator {self.op!r} in constraint on {self.name!r}")
+        if self.op not in OP_CODE:
+            if not isinstance(self.op, Op):
+                raise InvalidValueError(f"unknown operator {self.op!r} in constraint on {self.name!r}")
+            object.__setattr__(self, "op", self.op.symbol)
         if self.op not in OPERATORS_OF_TYPE[self.type]:
             if self.type == ANYTYPE:
                 raise InvalidValueError(f"type 'any' only takes the operator any (constraint on {self.name!r})")
@@ -179,13 +368,26 @@ class Constraint:
         else:
             value = check_value(self.type, self.value, what=f"value of {self.name!r}")
         object.__setattr__(self, "value", value)
-        key = (self.name, _TYPE_RANK[self.type], _OP_RANK[self.op], _value_key(self.type, value))
+        key = (self.name, TYPE_CODE[self.type], OP_CODE[self.op], _value_key(self.type, value))
         object.__setattr__(self, "_key", key)
         object.__setattr__(self, "_hash", hash(key))
 
     @property
     def sort_key(self) -> tuple:
         return self._key
+
+    @property
+    def type_code(self) -> Type:
+        return _TYPE_MEMBERS[self._key[1]]
+
+    @property
+    def op_code(self) -> Op:
+        return _OP_MEMBERS[self._key[2]]
+
+    @property
+    def operator(self) -> OperatorSpec:
+        """The row of OPERATOR_SPECS for this constraint's operator."""
+        return OPERATOR_SPECS[self._key[2]]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Constraint):
@@ -210,6 +412,33 @@ class Constraint:
     def __reduce__(self):
         # Rebuild rather than restore: the cached hash depends on the process.
         return (Constraint, (self.type, self.name, self.op, self.value))
+
+
+_TYPE_MEMBERS: tuple[Type, ...] = tuple(Type)
+_OP_MEMBERS: tuple[Op, ...] = tuple(Op)
+
+
+def group_by_name(constraints: tuple[Constraint, ...]) -> dict[str, tuple[Constraint, ...]]:
+    """Constraints in canonical order grouped by attribute name: a new dict
+    of name -> tuple, names and groups in canonical order.
+
+    The one grouping of the project. ``Filter.by_name`` caches a read-only
+    view of it; a caller that caches its own per-filter result (covering's
+    FilterForm) calls this directly, as a second cache on every fresh filter
+    costs more than the grouping.
+    """
+    # Canonical order sorts by name first, so each name is one run: slicing
+    # the runs is about twice as fast as a dict of lists.
+    groups: dict[str, tuple[Constraint, ...]] = {}
+    if constraints:
+        start, name = 0, constraints[0].name
+        for i in range(1, len(constraints)):
+            next_name = constraints[i].name
+            if next_name != name:
+                groups[name] = constraints[start:i]
+                start, name = i, next_name
+        groups[name] = constraints[start:]
+    return groups
 
 
 def _canonical_constraints(constraints: Iterable[Constraint], what: str) -> tuple[Constraint, ...]:
@@ -263,6 +492,15 @@ class Filter:
     @property
     def names(self) -> frozenset[str]:
         return frozenset(c.name for c in self.constraints)
+
+    @property
+    def by_name(self) -> Mapping[str, tuple[Constraint, ...]]:
+        """The constraints grouped by attribute name, names and each group in
+        canonical order (computed once, read-only)."""
+        groups = self._cache.get("by_name")
+        if groups is None:
+            groups = self._cache["by_name"] = MappingProxyType(group_by_name(self.constraints))
+        return groups
 
     @property
     def size(self) -> int:
@@ -369,6 +607,15 @@ class Advertisement:
     def names(self) -> frozenset[str]:
         return frozenset(c.name for c in self.constraints)
 
+    @property
+    def by_name(self) -> Mapping[str, tuple[Constraint, ...]]:
+        """The constraints grouped by attribute name, names and each group in
+        canonical order (computed once, read-only)."""
+        groups = self._cache.get("by_name")
+        if groups is None:
+            groups = self._cache["by_name"] = MappingProxyType(group_by_name(self.constraints))
+        return groups
+
     def __str__(self) -> str:
         return "[" + ", ".join(str(c) for c in self.constraints) + "]"
 
@@ -388,7 +635,11 @@ class Attribute:
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
-            raise InvalidValueError(f"attribute type must be one of {', '.join(TYPES)}, not {self.type!r}")
+            if isinstance(self.type, Type) and self.type != Type.ANY:
+                object.__setattr__(self, "type", self.type.spelling)
+            else:
+                raise InvalidValueError(
+                    f"attribute type must be one of {', '.join(TYPES)}, not {self.type!r}")
         object.__setattr__(self, "value", check_value(self.type, self.value))
 
     def __eq__(self, other: object) -> bool:

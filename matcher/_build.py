@@ -15,27 +15,26 @@ from typing import Sequence
 import numpy as np
 
 from cbalgebra.matcher._kernels import (
-    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
+    NOPS, NTYPES, OP_ANY, OP_GE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
     T_STRING, OP_NAMES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, set_bits, string_hashes,
 )
+from cbalgebra.values import OPERATOR_SPECS
 
-# allowed[type, op]: DESIGN.md "Semantics we fixed"
+# allowed[type, op]: the operator table of cbalgebra/values.py (DESIGN.md
+# "Semantics we fixed").
 ALLOWED = np.zeros((NTYPES, NOPS), dtype=bool)
-ALLOWED[T_STRING, :] = True
-ALLOWED[[T_INT, T_FLOAT], OP_EQ:OP_GE + 1] = True
-ALLOWED[[T_INT, T_FLOAT], OP_ANY] = True
-ALLOWED[T_BOOL, [OP_EQ, OP_NE, OP_ANY]] = True
-ALLOWED[T_ANY, OP_ANY] = True
+for _spec in OPERATOR_SPECS:
+    ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True
 
-_FLIP = np.int64(0x7FFFFFFFFFFFFFFF)
+_LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
 INT32_MAX = 2**31 - 1
 
 
 def float_keys(x: np.ndarray) -> np.ndarray:
-    """An int64 for each finite double with the same order (-0.0 as 0.0)."""
+    """``values.float_order_key`` of each finite double, vectorized (-0.0 as 0.0)."""
     x = np.asarray(x, dtype=np.float64) + 0.0  # -0.0 + 0.0 == 0.0
     bits = x.view(np.int64)
-    return np.where(bits < 0, bits ^ _FLIP, bits)
+    return np.where(bits < 0, -(bits & _LOW63), bits)
 
 
 @dataclass

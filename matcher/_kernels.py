@@ -72,26 +72,27 @@ from numba import njit, prange, types
 from llvmlite import ir
 from numba.extending import intrinsic
 
+from cbalgebra.values import OPERATORS, TYPE_SPECS, Op, Type
+
 log = logging.getLogger("cbalgebra.matcher")
 
 # ------------------------------------------------ type and operator codes
-# The one place these codes are defined: _build.py, table.py and the kernels
-# below all use these names. To take them from IntEnums in cbalgebra.values
-# later, bind the names here to the enum members (numba reads IntEnum members
-# as compile-time integer constants) and keep TYPE_NAMES / OP_NAMES in the
-# same order.
-OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE, OP_PREFIX, OP_SUFFIX, OP_SUBSTRING, OP_ANY = range(10)
-NOPS = 10
-T_STRING, T_INT, T_FLOAT, T_BOOL, T_ANY = range(5)
-NTYPES = 5
+# The codes of values.Op and values.Type (defined once, in cbalgebra/values.py),
+# bound here as plain module-level ints: numba reads module globals as
+# compile-time constants, and a plain int needs no enum support in nopython
+# code. _build.py, table.py and the kernels below use these names.
+OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE = int(Op.EQ), int(Op.NE), int(Op.LT), int(Op.GT), int(Op.LE), int(Op.GE)
+OP_PREFIX, OP_SUFFIX, OP_SUBSTRING, OP_ANY = int(Op.PREFIX), int(Op.SUFFIX), int(Op.SUBSTRING), int(Op.ANY)
+NOPS = len(Op)
+T_STRING, T_INT, T_FLOAT, T_BOOL = int(Type.STRING), int(Type.INT), int(Type.FLOAT), int(Type.BOOL)
+T_ANY = int(Type.ANY)
+NTYPES = len(Type)
 #: Added to the type code of a message row that is a number seen as the other
 #: numeric type (``numbers="sff"``, see ``table._encode_attributes_sff``).
 T_CONVERTED = 8
 #: Grammar spelling of each code, index = code.
-TYPE_NAMES = ("string", "int", "float", "bool", "any")
-OP_NAMES = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
-TYPE_CODE = {name: code for code, name in enumerate(TYPE_NAMES)}
-OP_CODE = {name: code for code, name in enumerate(OP_NAMES)}
+TYPE_NAMES = tuple(spec.spelling for spec in TYPE_SPECS)
+OP_NAMES = OPERATORS
 
 
 # ------------------------------------------------------- the packed arrays

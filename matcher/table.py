@@ -9,7 +9,6 @@ validates input, encodes messages to arrays and decodes the results.
 from __future__ import annotations
 
 import logging
-import struct
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,12 +19,12 @@ import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
 from cbalgebra.matcher._kernels import (
-    OP_CODE, T_CONVERTED, T_FLOAT, T_INT, T_STRING, TYPE_CODE, TYPE_NAMES, first_call,
+    T_CONVERTED, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, first_call,
     forward_parallel, forward_serial, new_scratch,
 )
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
-from cbalgebra.values import Filter, Message, Predicate
+from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate, float_order_key
 
 __all__ = ["ForwardingTable", "MessageBatch", "warm_up", "compile_times"]
 
@@ -520,7 +519,6 @@ class ForwardingTable:
 
 _SERIAL_OUT_ENTRIES = 1 << 22
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
-_FLIP = 0x7FFFFFFFFFFFFFFF
 
 
 def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
@@ -585,10 +583,7 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
     return n
 
 
-def _float_key(x: float) -> int:
-    """The order-preserving int64 of a finite double (as ``_build.float_keys``)."""
-    (bits,) = struct.unpack("<q", struct.pack("<d", x + 0.0))
-    return bits ^ _FLIP if bits < 0 else bits
+_float_key = float_order_key  # the scalar of _build.float_keys
 
 
 def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:

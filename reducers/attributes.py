@@ -44,22 +44,12 @@ from cbalgebra.values import (
     Constraint,
     Filter,
     Predicate,
+    float_of_order_key,
+    float_order_key,
 )
 
 NUMBER_TYPES = (INT, FLOAT)
 MAX_CHAR = chr(0x10FFFF)
-
-
-def by_name(f: Filter) -> dict[str, tuple[Constraint, ...]]:
-    """The filter's constraints grouped by attribute name (cached on f)."""
-    groups = f._cache.get("reducers.by_name")
-    if groups is None:
-        acc: dict[str, list[Constraint]] = {}
-        for c in f.constraints:
-            acc.setdefault(c.name, []).append(c)
-        groups = {name: tuple(cs) for name, cs in acc.items()}
-        f._cache["reducers.by_name"] = groups
-    return groups
 
 
 def implies(cs: Sequence[Constraint], c: Constraint) -> bool:
@@ -105,11 +95,11 @@ def special(c: Constraint) -> bool:
 
 # ------------------------------------------------------------ number forms
 def _ordinal(type_: str, v):
-    return domains.float_ordinal(v) if type_ == FLOAT else v
+    return float_order_key(v) if type_ == FLOAT else v
 
 
 def _value(type_: str, o: int):
-    return domains.float_from_ordinal(o) if type_ == FLOAT else o
+    return float_of_order_key(o) if type_ == FLOAT else o
 
 
 def _bounds(type_: str) -> tuple[int, int]:
@@ -131,8 +121,8 @@ def _spell_bound(type_: str, name: str, lower: bool, o: int) -> Constraint:
     """
     if type_ == INT:
         return Constraint(INT, name, GT, o - 1) if lower else Constraint(INT, name, LT, o + 1)
-    inclusive = domains.float_from_ordinal(o)
-    strict = domains.float_from_ordinal(o - 1 if lower else o + 1)
+    inclusive = float_of_order_key(o)
+    strict = float_of_order_key(o - 1 if lower else o + 1)
     if len(repr(strict)) < len(repr(inclusive)):
         return Constraint(FLOAT, name, GT if lower else LT, strict)
     return Constraint(FLOAT, name, GE if lower else LE, inclusive)
@@ -312,7 +302,7 @@ def minimum_equivalent(cs: Sequence[Constraint], exhaustive_up_to: int = 6) -> t
     return tuple(kept)
 
 
-_REMOVAL_RANK = {ANY: 0, NE: 1, LT: 2, GT: 2, LE: 3, GE: 3, "*": 4, "*<": 5, PREFIX: 6, EQ: 7}
+_REMOVAL_RANK = {ANY: 0, NE: 1, LT: 2, GT: 2, LE: 3, GE: 3, SUBSTRING: 4, SUFFIX: 5, PREFIX: 6, EQ: 7}
 
 
 def _removal_order(c: Constraint) -> tuple:

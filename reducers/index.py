@@ -55,12 +55,12 @@ from itertools import combinations
 
 from cbalgebra.covering.rules import filter_satisfiable, filter_witness, form_of
 from cbalgebra.semantics import matches
-from cbalgebra.values import (ANY, ANYTYPE, EQ, GE, GT, INT, LE, LT, NE, PREFIX, STRING, SUBSTRING, SUFFIX,
+from cbalgebra.values import (ANY, ANYTYPE, EQ, GE, GT, INT, LE, LT, NE, PREFIX, RANGE_OPERATORS, STRING, SUBSTRING,
+                              SUFFIX,
                               Attribute, Constraint, Filter, Message)
 
-from .attributes import MAX_CHAR, _int_interval, by_name, constraint_implies, special
+from .attributes import MAX_CHAR, _int_interval, constraint_implies, special
 
-_ORDER_OPS = (LT, LE, GT, GE)
 #: Which of a member's constraints on a name files it (the best narrowing first).
 _FILING_RANK = {EQ: 0, PREFIX: 1, SUFFIX: 2, LT: 3, LE: 3, GT: 3, GE: 3, SUBSTRING: 4}
 _PROBED_OPS = (EQ, PREFIX, SUFFIX, SUBSTRING)
@@ -154,7 +154,7 @@ class _Group:
         self.value_of: dict[int, object] = {}  # member index -> its bound
 
     def freeze(self) -> None:
-        if self.op in _ORDER_OPS:
+        if self.op in RANGE_OPERATORS:
             # Weakest first: largest bound for < and <=, smallest for > and >=.
             self.items.sort(key=lambda t: (t[0], t[1]), reverse=self.op in (LT, LE))
         else:
@@ -287,7 +287,7 @@ class CoverIndex:
             if len(b.members) > SCAN_BELOW:
                 slots = {name: _Slot(name) for name in key}
                 for i in b.members:
-                    for name, cs in by_name(self.filters[i]).items():
+                    for name, cs in self.filters[i].by_name.items():
                         slots[name].add(i, cs)
                 for slot in slots.values():
                     slot.freeze()
@@ -308,7 +308,7 @@ class CoverIndex:
         # An unsatisfiable f is covered by everything: the per-name narrowing
         # (fact 2) holds for satisfiable conjunctions only.
         narrow = not self.exact or filter_satisfiable(f)
-        groups_f = by_name(f) if narrow else None
+        groups_f = f.by_name if narrow else None
         names = self.names[i]
         keys = self._subsets.get(names)
         if keys is None:
@@ -359,7 +359,7 @@ class CoverIndex:
             # imply: no test spent past the coverer found first.
             implied = self._implies_on_name(f, groups_f[first.slot.name])
             for g in first.parts:
-                if g.op in _ORDER_OPS:
+                if g.op in RANGE_OPERATORS:
                     first.parts[g] = _Monotone(implied)
         others = rough[:best] + rough[best + 1:]
         if first.size > _FILTER_ABOVE:
@@ -386,11 +386,11 @@ class CoverIndex:
         parts: dict[_Group, object] = {}
         ordered = False
         for (type_, op), group in slot.groups.items():
-            if op in _ORDER_OPS and not cut:
+            if op in RANGE_OPERATORS and not cut:
                 parts[group] = None
                 ordered = True
                 continue
-            if op in _ORDER_OPS:
+            if op in RANGE_OPERATORS:
                 # Monotone in the bound: bisect for the end of the implied prefix.
                 if implied is None:
                     implied = self._implies_on_name(f, cs)
@@ -495,7 +495,7 @@ class OverlapIndex:
                 groups: dict[tuple[str, str], list] = {}
                 rest: list[int] = []
                 for i in members:
-                    cs = by_name(self.filters[i])[name]
+                    cs = self.filters[i].by_name[name]
                     d = cs[0]
                     if len(cs) == 1 and ((d.type == STRING and d.op == PREFIX)
                                          or (d.type == INT and d.op in (EQ, LT, LE, GT, GE))):
@@ -549,7 +549,7 @@ class OverlapIndex:
         slots = self._slots.get(key)
         best: list | None = None
         if slots is not None:
-            groups_f = by_name(self.filters[i])
+            groups_f = self.filters[i].by_name
             for name, (groups, rest) in slots.items():
                 admitted = self._admitted(groups_f[name], groups, rest)
                 if admitted is not None and (best is None or sum(map(len, admitted)) < sum(map(len, best))):
@@ -621,7 +621,7 @@ def dominance(filters: Sequence[Filter], members: Sequence[int]) -> tuple | None
     for name in sorted(first.names):
         kind = None
         for i in members:
-            cs = by_name(filters[i]).get(name, ())
+            cs = filters[i].by_name.get(name, ())
             if len(cs) != 1 or cs[0].type != INT or cs[0].op not in (LT, LE, GT, GE):
                 kind = None
                 break
@@ -640,7 +640,7 @@ def dominance(filters: Sequence[Filter], members: Sequence[int]) -> tuple | None
     (a, op_a), (b, op_b) = sorted(kinds.items())
 
     def bound(i: int, name: str, op: str) -> int:
-        lo, hi = _int_interval(by_name(filters[i])[name][0])
+        lo, hi = _int_interval(filters[i].by_name[name][0])
         return hi if op == LT else lo
 
     rows = sorted((bound(i, a, op_a), i) for i in members)
@@ -688,7 +688,7 @@ def corner_message(f: Filter) -> Message | None:
     if base is None:
         return None
     values = {name: base[name] for name in base}
-    for name, cs in by_name(f).items():
+    for name, cs in f.by_name.items():
         if len(cs) != 1:
             continue
         (c,) = cs

@@ -29,7 +29,6 @@ from cbalgebra.values import BOOL, Constraint, Filter, Predicate
 from .attributes import (
     NUMBER_TYPES,
     attribute_union,
-    by_name,
     concrete_type,
     constraint_implies,
     minimum_equivalent,
@@ -88,7 +87,7 @@ def _cs(xs: Sequence[Constraint]) -> str:
 # ----------------------------------------------------- conjunction rules
 def drop_pairwise_implied(f: Filter):
     """c₁ ∧ c₂ → c₁  when c₁ ⇒ c₂ (a constraint implied by one other constraint of its conjunction)"""
-    groups = by_name(f)
+    groups = f.by_name
     if len(groups) == len(f.constraints):
         return None
     dropped: list[tuple[Constraint, Constraint]] = []
@@ -120,7 +119,7 @@ def drop_unsatisfiable(f: Filter):
 
 def normalize_numbers(f: Filter):
     """x > a ∧ x < b ∧ x ≠ c … → the tightest interval-with-holes form of each int, float or bool attribute"""
-    groups = by_name(f)
+    groups = f.by_name
     g, notes = f, []
     for name, cs in groups.items():
         if len(cs) == 1:
@@ -141,7 +140,7 @@ def normalize_numbers(f: Filter):
 
 def drop_implied_by_rest(f: Filter):
     """C ∧ c → C  when C ⇒ c (a constraint implied by the rest of its conjunction; fewest kept)"""
-    groups = by_name(f)
+    groups = f.by_name
     if len(groups) == len(f.constraints):
         return None
     g, notes = f, []
@@ -165,7 +164,7 @@ def _siena_covers(g: Filter, f: Filter) -> bool:
 
 def _siena_coverers_of(f: Filter):
     """g -> whether g covers f pairwise, with f's constraints grouped once."""
-    fg = by_name(f)
+    fg = f.by_name
 
     def covers(g: Filter) -> bool:
         for d in g.constraints:
@@ -239,7 +238,7 @@ def merge_conjunctions(filters: tuple[Filter, ...]):
     """(R ∧ a) ∨ (R ∧ b) → R ∧ c  when the conjunction c on one attribute is exactly a ∨ b and smaller"""
     buckets: dict[tuple, list[int]] = {}
     for i, f in enumerate(filters):
-        groups = by_name(f)
+        groups = f.by_name
         for name in sorted(groups):
             rest = tuple(c for c in f.constraints if c.name != name)
             buckets.setdefault((name, rest), []).append(i)
@@ -253,12 +252,12 @@ def merge_conjunctions(filters: tuple[Filter, ...]):
             i = members[x]
             if i in consumed:
                 continue
-            a = by_name(filters[i])[name]
+            a = filters[i].by_name[name]
             for y in range(x + 1, len(members)):
                 j = members[y]
                 if j in consumed:
                     continue
-                b = by_name(filters[j])[name]
+                b = filters[j].by_name[name]
                 limit = len(a) + len(b) + len(rest) - 1
                 try:
                     union = attribute_union(a, b, limit)

@@ -135,11 +135,8 @@ def _advertisement_filter_witness(a: Advertisement, f: Filter) -> Message | None
             if m is not None:
                 return m
         return None
-    by_name: dict[str, list] = {}
-    for c in f.constraints:
-        by_name.setdefault(c.name, []).append(c)
     attrs = {}
-    for name, cs in by_name.items():
+    for name, cs in f.by_name.items():
         found = None
         for d in a.constraints:
             if d.name != name:

@@ -8,8 +8,8 @@ all negative ones, and which one?
 - int: an interval with holes (``!=``) inside ``[INT_MIN, INT_MAX]``. The
   complement of every int atom is again one interval or one hole, so no
   search is needed.
-- float: the same after mapping each finite double to its *ordinal*, an
-  integer that preserves order (``-0.0`` and ``0.0`` share ordinal 0, as
+- float: the same after mapping each finite double to its *ordinal*
+  (``values.float_order_key``), an integer that preserves order (``-0.0`` and ``0.0`` share ordinal 0, as
   they are one value for every operator). Float reasoning is then int
   reasoning on ``[ord(-max), ord(max)]``.
 - bool: two values, enumerated.
@@ -19,7 +19,6 @@ all negative ones, and which one?
 
 from __future__ import annotations
 
-import struct
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -37,7 +36,10 @@ from cbalgebra.values import (
     LE,
     LT,
     NE,
+    OPERATOR_OF,
     STRING,
+    float_of_order_key,
+    float_order_key,
 )
 
 Atom = tuple[str, Any, bool]
@@ -58,24 +60,10 @@ class _NoSolution:
 
 NO_SOLUTION = _NoSolution()
 
-_PACK_D = struct.Struct("<d")
-_PACK_Q = struct.Struct("<q")
-
-
-def float_ordinal(x: float) -> int:
-    """Order-preserving integer for a finite double; -0.0 and 0.0 map to 0."""
-    bits = _PACK_Q.unpack(_PACK_D.pack(x))[0]
-    return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF)
-
-
-def float_from_ordinal(o: int) -> float:
-    if o >= 0:
-        return _PACK_D.unpack(_PACK_Q.pack(o))[0]
-    return -_PACK_D.unpack(_PACK_Q.pack(-o))[0]
-
-
-FLOAT_ORD_MIN = float_ordinal(-sys.float_info.max)
-FLOAT_ORD_MAX = float_ordinal(sys.float_info.max)
+#: The order keys (values.float_order_key) of the most negative and the
+#: largest finite double: float reasoning is int reasoning on this range.
+FLOAT_ORD_MIN = float_order_key(-sys.float_info.max)
+FLOAT_ORD_MAX = float_order_key(sys.float_info.max)
 
 
 # ----------------------------------------------------------------- integers
@@ -130,10 +118,10 @@ def int_set(atoms: Sequence[Atom], lo: int = INT_MIN, hi: int = INT_MAX) -> IntS
 
 
 def _negate_order_atom(op: str, v: Any) -> tuple[str | None, Any]:
-    """The complement of an order atom, as one atom, for a present value."""
-    return {
-        EQ: (NE, v), NE: (EQ, v), LT: (GE, v), LE: (GT, v), GT: (LE, v), GE: (LT, v), ANY: (None, v),
-    }[op]
+    """The complement of an order atom, as one atom, for a present value
+    (None for ``any``: no present value fails it)."""
+    complement = OPERATOR_OF[op].complement
+    return (None if complement is None else complement.symbol), v
 
 
 def int_set_implies(s: IntSet, op: str, v: Any) -> bool:
@@ -157,7 +145,7 @@ def int_set_implies(s: IntSet, op: str, v: Any) -> bool:
 
 # ---------------------------------------------------------------------- types
 def _float_atoms(atoms: Sequence[Atom]) -> list[Atom]:
-    return [(op, None if op == ANY else float_ordinal(v), pos) for op, v, pos in atoms]
+    return [(op, None if op == ANY else float_order_key(v), pos) for op, v, pos in atoms]
 
 
 def number_set(type_: str, atoms: Sequence[Atom]) -> IntSet:
@@ -169,7 +157,7 @@ def number_set(type_: str, atoms: Sequence[Atom]) -> IntSet:
 
 def number_set_implies(type_: str, s: IntSet, op: str, v: Any) -> bool:
     if type_ == FLOAT and op != ANY:
-        v = float_ordinal(v)
+        v = float_order_key(v)
     return int_set_implies(s, op, v)
 
 
@@ -222,10 +210,10 @@ def float_witness(s: IntSet) -> float:
     """A readable member of a non-empty float set: prefer 0.0, then integers
     and simple values near the bounds, over the raw smallest double."""
     def member(x: float) -> bool:
-        o = float_ordinal(x)
+        o = float_order_key(x)
         return s.lo <= o <= s.hi and o not in s.holes
 
-    lo_val, hi_val = float_from_ordinal(s.lo), float_from_ordinal(s.hi)
+    lo_val, hi_val = float_of_order_key(s.lo), float_of_order_key(s.hi)
     candidates = [0.0]
     for base in (lo_val, hi_val):
         if abs(base) < 2**53:
@@ -237,4 +225,4 @@ def float_witness(s: IntSet) -> float:
     o = s.lo
     while o in s.holes:  # pragma: no cover - lo is never a hole after tightening
         o += 1
-    return float_from_ordinal(o)
+    return float_of_order_key(o)

@@ -29,6 +29,7 @@ from cbalgebra.values import (
     Constraint,
     Filter,
     Message,
+    group_by_name,
 )
 
 #: Value used for an attribute that must be present but whose type is free.
@@ -222,10 +223,8 @@ class FilterForm:
     __slots__ = ("forms", "satisfiable", "names")
 
     def __init__(self, f: Filter) -> None:
-        grouped: dict[str, list[Constraint]] = {}
-        for c in f.constraints:
-            grouped.setdefault(c.name, []).append(c)
-        self.forms = {name: attribute_form(name, tuple(cs)) for name, cs in grouped.items()}
+        grouped = group_by_name(f.constraints)  # this form is the filter's cache
+        self.forms = {name: attribute_form(name, cs) for name, cs in grouped.items()}
         self.satisfiable = all(form.satisfiable for form in self.forms.values())
         self.names = frozenset(grouped)
 

@@ -5,7 +5,7 @@ Encoding (one set of variables per attribute name):
 - ``tag`` an Int in 0..4: 0 absent, else the attribute's type. One attribute
   per name, so the types exclude each other for free.
 - int: an Int bounded to 64 bits.
-- float: the value's *ordinal* (see ``domains.float_ordinal``), an Int. The
+- float: the value's *ordinal* (see ``values.float_order_key``), an Int. The
   map is an order isomorphism between finite doubles (with -0.0 = 0.0) and
   an integer range, so every float operator is an exact integer comparison.
   We use it instead of z3's floating-point theory, which is much slower here.
@@ -40,23 +40,29 @@ from cbalgebra.values import (
     BOOL,
     EQ,
     FLOAT,
-    GE,
-    GT,
     INT,
     INT_MAX,
     INT_MIN,
-    LE,
-    LT,
-    NE,
+    OPERATOR_OF,
     STRING,
+    TYPE_CODE,
+    TYPES,
     Attribute,
     Constraint,
     Filter,
     Message,
+    Op,
+    Type,
+    float_of_order_key,
+    float_order_key,
 )
 
-TAG = {STRING: 1, INT: 2, FLOAT: 3, BOOL: 4}
-TYPE_OF_TAG = {v: k for k, v in TAG.items()}
+#: The tag of an absent attribute; a present one's is its type code + 1.
+ABSENT = 0
+
+
+def _tag(type_: str) -> int:
+    return TYPE_CODE[type_] + 1
 
 #: Milliseconds z3 may spend on one check before we raise UndecidedError.
 DEFAULT_TIMEOUT_MS = 10_000
@@ -76,26 +82,19 @@ class _Name:
         self.bool = z3.Bool(f"b{index}", ctx)
         self.atoms: dict[tuple[str, str], z3.BoolRef] = {}
         self.domain = z3.And(
-            self.tag >= 0, self.tag <= 4,
+            self.tag >= ABSENT, self.tag <= len(TYPES),
             self.int >= INT_MIN, self.int <= INT_MAX,
             self.ford >= domains.FLOAT_ORD_MIN, self.ford <= domains.FLOAT_ORD_MAX,
         )
 
 
 def _compare(op: str, x: z3.ArithRef, v: int) -> z3.BoolRef:
-    if op == EQ:
-        return x == v
-    if op == NE:
-        return x != v
-    if op == LT:
-        return x < v
-    if op == LE:
-        return x <= v
-    if op == GT:
-        return x > v
-    if op == GE:
-        return x >= v
-    raise ValueError(f"operator {op!r} does not apply to numbers")
+    # The order operators' semantics use only comparison operators, which z3
+    # terms overload.
+    spec = OPERATOR_OF[op]
+    if Type.INT not in spec.types or spec.code == Op.ANY:
+        raise ValueError(f"operator {op!r} does not apply to numbers")
+    return spec.holds(x, v)
 
 
 class Z3Layer:
@@ -130,15 +129,15 @@ class Z3Layer:
             return expr
         var = self._name(c.name)
         if c.type == ANYTYPE:
-            expr = var.tag != 0
+            expr = var.tag != ABSENT
         else:
-            has_type = var.tag == TAG[c.type]
+            has_type = var.tag == _tag(c.type)
             if c.op == ANY:
                 expr = has_type
             elif c.type == INT:
                 expr = z3.And(has_type, _compare(c.op, var.int, c.value))
             elif c.type == FLOAT:
-                expr = z3.And(has_type, _compare(c.op, var.ford, domains.float_ordinal(c.value)))
+                expr = z3.And(has_type, _compare(c.op, var.ford, float_order_key(c.value)))
             elif c.type == BOOL:
                 literal = var.bool if c.value else z3.Not(var.bool)
                 expr = z3.And(has_type, literal if c.op == EQ else z3.Not(literal))
@@ -205,14 +204,14 @@ class Z3Layer:
         conflicts: list[z3.BoolRef] = []
         for name, var in vars_.items():
             tag = model.eval(var.tag, model_completion=True).as_long()
-            if tag == 0:
+            if tag == ABSENT:
                 continue
-            type_ = TYPE_OF_TAG[tag]
+            type_ = TYPES[tag - 1]
             if type_ == INT:
                 attrs[name] = Attribute(INT, model.eval(var.int, model_completion=True).as_long())
             elif type_ == FLOAT:
                 ordinal = model.eval(var.ford, model_completion=True).as_long()
-                attrs[name] = Attribute(FLOAT, domains.float_from_ordinal(ordinal))
+                attrs[name] = Attribute(FLOAT, float_of_order_key(ordinal))
             elif type_ == BOOL:
                 attrs[name] = Attribute(BOOL, z3.is_true(model.eval(var.bool, model_completion=True)))
             else:
@@ -225,7 +224,7 @@ class Z3Layer:
                 if witness is None:
                     core = _minimal_core(literals)
                     conflicts.append(z3.Or(
-                        var.tag != TAG[STRING],
+                        var.tag != _tag(STRING),
                         *[z3.Not(b) if truth else b for _, b, truth in core],
                     ))
                     continue

@@ -50,6 +50,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from cbalgebra.values import ANY, EQ, GE, GT, LE, LT, NE, OPERATOR_OF, OPERATORS, PREFIX, SUFFIX, SUBSTRING
+
 __all__ = [
     "EXACT_SUBSTRING_LIMIT",
     "INTERVAL_OPERATORS",
@@ -66,8 +68,8 @@ MAX_CHAR = chr(MAX_CP)
 SURROGATE_FIRST, SURROGATE_LAST = 0xD800, 0xDFFF
 
 #: Operators whose atoms (either polarity) are unions of intervals of the order.
-INTERVAL_OPERATORS = frozenset(("=", "!=", "<", "<=", ">", ">=", ">*"))
-_ALL_OPERATORS = frozenset(("=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "any"))
+INTERVAL_OPERATORS = frozenset((EQ, NE, LT, LE, GT, GE, PREFIX))
+_ALL_OPERATORS = frozenset(OPERATORS)
 
 
 # --------------------------------------------------------------------------
@@ -76,29 +78,12 @@ _ALL_OPERATORS = frozenset(("=", "!=", "<", "<=", ">", ">=", ">*", "*<", "*", "a
 
 def string_atom_holds(op: str, value: str | None, s: str) -> bool:
     """Whether the string ``s`` satisfies ``op value`` (the positive atom)."""
-    if op == "any":
-        return True
-    if value is None:
+    spec = OPERATOR_OF.get(op)
+    if spec is None:
+        raise ValueError(f"unknown string operator {op!r}")
+    if value is None and op != ANY:
         raise ValueError(f"operator {op!r} needs a string constant")
-    if op == "=":
-        return s == value
-    if op == "!=":
-        return s != value
-    if op == "<":
-        return s < value
-    if op == "<=":
-        return s <= value
-    if op == ">":
-        return s > value
-    if op == ">=":
-        return s >= value
-    if op == ">*":
-        return s.startswith(value)
-    if op == "*<":
-        return s.endswith(value)
-    if op == "*":
-        return value in s
-    raise ValueError(f"unknown string operator {op!r}")
+    return spec.holds(s, value)
 
 
 # --------------------------------------------------------------------------
@@ -107,7 +92,7 @@ def string_atom_holds(op: str, value: str | None, s: str) -> bool:
 # A canonical atom is (op, value, positive) with op one of = > >= >* *< *.
 # The other operators are negations of these on a present string.
 
-_NEGATED_FORM = {"!=": "=", "<": ">=", "<=": ">"}
+_NEGATED_FORM = {op: OPERATOR_OF[op].complement.symbol for op in (NE, LT, LE)}  # type: ignore[union-attr]
 
 # Whole-atom verdicts for atoms that need no automaton.
 _ALWAYS, _NEVER = "always", "never"
@@ -126,7 +111,7 @@ def _canonical_atom(op: str, value: str | None, positive: bool) -> tuple[str, st
         raise ValueError(f"string constant {value!r} contains a surrogate code point")
     if op in _NEGATED_FORM:
         op, positive = _NEGATED_FORM[op], not positive
-    if value == "" and op in (">=", ">*", "*<", "*"):
+    if value == "" and op in (GE, PREFIX, SUFFIX, SUBSTRING):
         # The empty string is below, a prefix, a suffix and a substring of all.
         return _ALWAYS if positive else _NEVER
     return (op, value, bool(positive))

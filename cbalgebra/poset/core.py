@@ -46,9 +46,20 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from cbalgebra.values import FLOAT, GE, GT, INT, INT_MIN, LE, LT, Advertisement, Constraint, Filter, Message, Predicate
+from cbalgebra.values import (
+    FLOAT,
+    GE,
+    GT,
+    INT,
+    INT_MIN,
+    RANGE_OPERATORS,
+    Advertisement,
+    Constraint,
+    Filter,
+    Message,
+    Predicate,
+)
 
-_ORDER_OPS = (LT, LE, GT, GE)
 
 __all__ = [
     "ADVERTISEMENTS",
@@ -916,7 +927,7 @@ class Poset:
         the stored bounds just inside it (a few tried, each checked)."""
         tried = 0
         for c in x.constraints:
-            if c.op not in _ORDER_OPS:
+            if c.op not in RANGE_OPERATORS:
                 continue
             entry = self._bounds.get((c.name, c.type, c.op))
             if not entry:
@@ -1232,7 +1243,7 @@ def _ordered_bounds(e: Element) -> list[tuple[tuple[str, str, str], Any]]:
     for c in e.value.constraints:
         count[c.name] = count.get(c.name, 0) + 1
     return [((c.name, c.type, c.op), c.value) for c in e.value.constraints
-            if count[c.name] == 1 and c.op in _ORDER_OPS and c.type in (INT, FLOAT)]
+            if count[c.name] == 1 and c.op in RANGE_OPERATORS and c.type in (INT, FLOAT)]
 
 
 def _covers_of(x: Filter) -> Callable[[Filter, Filter], bool]:

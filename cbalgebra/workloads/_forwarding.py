@@ -70,16 +70,26 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from cbalgebra.values import (
+    BOOL,
+    INT,
     INT_MAX,
     INT_MIN,
     KEYWORDS,
     NAME_PATTERN,
+    OPERATOR_SPECS,
+    OPERATORS,
+    OPERATORS_OF_TYPE,
+    TYPE_SPEC_OF,
     Attribute,
     Constraint,
     Filter,
     Message,
     Predicate,
+    Type,
 )
+from cbalgebra.values import OP_CODE as _OP_CODE
+from cbalgebra.values import TYPE_CODE as _TYPE_CODE
+from cbalgebra.values import TYPES as TYPES
 
 if TYPE_CHECKING:  # numba loads only when a table is compiled
     from cbalgebra.matcher import ForwardingTable
@@ -96,12 +106,11 @@ __all__ = [
     "zipf_weights",
 ]
 
-TYPES = ("string", "int", "float", "bool")
-OPS = ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")
-_TYPE_CODE = {t: i for i, t in enumerate(TYPES)}
-_OP_CODE = {o: i for i, o in enumerate(OPS)}
-_OP_ALIASES = {"prefix": ">*", "suffix": "*<", "substring": "*", "contains": "*", "=*": ">*", "*=": "*<", "**": "*"}
-_SFF_OP = {">*": "=*", "*<": "*=", "*": "**"}
+# The workload's arrays hold the type and operator codes of values.Type and
+# values.Op: TYPES[code] and OPS[code] are their spellings.
+OPS = OPERATORS
+#: Other spellings a weights mapping may use for an operator (``prefix``, ``=*``).
+_OP_ALIASES = {s: o.symbol for o in OPERATOR_SPECS for s in (o.sff, *o.words) if s != o.symbol}
 
 DEFAULT_STRING_OPS = {"=": 0.35, "prefix": 0.15, "suffix": 0.15, "substring": 0.15, "<": 0.10, ">": 0.10}
 DEFAULT_INT_OPS = {"=": 0.60, "<": 0.20, ">": 0.20}
@@ -274,11 +283,11 @@ class ForwardingWorkload:
 
     # ----------------------------------------------------------- values
     def _value(self, t: int, v: int) -> Any:
-        if t == 0:
+        if t == Type.STRING:
             return self.strings[v]
-        if t == 1:
+        if t == Type.INT:
             return int(v)
-        if t == 2:
+        if t == Type.FLOAT:
             return float(np.int64(v).view(np.float64))
         return bool(v)
 
@@ -414,7 +423,8 @@ class ForwardingWorkload:
 #   "Not using the FwdTable algorithm."), and the table is created by the
 #   first `ifconfig`: so the limit is written after the ifconfig statements.
 
-SFF_TYPE_NAMES = {"string": "string", "int": "integer", "float": "double", "bool": "boolean", "any": "any"}
+#: Our type spelling -> the word SFF's driver format uses.
+SFF_TYPE_NAMES = {spelling: spec.sff for spelling, spec in TYPE_SPEC_OF.items()}
 _SFF_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_/.\-]*\Z")
 _SFF_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 #: How many SFF filters one of our filters may turn into (each string `>=`
@@ -495,7 +505,7 @@ def _sff_alternatives(type_: str, name: str, op: str, value: Any) -> list[str]:
                 return [f"{n} < {sff_string(value + chr(0))}"]
             return [f"{n} = {sff_string(value)}", f"{n} > {sff_string(value)}"]
         raise ValueError(f"operator {op!r} does not apply to type {type_!r}")
-    return [f"{n} {_SFF_OP.get(op, op)} {_sff_value(type_, value)}"]
+    return [f"{n} {OPERATOR_SPECS[_OP_CODE[op]].sff} {_sff_value(type_, value)}"]
 
 
 
@@ -617,10 +627,11 @@ def forwarding(
             raise ValueError(f"type_weights: unknown type {t!r}")
     t_w = np.array([float(tw.get(t, 0.0)) for t in TYPES])
     sop = _op_weights(DEFAULT_STRING_OPS if string_op_weights is None else string_op_weights, OPS, "string_op_weights")
-    numeric_ops = ("=", "!=", "<", ">", "<=", ">=", "any")
+    numeric_ops = tuple(op for op in OPS if op in OPERATORS_OF_TYPE[INT])
     iop = _op_weights(DEFAULT_INT_OPS if int_op_weights is None else int_op_weights, numeric_ops, "int_op_weights")
     fop = iop if float_op_weights is None else _op_weights(float_op_weights, numeric_ops, "float_op_weights")
-    bop = _op_weights(DEFAULT_BOOL_OPS if bool_op_weights is None else bool_op_weights, ("=", "!=", "any"),
+    bop = _op_weights(DEFAULT_BOOL_OPS if bool_op_weights is None else bool_op_weights,
+                      tuple(op for op in OPS if op in OPERATORS_OF_TYPE[BOOL]),
                       "bool_op_weights")
     op_cdfs = []
     for t, w in zip(TYPES, (sop, iop, fop, bop), strict=True):
@@ -696,12 +707,12 @@ def _typed_values(rng: np.random.Generator, n: int, t_w: np.ndarray, op_cdfs: li
         if with_ops:
             assert u_op is not None  # drawn above whenever with_ops
             ops[m] = np.minimum(np.searchsorted(op_cdfs[t], u_op[m], side="right"), len(OPS) - 1)
-        if t == 0:
+        if t == Type.STRING:
             values[m] = np.minimum((u_val[m] * n_strings).astype(np.int64), n_strings - 1)
-        elif t in (1, 2):
+        elif t in (Type.INT, Type.FLOAT):
             span = i_hi - i_lo
             iv = i_lo + np.minimum((u_val[m] * span).astype(np.int64), span - 1)
-            values[m] = iv if t == 1 else (iv.astype(np.float64) + 0.5).view(np.int64)
+            values[m] = iv if t == Type.INT else (iv.astype(np.float64) + 0.5).view(np.int64)
         else:
             values[m] = (u_val[m] < 0.5).astype(np.int64)
     if with_ops:
