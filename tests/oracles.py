@@ -66,7 +66,10 @@ def _string_values(constants: Iterable[str]) -> set[str]:
     pieces = set(constants) | {""}
     for c1 in pieces:
         for c2 in pieces:
-            for joined in {c1 + c2} | {c1 + c2[k:] for k in range(1, len(c2) + 1) if c1.endswith(c2[:k])}:
+            # ... or one character apart, so that a negated atom spanning the
+            # seam is dodged (not [y * "ba"] with [y * "b", y *< "aa"]: "bzaa").
+            apart = {c1 + ch + c2 for ch in STRING_ALPHABET}
+            for joined in {c1 + c2} | apart | {c1 + c2[k:] for k in range(1, len(c2) + 1) if c1.endswith(c2[:k])}:
                 values.add(joined)
                 values.update(joined + ch for ch in STRING_ALPHABET)
                 values.update(ch + joined for ch in STRING_ALPHABET)

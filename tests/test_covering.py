@@ -328,3 +328,11 @@ def test_overlap_beyond_the_brute_force_oracles_reach():
     w = cb.witness(f, g)
     assert cb.overlaps(f, g) and w is not None
     assert cb.matches(f, w) and cb.matches(g, w)
+
+
+def test_a_counterexample_with_a_character_between_two_patterns():
+    """Regression for the brute-force oracle: "bzaa" ends with "aa", holds "b"
+    and no "ba", so [y * "ba"] does not cover [y *< "aa", y * "b"]."""
+    p, f = cb.parse_predicate('[y * "ba"]'), cb.parse_filter('[y *< "aa", y * "b"]')
+    assert not cb.covers(p, f) and not brute_covers(p, f)
+    check_counterexample(p, f)

@@ -103,7 +103,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from cbalgebra.values import Filter, Message, Predicate
+from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
 from .delivery import DeliveryReport, Packet, check_delivery
 from .paths import ShortestPaths
@@ -147,9 +147,7 @@ class _PredicatePool:
     predicate) pairs, with no Python loop per constraint."""
 
     def __init__(self) -> None:
-        from cbalgebra.matcher import _kernels  # deferred: loads numba
-
-        self._type_code, self._op_code = _kernels.TYPE_CODE, _kernels.OP_CODE
+        self._type_code, self._op_code = TYPE_CODE, OP_CODE
         self._ids: dict[Predicate, int] = {}
         self.predicates: list[Predicate] = []
         self.names: dict[str, int] = {}

@@ -953,7 +953,7 @@ class Poset:
         tried = 0
         covers = None
         for c in x.constraints:
-            if c.op not in _ORDER_OPS:
+            if c.op not in RANGE_OPERATORS:
                 continue
             entry = self._bounds.get((c.name, c.type, c.op))
             if not entry:
