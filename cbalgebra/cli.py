@@ -34,53 +34,11 @@ from cbalgebra.network import cli as _network_cli
 from cbalgebra.poset import cli as _poset_cli
 from cbalgebra.reducers import cli as _reducers_cli
 from cbalgebra.studies import cli as _studies_cli
-from cbalgebra.values import Advertisement, Constraint, Filter, Message, Predicate
+from cbalgebra.cliforms import looks_like_document, to_json
+from cbalgebra.values import Advertisement, Filter, Predicate
 
 #: The plug-ins, in the order of ``cbalgebra --help``.
 PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli)
-
-_STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",
-                    "timer", "statistics", "clear", "output", "help")
-
-
-# ----------------------------------------------------------------- inputs
-def looks_like_document(text: str) -> bool:
-    """Whether the first word after blanks and comments (``#``, ``//`` and
-    ``/* ... */``, over several lines too) opens a statement."""
-    from cbalgebra._fastparse import skip
-
-    start = skip(text, 0)
-    end = start
-    while end < len(text) and (text[end].isascii() and (text[end].isalnum() or text[end] == "_")):
-        end += 1
-    return text[start:end] in _STATEMENT_WORDS
-
-
-# ----------------------------------------------------------------- output
-def to_json(x: Any) -> Any:
-    """A JSON-ready structure for any value of the package."""
-    if isinstance(x, Constraint):
-        return {"type": x.type, "name": x.name, "op": x.op, "value": x.value}
-    if isinstance(x, Filter):
-        return {"kind": "filter", "constraints": [to_json(c) for c in x]}
-    if isinstance(x, Predicate):
-        return {"kind": "predicate", "filters": [to_json(f)["constraints"] for f in x]}
-    if isinstance(x, Advertisement):
-        return {"kind": "advertisement", "constraints": [to_json(c) for c in x]}
-    if isinstance(x, Message):
-        return {"kind": "message", "attributes": {n: {"type": a.type, "value": a.value} for n, a in x.items()}}
-    if isinstance(x, list):
-        return [to_json(i) for i in x]
-    if hasattr(x, "kind") and hasattr(x, "value"):  # DocumentItem
-        item = {"kind": x.kind, "line": x.line, "value": to_json(x.value) if not isinstance(x.value, tuple)
-                else list(x.value)}
-        if x.interface is not None:
-            item["interface"] = x.interface
-        if getattr(x, "origin", None) is not None:
-            item["origin"] = x.origin
-        return item
-    return x
-
 
 # --------------------------------------------------------------- commands
 def _parse_kind(text: str, kind: str):

@@ -42,7 +42,7 @@ from cbalgebra.values import Predicate
 def read_predicates(text: str, progress=None) -> list[Predicate]:
     """The predicates of a document or of a one-predicate-per-line file
     (``progress(stage, done, total)`` is told how parsing goes)."""
-    from cbalgebra.cli import looks_like_document
+    from cbalgebra.cliforms import looks_like_document
     from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
     try:
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, progress) -> int:
-    from cbalgebra.cli import to_json
+    from cbalgebra.cliforms import to_json
     from cbalgebra.reducers import reduce
 
     # Errors (bad input 2, budget or undecided 3) are reported by cbalgebra.clibase.

@@ -51,7 +51,7 @@ def test_the_policy_module_is_a_leaf():
 
 
 @pytest.mark.parametrize("plugin", ["matcher/cli.py", "matcher/__main__.py", "cbalgebra/poset/cli.py",
-                                    "studies/cli.py"])
+                                    "studies/cli.py", "reducers/cli.py", "cbalgebra/network/cli.py"])
 def test_plugins_do_not_import_the_registry(plugin):
     assert "cbalgebra.cli" not in _imports(ROOT / plugin)
 
