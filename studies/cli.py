@@ -11,6 +11,7 @@ finished batches are kept; rerun to resume).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,6 +36,13 @@ if TYPE_CHECKING:
     from cbalgebra.studies.runner import Study
 
 DEFAULT_SEED = 2003
+
+#: Studies that live in their own modules. Each module has ``add_command(subparsers)``,
+#: which adds its sub-command with ``common_arguments`` and sets ``func`` to a function
+#: that calls ``run_command(args, build)``. Adding a study adds one line here and
+#: touches no other study. The modules load at every ``cbalgebra`` start, so they
+#: must import pandas, Spark and the heavy packages inside functions only.
+STUDY_MODULES: tuple[str, ...] = ()
 
 #: Full sizes and --quick sizes.
 GENERAL_FULL = {"universes": "10000,100000,1000000", "points": 25, "replicates": 10}
@@ -99,7 +107,7 @@ def _conf(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def _common(p: argparse.ArgumentParser, default_out: str) -> None:
+def common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
     p.add_argument("--out", type=Path, default=Path(default_out), metavar="DIR",
                    help=f"output directory; a rerun into it resumes (default: {default_out})")
     p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
@@ -117,7 +125,7 @@ def _common(p: argparse.ArgumentParser, default_out: str) -> None:
 
 
 def register(subparsers: Subparsers) -> argparse.ArgumentParser:
-    """Add ``study alpha-general`` and ``study alpha-dnf`` to a subparsers object."""
+    """Add ``study`` with ``alpha-general``, ``alpha-dnf`` and the STUDY_MODULES to a subparsers object."""
     study = subparsers.add_parser(
         "study", help="Monte Carlo studies of the disjunction advantage alpha on Spark",
         description="Monte Carlo studies of the disjunction advantage alpha (seed 002 §4), run as "
@@ -129,7 +137,7 @@ def register(subparsers: Subparsers) -> argparse.ArgumentParser:
         "alpha-general", help="Figure 5: alpha in the general data model (sets of messages)",
         description="Figure 5 of seed 002: predicates are k-subsets of a universe of |M| messages, "
                     "uniform or Zipf; alpha = |union| / nk, beside the closed form.")
-    _common(g, "out/alpha-general")
+    common_arguments(g, "out/alpha-general")
     g.add_argument("--universes", metavar="LIST",
                    help=f"universe sizes |M| (default: {GENERAL_FULL['universes']}; "
                         f"quick: {GENERAL_QUICK['universes']})")
@@ -147,7 +155,7 @@ def register(subparsers: Subparsers) -> argparse.ArgumentParser:
         "alpha-dnf", help="Figures 6 and 7: alpha of random DNF predicates under a reducer",
         description="Figures 6 and 7 of seed 002: random one-conjunction predicates over Zipf or "
                     "uniform attribute names, reduced; alpha = reduced size / total size.")
-    _common(d, "out/alpha-dnf")
+    common_arguments(d, "out/alpha-dnf")
     d.add_argument("--max-n", type=_positive_int, metavar="N",
                    help=f"largest number of predicates (default: {DNF_FULL['max_n']}; quick: {DNF_QUICK['max_n']})")
     d.add_argument("--min-n", type=_positive_int, default=1, metavar="N",
@@ -158,13 +166,15 @@ def register(subparsers: Subparsers) -> argparse.ArgumentParser:
                    help="reducers run side by side on the same predicate sets, of siena, exact, merge, "
                         "cover, minimal (default: siena)")
     d.set_defaults(func=run_dnf)
+    for module in STUDY_MODULES:
+        importlib.import_module(module).add_command(sub)
     return study
 
 
 # --------------------------------------------------------------------------
 
 
-def _sizes(args: argparse.Namespace, full: dict, quick: dict) -> dict:
+def sizes_from_args(args: argparse.Namespace, full: dict, quick: dict) -> dict:
     base = quick if args.quick else full
     return {key: (getattr(args, key, None) if getattr(args, key, None) is not None else value)
             for key, value in base.items()}
@@ -179,7 +189,7 @@ def general_study_from_args(args: argparse.Namespace) -> Study:
     from cbalgebra.studies import general
     from cbalgebra.studies.jobs import general_study
 
-    sizes = _sizes(args, GENERAL_FULL, GENERAL_QUICK)
+    sizes = sizes_from_args(args, GENERAL_FULL, GENERAL_QUICK)
     universes = [_int_value(u, "--universes") for u in _list(sizes["universes"])]
     if any(u < 1 for u in universes):
         raise UsageError("--universes: every universe must hold at least one message")
@@ -203,7 +213,7 @@ def dnf_study_from_args(args: argparse.Namespace) -> Study:
     from cbalgebra.studies import dnf
     from cbalgebra.studies.jobs import dnf_study
 
-    sizes = _sizes(args, DNF_FULL, DNF_QUICK)
+    sizes = sizes_from_args(args, DNF_FULL, DNF_QUICK)
     scenarios = list(dict.fromkeys(_list(args.scenarios)))
     for name in scenarios:
         if name not in dnf.SCENARIOS:
@@ -221,7 +231,7 @@ def dnf_study_from_args(args: argparse.Namespace) -> Study:
     )
 
 
-def _run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Study]) -> int:
+def run_command(args: argparse.Namespace, build: Callable[[argparse.Namespace], Study]) -> int:
     from cbalgebra.studies import jobs
     from cbalgebra.studies.runner import StudyError
     from cbalgebra.studies.spark import check_master
@@ -258,11 +268,11 @@ def _run(args: argparse.Namespace, build: Callable[[argparse.Namespace], Study])
 
 
 def run_general(args: argparse.Namespace) -> int:
-    return _run(args, general_study_from_args)
+    return run_command(args, general_study_from_args)
 
 
 def run_dnf(args: argparse.Namespace) -> int:
-    return _run(args, dnf_study_from_args)
+    return run_command(args, dnf_study_from_args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -74,6 +74,9 @@ def general_study(
         cost=general.general_cell_cost,
         schema=GENERAL_SCHEMA,
         config=config,
+        summarise=_general_summary,
+        draw=_general_figures,
+        report=_general_report,
     )
 
 
@@ -101,6 +104,9 @@ def dnf_study(
         cost=dnf.dnf_cell_cost,
         schema=DNF_SCHEMA,
         config=config,
+        summarise=_dnf_summary,
+        draw=_dnf_figures,
+        report=_dnf_report,
     )
 
 
@@ -223,27 +229,63 @@ def compact_and_load(study: Study, out_dir: Path) -> pd.DataFrame:
 
 def summarise(study: Study, results: pd.DataFrame) -> pd.DataFrame:
     """One row per grid point (``summary.csv``)."""
-    from cbalgebra.studies.summary import dnf_summary, general_summary
-
-    if study.kind == GENERAL_KIND:
-        return general_summary(results)
-    return dnf_summary(results, tuple(dnf.SCENARIOS), study.config.get("reducers", ()))
+    return _outputs(study).summarise(results, study.config)
 
 
 def draw_figures(study: Study, summary: pd.DataFrame, out_dir: Path, figures: str = "all") -> list[Path]:
-    """The study's figures (PNG and SVG); ``figures="overview"`` draws only the DNF overview."""
+    """The study's figures (PNG and SVG); ``figures="overview"`` draws only the one-figure overview."""
+    return _outputs(study).draw(summary, out_dir, study.config, figures)
+
+
+def write_report(study: Study, summary: pd.DataFrame, results: pd.DataFrame, timing: dict | None) -> str:
+    """The text of report.md."""
+    return _outputs(study).report(summary, results, study.config, timing)
+
+
+def _outputs(study: Study) -> Study:
+    if study.summarise is None or study.draw is None or study.report is None:
+        raise StudyError(f"study {study.kind!r} does not say how to summarise, draw and report its results")
+    return study
+
+
+# --------------------------------------------------------------------------
+# The outputs of the two alpha studies (Carzaniga, Rembert & Wolf 2006,
+# §4), in the form Study expects.
+
+
+def _general_summary(results: pd.DataFrame, config: dict) -> pd.DataFrame:
+    from cbalgebra.studies.summary import general_summary
+
+    return general_summary(results)
+
+
+def _dnf_summary(results: pd.DataFrame, config: dict) -> pd.DataFrame:
+    from cbalgebra.studies.summary import dnf_summary
+
+    return dnf_summary(results, tuple(dnf.SCENARIOS), config.get("reducers", ()))
+
+
+def _general_figures(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:
     from cbalgebra.studies import plots
 
-    if study.kind == GENERAL_KIND:
-        return plots.plot_general(summary, out_dir, study.config.get("selectivity"))
+    return plots.plot_general(summary, out_dir, config.get("selectivity"))
+
+
+def _dnf_figures(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:
+    from cbalgebra.studies import plots
+
     which = ("overview",) if figures == "overview" else ("fig6", "fig7", "overview")
     figure_sets = plots.plot_dnf(summary, out_dir, which)
     return [p for paths in figure_sets.values() for p in paths]
 
 
-def write_report(study: Study, summary: pd.DataFrame, results: pd.DataFrame, timing: dict | None) -> str:
-    """The text of report.md."""
+def _general_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
     from cbalgebra.studies import report
 
-    build = report.general_report if study.kind == GENERAL_KIND else report.dnf_report
-    return build(summary, results, study.config, timing)
+    return report.general_report(summary, results, config, timing)
+
+
+def _dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
+    from cbalgebra.studies import report
+
+    return report.dnf_report(summary, results, config, timing)

@@ -51,13 +51,19 @@ class StudyError(Exception):
 class Study:
     """What the runner needs to know about a study."""
 
-    kind: str  # "alpha-general" or "alpha-dnf"
+    kind: str  # "alpha-general", "alpha-dnf", ...: the study's name, checked on resume
     cells: list[dict]
     key_columns: tuple[str, ...]
     task: Callable[[dict], dict]  # module-level function: pickled by reference
     cost: Callable[[dict], float]
     schema: pa.Schema
     config: dict = field(default_factory=dict)
+    #: How the finished results become outputs (``cbalgebra.studies.jobs.finalize``):
+    #: one row per grid point, the figures (PNG and SVG), and the text of report.md.
+    #: Each study supplies its own, so that adding a study touches no other study's code.
+    summarise: Callable[[pd.DataFrame, dict], pd.DataFrame] | None = None
+    draw: Callable[[pd.DataFrame, Path, dict, str], list[Path]] | None = None
+    report: Callable[[pd.DataFrame, pd.DataFrame, dict, dict | None], str] | None = None
 
     def key(self, cell: dict) -> tuple:
         return tuple(cell[c] for c in self.key_columns)
