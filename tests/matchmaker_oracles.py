@@ -2,10 +2,10 @@
 
 - :func:`brute_force`: the cheapest valid marking by enumerating all 2^|T|
   markings, priced by :func:`propagated_cost`, which follows CDs hop by hop
-  (not the library's bitmask pass) and uses neither Lemma 1 nor σ/τ.
+  (not the library's bitmask pass) and uses neither Lemma 1 nor sigma/τ.
 - :func:`z3_optimum`: the same problem as a 0/1 integer program for z3's
   Optimize: one integer s_t in {0, 1} per link, s_parent <= s_child along
-  every tree, minimise Σ (1 - s_t) σ_t + s_t τ_t where σ_t, τ_t are
+  every tree, minimise Σ (1 - s_t) sigma_t + s_t τ_t where sigma_t, τ_t are
   recomputed here from the trees.
 - hypothesis strategies: shared trees (one random undirected tree oriented
   from each publisher) and per-source trees (an independent random
@@ -60,7 +60,7 @@ def propagated_cost(instance: Instance, marking) -> int:
                 total += instance.f[x]
     for y in instance.subscribers:
         crossed = set()
-        for x, edges in instance.trees.items():
+        for edges in instance.trees.values():
             into = {v: (u, v) for u, v in edges}
             if y not in into:
                 continue
@@ -167,7 +167,8 @@ def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None)
     subs = draw(st.lists(st.sampled_from(nodes), min_size=0, max_size=n, unique=True))
     trees = {}
     for x in pubs:
-        members = [x] + draw(st.lists(st.sampled_from([v for v in nodes if v != x]), unique=True))
+        others = draw(st.lists(st.sampled_from([v for v in nodes if v != x]), unique=True))
+        members = [x, *others]
         edges = draw(random_tree_edges(members))
         trees[x] = _oriented(edges, x)
     if max_links is not None:

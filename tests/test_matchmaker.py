@@ -97,7 +97,7 @@ def test_malformed_instances(trees, f, g, reason):
 
 
 def test_cycle_is_not_a_tree():
-    with pytest.raises(InstanceError, match="cycle|two parents|no path"):
+    with pytest.raises(InstanceError, match=r"cycle|two parents|no path"):
         Instance.from_trees({"A": [("A", "B"), ("C", "D"), ("D", "E"), ("E", "C")]}, {"A": 1}, {})
 
 

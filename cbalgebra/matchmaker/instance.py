@@ -317,8 +317,8 @@ class Instance:
 
     def _at(self, link: Link) -> int:
         try:
-            return self._d.index[tuple(link)]  # type: ignore[index]
-        except (KeyError, TypeError):
+            return self._d.index[(link[0], link[1])]
+        except (KeyError, TypeError, IndexError):
             raise InstanceError(f"{link!r} is not a link of any tree") from None
 
     @staticmethod
