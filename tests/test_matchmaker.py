@@ -265,3 +265,24 @@ def test_tdm_on_cyclic_union_stays_valid():
         m = tdm(inst)
         assert valid(inst, m)
         assert cost(inst, mcm(inst)) == brute_force(inst) <= cost(inst, m)
+
+
+@settings(max_examples=60)
+@given(st.integers(4, 9), st.integers(0, 10_000), st.sampled_from(["shared", "per-source"]), st.data())
+def test_properties_on_routed_random_networks(n, seed, kind, data):
+    """Trees routed by build_trees over small random networks with tied path
+    lengths (weights 1..2): the same properties, and the optimum by brute force."""
+    from cbalgebra.matchmaker.instance import build_trees
+    from cbalgebra.network import topology
+
+    graph = topology("gnp", n=n, seed=seed, avg_degree=2.5, weight_range=(1, 2))
+    nodes = sorted(graph.nodes)
+    pubs = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3, unique=True))
+    subs = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=4, unique=True))
+    f = {x: data.draw(st.integers(0, 9)) for x in pubs}
+    g = {y: data.draw(st.integers(0, 9)) for y in subs}
+    trees, core = build_trees(graph, kind, pubs, subs, core="central")
+    inst = Instance.from_trees(trees, f, g, graph=graph, kind=kind, core=core)
+    costs = check_instance(inst, random.Random(seed))
+    if len(inst.links) <= 12:
+        assert costs["mcm"] == brute_force(inst)
