@@ -96,6 +96,25 @@ def test_malformed_instances(trees, f, g, reason):
     assert "\n" not in str(info.value)
 
 
+def test_shared_kind_needs_one_tree():
+    trees = {"A": [("A", "B"), ("B", "C")], "C": [("C", "B")]}
+    with pytest.raises(InstanceError, match="one shared tree"):
+        Instance.from_trees(trees, {"A": 1, "C": 1}, {"B": 1}, kind="shared")
+    inst = Instance.from_trees(trees, {"A": 1, "C": 1}, {"B": 1})  # as custom trees it is fine
+    assert inst.kind == "custom" and valid(inst, mcm(inst))
+
+
+def test_central_core():
+    inst = Instance.generate(5, trees="shared", core="central")
+    members = set(inst.publishers) | set(inst.subscribers)
+    import networkx as nx
+
+    total = {c: sum(nx.shortest_path_length(inst.graph, c, m, weight="weight") for m in members)
+             for c in (v for v, level in inst.graph.nodes(data="level") if level == "transit")}
+    assert total[inst.core] == min(total.values())
+    assert Instance.generate(5, trees="shared", core=2).core == 2
+
+
 def test_cycle_is_not_a_tree():
     with pytest.raises(InstanceError, match=r"cycle|two parents|no path"):
         Instance.from_trees({"A": [("A", "B"), ("C", "D"), ("D", "E"), ("E", "C")]}, {"A": 1}, {})
