@@ -1,0 +1,441 @@
+"""Instances of the Min-Cost Matchmaker problem (Ge, Ji, Kurose & Towsley,
+"Matchmaker: Signaling for Dynamic Publish/Subscribe Applications", §3.1).
+
+An instance is the publishers P with their PCD counts f, the subscribers S
+with their SCD counts g, and one multicast tree T_x per publisher x: a set
+of directed links pointing away from x. A subscriber receives from x when
+it lies in T_x. T is the union of the trees; R_x ("t is upstream of q in
+T_x") is the ancestor relation of T_x's links.
+
+Two constructors:
+
+- :meth:`Instance.from_trees` takes the trees as given (any hashable node
+  ids), for tools and checks that build instances themselves;
+- :meth:`Instance.generate` draws the paper's setting (§4.4.1): a GT-ITM
+  transit-stub network (:func:`cbalgebra.network.topology`), P and S among
+  the stub nodes, CD counts from the bounded Pareto, and shared (CBT) or
+  per-source (DVMRP) trees.
+
+**What the paper leaves unstated, and what we chose** (all of it in
+:meth:`Instance.generate` and :func:`build_trees`):
+
+- *Drawing P and S.* |P| distinct publishers uniformly among the stub
+  nodes, then, independently, |S| distinct subscribers the same way; a node
+  may be both (§4.4.1 allows it). One stream ``random.Random("matchmaker:
+  SEED")`` draws P, S, then f (publishers in ascending order), then g, then
+  the core, so a seed gives the same network, P, S, f and g for both tree
+  kinds (the two kinds are compared on paired samples).
+- *CD counts.* Inverse-CDF draws of the bounded Pareto (k = 1, p = 100,
+  α = 1), truncated to integers (:mod:`cbalgebra.matchmaker.pareto`).
+- *The CBT core.* "one of the transit nodes" (§4.4.1): by default a transit
+  node drawn uniformly (``core="random"``); ``core="central"`` takes the
+  transit node with the least total distance to the members, and a node id
+  fixes it.
+- *The shared tree.* CBT: every member (publisher or subscriber) joins
+  along its shortest path to the core, so the shared tree is the core's
+  shortest-path tree pruned to the members. T_x is the whole shared tree
+  oriented away from x: CBT delivers a sender's data on every branch of the
+  tree. (With T_x pruned to the paths from x to the subscribers, Property 3,
+  monotonicity, would fail, and with it Figure 5.)
+- *The per-source trees.* DVMRP: T_x is the union of the reverse shortest
+  paths from every subscriber to x, i.e. x's shortest-path tree pruned to S.
+- *Ties between equal shortest paths.* A node's parent toward root r is its
+  smallest-id neighbour u with dist(r, u) + w(u, v) = dist(r, v), the rule of
+  :mod:`cbalgebra.network.paths`; it is also DVMRP's reverse-path next hop
+  with ties to the smallest id, so trees are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, TypeAlias
+
+import networkx as nx
+
+from .pareto import bounded_pareto, cd_count
+
+__all__ = ["TREE_KINDS", "Instance", "InstanceError", "Link", "Marking", "build_trees", "node_key"]
+
+Link: TypeAlias = tuple[Hashable, Hashable]
+#: A link marking: each directed link of T to "p" (p-link) or "s" (s-link).
+Marking: TypeAlias = dict[tuple[Hashable, Hashable], str]
+
+TREE_KINDS = ("shared", "per-source")
+
+
+class InstanceError(ValueError):
+    """A malformed instance or marking; the message is one line."""
+
+
+def node_key(node: Hashable) -> tuple:
+    """A total order on node ids: numbers first (by value), then the rest by type and text."""
+    if isinstance(node, (int, float)) and not isinstance(node, bool):
+        return (0, node, "")
+    return (1, type(node).__name__, str(node))
+
+
+def _link_key(link: Link) -> tuple:
+    return (node_key(link[0]), node_key(link[1]))
+
+
+def _count(value: Any, who: Hashable, what: str) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InstanceError(f"{what}({who!r}) must be a number, not {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise InstanceError(f"{what}({who!r}) must be a finite number >= 0, not {value!r}")
+    return value
+
+
+def _hashable(node: Any, where: str) -> Hashable:
+    try:
+        hash(node)
+    except TypeError:
+        raise InstanceError(f"{where}: node {node!r} is not hashable") from None
+    return node
+
+
+# ------------------------------------------------------------------- derived structure
+@dataclass(frozen=True)
+class _Derived:
+    """Index arrays the algorithms share (link i is ``links[i]``)."""
+
+    index: Mapping[Link, int]
+    #: per publisher: its links top-down (a parent before its children), and each link's
+    #: parent link in that tree (-1 at the root)
+    order: Mapping[Hashable, tuple[int, ...]]
+    parent: Mapping[Hashable, Mapping[int, int]]
+    #: per publisher and link: bitmask of the subscribers downstream of the link in that tree
+    below: Mapping[Hashable, Mapping[int, int]]
+    #: bit of each subscriber in the masks
+    bit: Mapping[Hashable, int]
+    #: per link: its parent links over all trees, and its child links over all trees
+    up: tuple[tuple[int, ...], ...]
+    down: tuple[tuple[int, ...], ...]
+    #: sigma^t(M^P) and τ^t(M^S) per link (§5.2's C_i^(p) and C_i^(s))
+    sigma: tuple[float, ...]
+    tau: tuple[float, ...]
+
+
+def _derive(publishers: tuple, subscribers: tuple, f: Mapping, g: Mapping, trees: Mapping,
+            links: tuple[Link, ...]) -> _Derived:
+    index = {link: i for i, link in enumerate(links)}
+    bit = {y: 1 << j for j, y in enumerate(subscribers)}
+    order: dict[Hashable, tuple[int, ...]] = {}
+    parent: dict[Hashable, Mapping[int, int]] = {}
+    below: dict[Hashable, Mapping[int, int]] = {}
+    up: list[set[int]] = [set() for _ in links]
+    down: list[set[int]] = [set() for _ in links]
+    sigma = [0] * len(links)
+    masks = [0] * len(links)
+    for x in publishers:
+        edges = trees[x]
+        into = {v: index[(u, v)] for u, v in edges}
+        ids = tuple(index[e] for e in edges)
+        par: dict[int, int] = {}
+        for u, v in edges:
+            i, p = index[(u, v)], into.get(u, -1)
+            par[i] = p
+            if p >= 0:
+                up[i].add(p)
+                down[p].add(i)
+            sigma[i] += f[x]
+        mask: dict[int, int] = {}
+        for i in reversed(ids):  # children before parents
+            mask[i] = mask.get(i, 0) | bit.get(links[i][1], 0)
+            if par[i] >= 0:
+                mask[par[i]] = mask.get(par[i], 0) | mask[i]
+        for i, m in mask.items():
+            masks[i] |= m
+        order[x], parent[x], below[x] = ids, par, mask
+    tau = [sum(g[y] for y in subscribers if masks[i] & bit[y]) for i in range(len(links))]
+    return _Derived(
+        index=MappingProxyType(index), order=MappingProxyType(order), parent=MappingProxyType(parent),
+        below=MappingProxyType(below), bit=MappingProxyType(bit),
+        up=tuple(tuple(sorted(s)) for s in up), down=tuple(tuple(sorted(s)) for s in down),
+        sigma=tuple(sigma), tau=tuple(tau))
+
+
+def _check_tree(x: Hashable, edges: Iterable) -> tuple[Link, ...]:
+    """T_x as a tuple of links top-down (breadth first, children in node order);
+    InstanceError unless the edges form a tree rooted at x pointing away from it."""
+    try:
+        items = list(edges)
+    except TypeError:
+        raise InstanceError(f"tree of publisher {x!r}: not a list of edges") from None
+    parent_of: dict[Hashable, Hashable] = {}
+    children: dict[Hashable, list[Hashable]] = {}
+    for item in items:
+        if isinstance(item, (str, bytes)) or not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise InstanceError(f"tree of publisher {x!r}: an edge is a pair (u, v), not {item!r}")
+        u = _hashable(item[0], f"tree of publisher {x!r}")
+        v = _hashable(item[1], f"tree of publisher {x!r}")
+        if u == v:
+            raise InstanceError(f"tree of publisher {x!r}: self-loop ({u!r}, {v!r})")
+        if v == x:
+            raise InstanceError(f"tree of publisher {x!r}: not a tree: edge ({u!r}, {v!r}) points into the root")
+        if v in parent_of:
+            what = "a repeated edge" if parent_of[v] == u else f"{v!r} has two parents"
+            raise InstanceError(f"tree of publisher {x!r}: not a tree: {what}")
+        parent_of[v] = u
+        children.setdefault(u, []).append(v)
+    ordered: list[Link] = []
+    frontier = [x]
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for v in sorted(children.get(u, ()), key=node_key):
+                ordered.append((u, v))
+                nxt.append(v)
+        frontier = nxt
+    if len(ordered) != len(items):
+        stray = sorted((u for u in children if u != x and u not in parent_of), key=node_key)
+        where = f" (no path from {x!r} to {stray[0]!r})" if stray else " (it has a cycle)"
+        raise InstanceError(f"tree of publisher {x!r}: not a tree rooted at {x!r}{where}")
+    return tuple(ordered)
+
+
+# ------------------------------------------------------------------- the instance
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """One Min-Cost Matchmaker instance (immutable). Build it with
+    :meth:`from_trees` or :meth:`generate`.
+
+    ``trees[x]`` lists T_x top-down (a link before the links below it);
+    ``links`` is T, sorted. ``graph`` is the network the trees were routed on
+    (None for :meth:`from_trees`), ``kind`` "shared", "per-source" or
+    "custom", ``core`` the CBT core of a shared tree (else None)."""
+
+    publishers: tuple[Hashable, ...]
+    subscribers: tuple[Hashable, ...]
+    f: Mapping[Hashable, int | float]
+    g: Mapping[Hashable, int | float]
+    trees: Mapping[Hashable, tuple[Link, ...]]
+    links: tuple[Link, ...]
+    graph: nx.Graph | None = None
+    kind: str = "custom"
+    core: Hashable | None = None
+    _d: _Derived = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in (*TREE_KINDS, "custom"):
+            raise InstanceError(f"kind must be shared, per-source or custom, not {self.kind!r}")
+        expected = tuple(sorted({link for x in self.publishers for link in self.trees[x]}, key=_link_key))
+        if tuple(self.links) != expected:
+            raise InstanceError("links must be the sorted union of the trees")
+        if self.kind == "shared":
+            spans = {frozenset(frozenset(e) for e in self.trees[x]) for x in self.publishers}
+            if len(spans) > 1:
+                raise InstanceError("kind 'shared' needs every publisher's tree to be the one shared tree, "
+                                    "oriented away from that publisher")
+        object.__setattr__(self, "_d", _derive(self.publishers, self.subscribers, self.f, self.g,
+                                               self.trees, self.links))
+
+    # -- constructors ------------------------------------------------------------
+    @classmethod
+    def from_trees(cls, trees: Mapping, f: Mapping, g: Mapping, *, graph: nx.Graph | None = None,
+                   kind: str = "custom", core: Hashable | None = None) -> Instance:
+        """An instance from explicit trees: ``trees[x]`` the directed edges (u, v)
+        of publisher x's tree, pointing away from x; ``f``/``g`` the CD counts
+        of publishers and subscribers (numbers >= 0). The publishers are the
+        keys of ``trees``, which must be those of ``f``; the subscribers are
+        the keys of ``g``."""
+        for name, m in (("trees", trees), ("f", f), ("g", g)):
+            if not isinstance(m, Mapping):
+                raise InstanceError(f"{name} must be a mapping, not {type(m).__name__}")
+        if set(trees) != set(f):
+            extra = sorted(set(trees) ^ set(f), key=node_key)
+            raise InstanceError(f"the publishers with a tree and those with an f count differ (e.g. {extra[0]!r})")
+        publishers = tuple(sorted((_hashable(x, "publishers") for x in trees), key=node_key))
+        subscribers = tuple(sorted((_hashable(y, "subscribers") for y in g), key=node_key))
+        fs = {x: _count(f[x], x, "f") for x in publishers}
+        gs = {y: _count(g[y], y, "g") for y in subscribers}
+        checked = {x: _check_tree(x, trees[x]) for x in publishers}
+        links = tuple(sorted({link for edges in checked.values() for link in edges}, key=_link_key))
+        return cls(publishers=publishers, subscribers=subscribers, f=MappingProxyType(fs),
+                   g=MappingProxyType(gs), trees=MappingProxyType(checked), links=links,
+                   graph=graph, kind=kind, core=core)
+
+    @classmethod
+    def generate(cls, seed: int, publishers: int = 20, subscribers: int = 20, trees: str = "shared",
+                 core: Hashable = "random", **topology_params: Any) -> Instance:
+        """The paper's random instance (§4.4.1) for ``seed``: a transit-stub
+        network (``topology_params`` go to the generator; its default is the
+        paper's 100 nodes), |P| = ``publishers`` and |S| = ``subscribers``
+        stub nodes, bounded-Pareto CD counts, ``trees`` "shared" (CBT around
+        ``core``) or "per-source" (DVMRP). See the module docstring."""
+        from cbalgebra.network import topology
+        from cbalgebra.network.topology import TopologyError
+
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InstanceError(f"seed must be an int, not {seed!r}")
+        if trees not in TREE_KINDS:
+            raise InstanceError(f"trees must be 'shared' or 'per-source', not {trees!r}")
+        try:
+            graph = topology("transit_stub", None, seed=seed, **topology_params)
+        except TopologyError as e:
+            raise InstanceError(str(e)) from None
+        stubs = sorted(v for v, level in graph.nodes(data="level") if level == "stub")
+        transits = sorted(v for v, level in graph.nodes(data="level") if level == "transit")
+        for name, count in (("publishers", publishers), ("subscribers", subscribers)):
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= len(stubs):
+                raise InstanceError(f"{name} must be an integer in 0..{len(stubs)} (the stub nodes), not {count!r}")
+        rng = random.Random(f"matchmaker:{seed}")
+        pubs = sorted(rng.sample(stubs, publishers))
+        subs = sorted(rng.sample(stubs, subscribers))
+        f = dict(zip(pubs, cd_count(bounded_pareto(rng, len(pubs))), strict=True))
+        g = dict(zip(subs, cd_count(bounded_pareto(rng, len(subs))), strict=True))
+        drawn_core = rng.choice(transits)
+        if trees == "shared":
+            chosen = drawn_core if core == "random" else core
+            built, chosen = build_trees(graph, "shared", pubs, subs, core=chosen, core_candidates=transits)
+        else:
+            built, chosen = build_trees(graph, "per-source", pubs, subs)
+        return cls.from_trees(built, f, g, graph=graph, kind=trees, core=chosen)
+
+    # -- the relations of §3.1 ---------------------------------------------------
+    def sigma(self, link: Link) -> int | float:
+        """sigma^t(M^P): Σ f(x) over the publishers x whose tree contains ``link``."""
+        return self._d.sigma[self._at(link)]
+
+    def tau(self, link: Link) -> int | float:
+        """τ^t(M^S): Σ g(y) over the subscribers downstream of ``link`` in some tree."""
+        return self._d.tau[self._at(link)]
+
+    def upstream(self, link: Link) -> frozenset[Link]:
+        """The links q with q R_x link for some publisher x."""
+        return frozenset(self.links[i] for i in self._closure(self._at(link), self._d.up))
+
+    def downstream(self, link: Link) -> frozenset[Link]:
+        """The links q with link R_x q for some publisher x."""
+        return frozenset(self.links[i] for i in self._closure(self._at(link), self._d.down))
+
+    def receivers(self, publisher: Hashable) -> tuple[Hashable, ...]:
+        """The subscribers in ``publisher``'s tree (a collocated subscriber included)."""
+        if publisher not in self.trees:
+            raise InstanceError(f"{publisher!r} is not a publisher")
+        nodes = {publisher} | {v for _, v in self.trees[publisher]}
+        return tuple(y for y in self.subscribers if y in nodes)
+
+    def _at(self, link: Link) -> int:
+        try:
+            return self._d.index[(link[0], link[1])]
+        except (KeyError, TypeError, IndexError):
+            raise InstanceError(f"{link!r} is not a link of any tree") from None
+
+    @staticmethod
+    def _closure(start: int, step: tuple[tuple[int, ...], ...]) -> set[int]:
+        seen: set[int] = set()
+        stack = list(step[start])
+        while stack:
+            i = stack.pop()
+            if i not in seen:
+                seen.add(i)
+                stack.extend(step[i])
+        return seen
+
+    def __repr__(self) -> str:
+        return (f"Instance(kind={self.kind!r}, |P|={len(self.publishers)}, |S|={len(self.subscribers)}, "
+                f"|T|={len(self.links)}, core={self.core!r})")
+
+
+# ------------------------------------------------------------------- routing the trees
+def _parents(graph: nx.Graph, roots: list[Hashable]) -> dict[Hashable, dict[Hashable, Hashable]]:
+    """For each root, every reachable node's parent in the root's shortest-path
+    tree: its smallest-id neighbour on a shortest path (the module's tie rule)."""
+    import numpy as np
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import dijkstra
+
+    from cbalgebra.network.paths import TIE_TOLERANCE
+
+    nodes = sorted(graph.nodes, key=node_key)
+    at = {v: i for i, v in enumerate(nodes)}
+    n = len(nodes)
+    tails, heads, weights = [], [], []
+    for u, v, w in graph.edges(data="weight", default=1):
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > 0:
+            raise InstanceError(f"link ({u!r}, {v!r}) has weight {w!r}; weights must be positive numbers")
+        tails += [at[u], at[v]]
+        heads += [at[v], at[u]]
+        weights += [w, w]
+    tail = np.asarray(tails, dtype=np.int64)
+    head = np.asarray(heads, dtype=np.int64)
+    weight = np.asarray(weights, dtype=np.float64)
+    matrix = csr_array((weight, (tail, head)), shape=(n, n))
+    rows = [at[r] for r in roots]
+    dist = np.atleast_2d(dijkstra(matrix, directed=True, indices=rows))
+    out = {}
+    for r, d in zip(roots, dist, strict=True):
+        through, direct = d[tail] + weight, d[head]
+        scale = np.maximum(1.0, np.maximum(np.abs(through), np.abs(direct)))
+        tight = np.isfinite(direct) & (np.abs(through - direct) <= TIE_TOLERANCE * scale)
+        best = np.full(n, n, dtype=np.int64)
+        np.minimum.at(best, head[tight], tail[tight])
+        out[r] = {nodes[v]: nodes[p] for v, p in enumerate(best.tolist()) if p < n and nodes[v] != r}
+    return out
+
+
+def _pruned(root: Hashable, parent: Mapping[Hashable, Hashable], keep: Iterable[Hashable]) -> list[Link]:
+    """The edges of root's shortest-path tree on the paths from root to ``keep``."""
+    edges: set[Link] = set()
+    for v in keep:
+        while v != root:
+            if v not in parent:
+                raise InstanceError(f"{v!r} cannot be reached from {root!r}: the network is not connected")
+            if (parent[v], v) in edges:
+                break
+            edges.add((parent[v], v))
+            v = parent[v]
+    return sorted(edges, key=_link_key)
+
+
+def _orient(edges: Iterable[Link], root: Hashable) -> list[Link]:
+    """An undirected tree's edges directed away from ``root`` (edges not connected to root dropped)."""
+    adjacent: dict[Hashable, list[Hashable]] = {}
+    for u, v in edges:
+        adjacent.setdefault(u, []).append(v)
+        adjacent.setdefault(v, []).append(u)
+    out, seen, stack = [], {root}, [root]
+    while stack:
+        u = stack.pop()
+        for v in adjacent.get(u, ()):
+            if v not in seen:
+                seen.add(v)
+                out.append((u, v))
+                stack.append(v)
+    return out
+
+
+def build_trees(graph: nx.Graph, kind: str, publishers: Iterable[Hashable], subscribers: Iterable[Hashable],
+                core: Hashable = "central", core_candidates: Iterable[Hashable] | None = None,
+                ) -> tuple[dict[Hashable, list[Link]], Hashable | None]:
+    """Route the multicast trees over ``graph`` (see the module docstring):
+    the trees by publisher, and the core (None for per-source trees).
+
+    ``core`` (shared trees): a node, or "central": the candidate with the
+    least total distance to the members, ties to the smallest id;
+    candidates are ``core_candidates`` (default: every node)."""
+    pubs, subs = list(publishers), list(subscribers)
+    for v in [*pubs, *subs]:
+        if v not in graph:
+            raise InstanceError(f"node {v!r} is not in the network")
+    if kind == "per-source":
+        parents = _parents(graph, pubs)
+        return {x: _pruned(x, parents[x], subs) for x in pubs}, None
+    if kind != "shared":
+        raise InstanceError(f"trees must be 'shared' or 'per-source', not {kind!r}")
+    members = sorted(set(pubs) | set(subs), key=node_key)
+    if isinstance(core, str) and core == "central" and core not in graph:
+        candidates = sorted(core_candidates if core_candidates is not None else graph.nodes, key=node_key)
+        if not candidates:
+            raise InstanceError("no candidate for the core")
+        lengths = {c: nx.single_source_dijkstra_path_length(graph, c, weight="weight") for c in candidates}
+        core = min(candidates, key=lambda c: (sum(lengths[c].get(m, math.inf) for m in members), node_key(c)))
+    elif core not in graph:
+        raise InstanceError(f"the core {core!r} is not in the network")
+    shared = _pruned(core, _parents(graph, [core])[core], members)
+    return {x: _orient(shared, x) for x in pubs}, core

@@ -1,0 +1,181 @@
+"""Independent oracles and instance strategies for the Matchmaker tests.
+
+- :func:`brute_force`: the cheapest valid marking by enumerating all 2^|T|
+  markings, priced by :func:`propagated_cost`, which follows CDs hop by hop
+  (not the library's bitmask pass) and uses neither Lemma 1 nor sigma/τ.
+- :func:`z3_optimum`: the same problem as a 0/1 integer program for z3's
+  Optimize: one integer s_t in {0, 1} per link, s_parent <= s_child along
+  every tree, minimise Σ (1 - s_t) sigma_t + s_t τ_t where sigma_t, τ_t are
+  recomputed here from the trees.
+- hypothesis strategies: shared trees (one random undirected tree oriented
+  from each publisher) and per-source trees (an independent random
+  arborescence per publisher, which may make ∪R_x cyclic).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import strategies as st
+
+from cbalgebra.matchmaker import Instance
+
+
+def tree_relations(instance: Instance):
+    """Per publisher: parent link of each link, and the subscribers below each link."""
+    out = {}
+    for x, edges in instance.trees.items():
+        parent = {v: (u, v) for u, v in edges}
+        up = {(u, v): parent.get(u) for u, v in edges}
+        children: dict = {}
+        for u, v in edges:
+            children.setdefault(u, []).append(v)
+
+        def below(v, children=children):
+            nodes, stack = set(), [v]
+            while stack:
+                w = stack.pop()
+                nodes.add(w)
+                stack.extend(children.get(w, ()))
+            return nodes
+
+        out[x] = (up, {(u, v): below(v) for u, v in edges})
+    return out
+
+
+def propagated_cost(instance: Instance, marking) -> int:
+    """Cost by following each CD: PCDs down the p-links from their publisher,
+    SCDs up the s-links from their subscriber (once per link)."""
+    relations = tree_relations(instance)
+    total = 0
+    for x, (up, _) in relations.items():
+        for link in instance.trees[x]:
+            path_ok, q = True, link
+            while q is not None:
+                if marking[q] != "p":
+                    path_ok = False
+                    break
+                q = up[q]
+            if path_ok:
+                total += instance.f[x]
+    for y in instance.subscribers:
+        crossed = set()
+        for edges in instance.trees.values():
+            into = {v: (u, v) for u, v in edges}
+            if y not in into:
+                continue
+            link = into[y]
+            while link is not None and marking[link] == "s":
+                crossed.add(link)
+                link = into.get(link[0])
+        total += instance.g[y] * len(crossed)
+    return total
+
+
+def is_valid(instance: Instance, marking) -> bool:
+    for edges in instance.trees.values():
+        parent = {v: (u, v) for u, v in edges}
+        for u, v in edges:
+            if u in parent and marking[parent[u]] == "s" and marking[(u, v)] == "p":
+                return False
+    return True
+
+
+def brute_force(instance: Instance) -> int:
+    links = instance.links
+    assert len(links) <= 16
+    best = None
+    for bits in itertools.product("ps", repeat=len(links)):
+        marking = dict(zip(links, bits, strict=True))
+        if is_valid(instance, marking):
+            c = propagated_cost(instance, marking)
+            best = c if best is None else min(best, c)
+    assert best is not None
+    return best
+
+
+def z3_optimum(instance: Instance) -> int:
+    import z3
+
+    relations = tree_relations(instance)
+    sigma = dict.fromkeys(instance.links, 0)
+    below_subs: dict = {t: set() for t in instance.links}
+    for x, (_, below) in relations.items():
+        for t, nodes in below.items():
+            sigma[t] += instance.f[x]
+            below_subs[t] |= nodes & set(instance.subscribers)
+    tau = {t: sum(instance.g[y] for y in below_subs[t]) for t in instance.links}
+    s = {t: z3.Int(f"s{i}") for i, t in enumerate(instance.links)}
+    opt = z3.Optimize()
+    for v in s.values():
+        opt.add(v >= 0, v <= 1)
+    for up, _ in relations.values():
+        for t, p in up.items():
+            if p is not None:
+                opt.add(s[p] <= s[t])
+    objective = z3.Sum([(1 - s[t]) * sigma[t] + s[t] * tau[t] for t in instance.links]) if s else z3.IntVal(0)
+    handle = opt.minimize(objective)
+    assert opt.check() == z3.sat
+    return opt.lower(handle).as_long()
+
+
+# ---------------------------------------------------------------- strategies
+counts = st.integers(min_value=0, max_value=12)
+
+
+@st.composite
+def random_tree_edges(draw, nodes: list[int]):
+    """Undirected edges of a random tree on ``nodes`` (each node after the first
+    hangs from an earlier one)."""
+    order = draw(st.permutations(nodes))
+    return [(order[draw(st.integers(0, i - 1))], order[i]) for i in range(1, len(order))]
+
+
+def _oriented(edges, root):
+    adjacent: dict = {}
+    for u, v in edges:
+        adjacent.setdefault(u, []).append(v)
+        adjacent.setdefault(v, []).append(u)
+    out, seen, stack = [], {root}, [root]
+    while stack:
+        u = stack.pop()
+        for v in adjacent.get(u, ()):
+            if v not in seen:
+                seen.add(v)
+                out.append((u, v))
+                stack.append(v)
+    return out
+
+
+@st.composite
+def shared_instances(draw, max_nodes: int = 8):
+    n = draw(st.integers(2, max_nodes))
+    nodes = list(range(n))
+    edges = draw(random_tree_edges(nodes))
+    pubs = draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=n, unique=True))
+    subs = draw(st.lists(st.sampled_from(nodes), min_size=0, max_size=n, unique=True))
+    f = {x: draw(counts) for x in pubs}
+    g = {y: draw(counts) for y in subs}
+    return Instance.from_trees({x: _oriented(edges, x) for x in pubs}, f, g, kind="shared")
+
+
+@st.composite
+def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None):
+    n = draw(st.integers(2, max_nodes))
+    nodes = list(range(n))
+    pubs = draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3, unique=True))
+    subs = draw(st.lists(st.sampled_from(nodes), min_size=0, max_size=n, unique=True))
+    trees = {}
+    for x in pubs:
+        others = draw(st.lists(st.sampled_from([v for v in nodes if v != x]), unique=True))
+        members = [x, *others]
+        edges = draw(random_tree_edges(members))
+        trees[x] = _oriented(edges, x)
+    if max_links is not None:
+        links = {link for edges in trees.values() for link in edges}
+        if len(links) > max_links:
+            from hypothesis import reject
+            reject()
+    f = {x: draw(counts) for x in pubs}
+    g = {y: draw(counts) for y in subs}
+    return Instance.from_trees(trees, f, g, kind="per-source")
