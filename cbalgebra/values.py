@@ -319,8 +319,8 @@ def format_name(name: str) -> str:
 
 
 def format_value(type_: str, value: Value) -> str:
-    if type_ == STRING:
-        return quote(value)  # type: ignore[arg-type]
+    if isinstance(value, str):  # the values of string constraints, and only those, are str
+        return quote(value)
     if type_ == BOOL:
         return "true" if value else "false"
     if type_ == FLOAT:
@@ -402,7 +402,7 @@ class Constraint:
 
     def __str__(self) -> str:
         name = format_name(self.name)
-        if self.op == ANY:
+        if self.value is None:  # the operator any, the only one without a value
             return f"{self.type} {name} any"
         return f"{self.type} {name} {self.op} {format_value(self.type, self.value)}"
 

@@ -72,7 +72,7 @@ def test_table1_parameters():
     assert set(np.unique(w.c_op)) == {OPS.index("!=")}
     assert w.c_value.min() >= -5 and w.c_value.max() <= 4
     assert {w.names[i] for i in w.c_name} == {"a", "z"} and {w.names[i] for i in w.a_name} <= set("abcde")
-    assert 2 <= np.diff(w.m_off).min() and np.diff(w.m_off).max() <= 4
+    assert np.diff(w.m_off).min() >= 2 and np.diff(w.m_off).max() <= 4
     with pytest.raises(ValueError):
         cb.workloads.forwarding(constraints_per_filter=(0, 3))
     with pytest.raises(ValueError):

@@ -141,7 +141,7 @@ def test_by_name_groups_the_constraints_in_canonical_order(x):
     assert list(x.by_name) == list(naive)
     assert x.by_name is x.by_name  # computed once
     with pytest.raises(TypeError):
-        x.by_name["new"] = ()  # type: ignore[index]
+        x.by_name["new"] = ()  # type: ignore[index]  # the point: the view is read-only
 
 
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)

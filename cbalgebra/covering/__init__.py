@@ -20,8 +20,6 @@ advertisement overlap every other one.
 
 from __future__ import annotations
 
-from typing import Union
-
 from cbalgebra.covering import rules
 from cbalgebra.covering.errors import UndecidedError
 from cbalgebra.covering.rules import (
@@ -35,33 +33,32 @@ from cbalgebra.values import ANYTYPE, Advertisement, Constraint, Filter, Message
 
 __all__ = [
     "UndecidedError",
-    "covers",
-    "counterexample",
-    "overlaps",
-    "witness",
-    "satisfiable",
-    "equivalent",
     "constraint_covers",
+    "counterexample",
+    "covers",
+    "equivalent",
     "filter_covers",
     "filter_satisfiable",
     "filter_witness",
-    "predicate_covers_filter",
     "oracle_covers",
+    "overlaps",
+    "predicate_covers_filter",
+    "satisfiable",
+    "witness",
 ]
 
-Subscription = Union[Filter, Predicate]
+Subscription = Filter | Predicate
+#: What covering and overlap relate: subscriptions and advertisements.
+Coverable = Filter | Predicate | Advertisement
 
 
 def _filters(x: Subscription) -> tuple[Filter, ...]:
     return x.filters if isinstance(x, Predicate) else (x,)
 
 
-def _kind(x: object) -> str:
-    if isinstance(x, (Filter, Predicate)):
-        return "subscription"
-    if isinstance(x, Advertisement):
-        return "advertisement"
-    raise TypeError(f"expected a Filter, Predicate or Advertisement, not {type(x).__name__}")
+def _check_coverable(x: object) -> None:
+    if not isinstance(x, (Filter, Predicate, Advertisement)):
+        raise TypeError(f"expected a Filter, Predicate or Advertisement, not {type(x).__name__}")
 
 
 # ------------------------------------------------------------ filter vs or
@@ -78,6 +75,7 @@ def filter_counterexample_against(f: Filter, ps: tuple[Filter, ...]) -> Message 
         if rules.filters_overlap(p, f):
             relevant.append(p)
     candidate = ff.witness()
+    assert candidate is not None, f  # f is satisfiable
     if not any(matches(p, candidate) for p in relevant):
         return candidate
     if len(relevant) == 1:
@@ -152,14 +150,15 @@ def _advertisement_filter_witness(a: Advertisement, f: Filter) -> Message | None
 
 
 # ------------------------------------------------------------- public API
-def counterexample(x, y) -> Message | None:
+def counterexample(x: Coverable, y: Coverable) -> Message | None:
     """A message matched by y and not by x, or None when x covers y."""
-    kx, ky = _kind(x), _kind(y)
-    if kx != ky:
+    _check_coverable(x)
+    _check_coverable(y)
+    if isinstance(x, Advertisement) and isinstance(y, Advertisement):
+        m = _advertisement_counterexample(x, y)
+    elif isinstance(x, Advertisement) or isinstance(y, Advertisement):
         raise TypeError("covering relates two subscriptions or two advertisements; "
                         "use overlaps() between an advertisement and a subscription")
-    if kx == "advertisement":
-        m = _advertisement_counterexample(x, y)
     else:
         px = _filters(x)
         m = None
@@ -172,27 +171,28 @@ def counterexample(x, y) -> Message | None:
     return m
 
 
-def covers(x, y) -> bool:
+def covers(x: Coverable, y: Coverable) -> bool:
     """Whether x covers y: every message matched by y is matched by x."""
     if isinstance(x, Filter) and isinstance(y, Filter):
         return filter_covers(x, y)
     return counterexample(x, y) is None
 
 
-def equivalent(x, y) -> bool:
+def equivalent(x: Coverable, y: Coverable) -> bool:
     """Whether x and y match the same messages."""
     return covers(x, y) and covers(y, x)
 
 
-def witness(x, y) -> Message | None:
+def witness(x: Coverable, y: Coverable) -> Message | None:
     """A message matched by both x and y, or None when they do not overlap.
 
     With an advertisement involved, the message is non-empty (see above).
     """
-    kx, ky = _kind(x), _kind(y)
-    if kx == "advertisement":
+    _check_coverable(x)
+    _check_coverable(y)
+    if isinstance(x, Advertisement):
         m = _advertisement_witness(x, y)
-    elif ky == "advertisement":
+    elif isinstance(y, Advertisement):
         m = _advertisement_witness(y, x)
     else:
         m = None
@@ -208,7 +208,7 @@ def witness(x, y) -> Message | None:
     return m
 
 
-def overlaps(x, y) -> bool:
+def overlaps(x: Coverable, y: Coverable) -> bool:
     """Whether some message is matched by both x and y."""
     return witness(x, y) is not None
 
