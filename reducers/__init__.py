@@ -44,7 +44,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import NamedTuple, Union
+from typing import Literal, NamedTuple, overload
 
 from cbalgebra.values import Filter, Predicate
 
@@ -55,8 +55,8 @@ from .minimal import MAX_ATOMS, ReductionBudgetError, check_budget, minimize_ske
 from .rules import Step
 
 __all__ = [
-    "REDUCERS",
     "MAX_ATOMS",
+    "REDUCERS",
     "Explained",
     "ReductionBudgetError",
     "Step",
@@ -64,7 +64,7 @@ __all__ = [
     "reduce",
 ]
 
-Reducible = Union[Predicate, Filter, str]
+Reducible = Predicate | Filter | str
 
 _SIENA_CONJ = each_conjunction(_rules.SIENA_CONJUNCTION_RULES, "siena")
 _EXACT_CONJ = each_conjunction(_rules.EXACT_CONJUNCTION_RULES, "exact")
@@ -114,6 +114,15 @@ def _run(filters: tuple[Filter, ...], reducer: str, steps: list[Step] | None) ->
     return fixpoint(filters, rules, steps)
 
 
+@overload
+def reduce(p: Reducible, reducer: str = ..., *, explain: Literal[False] = ...,
+           progress: Reporter | None = ...) -> Predicate: ...
+@overload
+def reduce(p: Reducible, reducer: str = ..., *, explain: Literal[True],
+           progress: Reporter | None = ...) -> Explained: ...
+@overload
+def reduce(p: Reducible, reducer: str = ..., *, explain: bool,
+           progress: Reporter | None = ...) -> Predicate | Explained: ...
 def reduce(p: Reducible, reducer: str = "siena", *, explain: bool = False,
            progress: Reporter | None = None) -> Predicate | Explained:
     """An equivalent predicate no larger than ``p``, by the named reducer.
@@ -160,8 +169,8 @@ def _reduce(p: Reducible, reducer: str, explain: bool) -> Predicate | Explained:
         # stage is cheap, and its atoms bound what sympy will see.
         check_budget(_run(pred.filters, "exact", None))
     result = Predicate(_run(pred.filters, reducer, steps))
-    if explain:
-        return Explained(result, steps)  # type: ignore[arg-type]
+    if steps is not None:
+        return Explained(result, steps)
     return result
 
 
@@ -180,4 +189,4 @@ def alpha(predicates: Iterable[Reducible], reducer: str = "siena") -> float:
     if total == 0:
         raise ValueError("alpha is undefined: the predicates hold no constraint")
     union = Predicate([f for p in preds for f in p.filters])
-    return reduce(union, reducer).size / total  # type: ignore[union-attr]
+    return reduce(union, reducer).size / total

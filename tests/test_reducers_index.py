@@ -14,7 +14,7 @@ from cbalgebra.values import ANY, ANYTYPE, BOOL, FLOAT, INT, STRING, Constraint,
 # Names with a home type, values that relate (prefixes, bounds, edges).
 _names = st.sampled_from(["x", "y", "z", "w"])
 _HOME = {"x": INT, "y": STRING, "z": FLOAT, "w": BOOL}
-_STRINGS = S.DENSE_STRINGS + ["\U0010ffff", "\U0010ffffa", "abd", "b"]
+_STRINGS = [*S.DENSE_STRINGS, "\U0010ffff", "\U0010ffffa", "abd", "b"]
 
 
 @st.composite
@@ -145,7 +145,8 @@ def test_same_name_bounds_literal():
     # prefix-only coverer needs the string index too.
     from cbalgebra.parse import parse_predicate
 
-    text = " || ".join(f'[int x < {r}, string s >* "XY"]' for r in (5, 50, 7, 500, 3)) + ' || [string s >* "XYZ", int x < 1000]'
+    text = (" || ".join(f'[int x < {r}, string s >* "XY"]' for r in (5, 50, 7, 500, 3))
+            + ' || [string s >* "XYZ", int x < 1000]')
     filters = canonical(parse_predicate(text).filters)
     with _indexed_everywhere():
         got, _ = R.drop_covered_pairwise(filters)
