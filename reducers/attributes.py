@@ -1,6 +1,6 @@
 """Per-attribute algebra used by the rules: normal forms and unions.
 
-Attributes are independent (DESIGN.md), so every rule that rewrites the
+Attributes are independent (docs/design.md, §3), so every rule that rewrites the
 inside of a conjunction works on the constraints of one attribute name at a
 time. Numbers use the covering layer's interval-with-holes sets
 (``cbalgebra.covering.domains``): an int set is ``[lo, hi]`` minus holes, a
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import combinations
 
 from cbalgebra.covering import constraint_covers, predicate_covers_filter
 from cbalgebra.covering import domains
@@ -285,8 +286,6 @@ def minimum_equivalent(cs: Sequence[Constraint], exhaustive_up_to: int = 6) -> t
         return cs
     whole = Filter(cs)
     if len(cs) <= exhaustive_up_to:
-        from itertools import combinations
-
         for k in range(1, len(cs)):
             for subset in combinations(cs, k):
                 if filter_covers(whole, Filter(subset)):

@@ -166,6 +166,7 @@ def _map_term(literals: list[tuple[Constraint, bool]]) -> list[Constraint] | Non
 
 def minimize_component(filters: Sequence[Filter]) -> list[Filter] | None:
     """A smaller equivalent set of conjunctions for one component, or None."""
+    # sympy takes about a second to import: only the minimal reducer needs it.
     from sympy import Symbol
     from sympy.logic import SOPform
     from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or

@@ -12,7 +12,7 @@ Each docstring's first line is the rule's algebra. ``steps`` are
 :class:`Step` records for ``explain``. The driver (``driver.py``) runs a
 reducer's rules to a fixed point.
 
-Semantics reminder (DESIGN.md): a constraint requires its attribute to be
+Semantics reminder (docs/design.md, §3): a constraint requires its attribute to be
 present with its type, so ¬(x < 3) is not x >= 3 in general; the rules only
 use complements inside one conjunction, where presence is already required.
 """

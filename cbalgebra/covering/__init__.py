@@ -1,12 +1,13 @@
 """Covering, overlap and their witnesses, decided exactly.
 
-x covers y iff every message matched by y is matched by x (DESIGN.md). The
+x covers y iff every message matched by y is matched by x (docs/design.md, §5). The
 rules layer (``rules``) decides filter against filter with per-attribute
 reasoning. A filter against a disjunction goes through cheap exact steps
 first (one filter of the disjunction covers it; a witness of the filter
 already escapes the disjunction) and then to the z3 layer (``solver``).
 
-Advertisements (seed 004 §3.2) are sets of per-attribute alternatives. An
+Advertisements (Carzaniga, Rosenblum & Wolf, Content-Based Addressing and
+Routing, 2000, §3.2) are sets of per-attribute alternatives. An
 advertisement a1 covers a2 iff for every attribute name, the values a2
 allows are among those a1 allows: a message made of a single attribute
 shows the condition is necessary, and attributes are independent. So
@@ -80,7 +81,7 @@ def filter_counterexample_against(f: Filter, ps: tuple[Filter, ...]) -> Message 
         return candidate
     if len(relevant) == 1:
         return rules.filter_counterexample(relevant[0], f)
-    from cbalgebra.covering import solver
+    from cbalgebra.covering import solver  # imports z3 (slow): only for the questions that reach it
 
     return solver.covering_counterexample(f, relevant)
 
@@ -226,6 +227,6 @@ def oracle_covers(x: Subscription, y: Subscription, timeout_ms: int = 5_000) -> 
     """Covering decided by the independent pure-z3 encoding (for tests).
 
     Raises UndecidedError when z3's string theory gives up."""
-    from cbalgebra.covering.oracle import oracle_covers as _oracle
+    from cbalgebra.covering.oracle import oracle_covers as _oracle  # imports z3 (slow): tests only
 
     return _oracle(x, y, timeout_ms=timeout_ms)

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from cbalgebra.covering.strings import solve_string
+from cbalgebra.semantics import value_satisfies
 from cbalgebra.values import (
     ANY,
     BOOL,
@@ -163,8 +165,6 @@ def number_set_implies(type_: str, s: IntSet, op: str, v: Any) -> bool:
 
 
 def bool_values(atoms: Sequence[Atom]) -> list[bool]:
-    from cbalgebra.semantics import value_satisfies
-
     return [
         b for b in (False, True)
         if all(value_satisfies(op, v, b) == pos for op, v, pos in atoms)
@@ -200,8 +200,6 @@ def solve(type_: str, atoms: Sequence[Atom]) -> Any:
         values = bool_values(atoms)
         return values[0] if values else NO_SOLUTION
     if type_ == STRING:
-        from cbalgebra.covering.strings import solve_string
-
         w = solve_string(list(atoms))
         return NO_SOLUTION if w is None else w
     raise ValueError(f"unknown type {type_!r}")

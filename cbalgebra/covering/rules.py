@@ -3,7 +3,7 @@
 A filter is normalized once (and cached on the value) into one
 :class:`AttributeForm` per attribute name. Filter g covers filter f iff f is
 unsatisfiable, or every constraint of g is implied by f's constraints on the
-same name (DESIGN.md, "Deciding covering"). Numbers and bools are decided by
+same name (docs/design.md, §5 "Deciding covering"). Numbers and bools are decided by
 interval arithmetic here; string conjunctions go to
 ``cbalgebra.covering.strings``.
 """

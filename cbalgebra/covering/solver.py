@@ -14,8 +14,8 @@ Encoding (one set of variables per attribute name):
   as a Bool. When z3 finds a model, the automaton procedure checks, name by
   name, that the atoms the model chose can hold together. If they cannot, we
   add a clause that blocks a minimal contradictory subset and ask again (lazy
-  refinement). DESIGN.md measured z3's own string theory at 2 to 60 checks
-  per second, with unknowns, so z3 never reasons about strings here.
+  refinement). z3's own string theory managed 2 to 60 checks per second
+  here, with unknowns, so z3 never reasons about strings (docs/design.md, §5).
 
 ``covering_counterexample(q, ps)`` answers "is filter q covered by the
 disjunction ps?" with None (covered) or a counterexample message, checked

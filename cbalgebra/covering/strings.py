@@ -6,7 +6,7 @@ hold (``False``). :func:`solve_string` finds a string satisfying every atom, or
 proves that none exists.
 
 Every atom denotes a regular language, so the conjunction is decided with
-automata (DESIGN.md, "Strings: an exact procedure of our own"):
+automata (docs/design.md, §5 "Deciding covering", layer 2):
 
 * Each atom gets a small deterministic automaton over Unicode code points:
   ``=`` and prefix track how much of the constant has been matched; suffix and
