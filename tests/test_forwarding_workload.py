@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cbalgebra as cb
+from cbalgebra.matcher import read_document
 from cbalgebra.workloads._forwarding import OPS, TYPES, ForwardingWorkload, pseudo_words
 
 
@@ -120,8 +121,6 @@ def test_values_round_trip_and_sff(tmp_path):
     w.write_sff(path, preprocessing_limit=4)
     text = path.read_text()
     assert text.count("ifconfig") == 6 and text.count("select") == 200
-    from cbalgebra.matcher import read_document
-
     doc = read_document(text)
     assert doc.predicates == preds
     assert doc.messages == w.messages
@@ -132,7 +131,7 @@ def test_values_round_trip_and_sff(tmp_path):
 
 def test_table_from_arrays_equals_dict_compile():
     w = cb.workloads.forwarding(interfaces=12, filters_per_interface=(1, 60), messages=500, seed=8)
-    from cbalgebra.matcher import ForwardingTable
+    from cbalgebra.matcher import ForwardingTable  # loads numba: only for this test
 
     t1 = w.table()
     t2 = ForwardingTable.compile(w.predicates())
