@@ -2,9 +2,10 @@
 #   make demo   installs into .venv and runs a short demo on the embedded defaults; it needs
 #               no Debian package: without Graphviz it skips the SVG picture, without Java
 #               the Spark study, and prints the apt-get line that adds each
-#   make test   installs, adds the Debian packages the tests need, runs the whole suite
-#   make lint   ruff and mypy with the settings in pyproject.toml (not yet a step of `make test`:
-#               findings remain in the packages still being refactored, see `make lint-summary`)
+#   make test   installs, adds the Debian packages the tests need, runs the lint (below; any
+#               finding fails the build, before a test runs) and then the whole suite
+#   make lint   ruff and mypy with the settings in pyproject.toml, and a check that every
+#               `# noqa` / `# type: ignore` names its rule or error code and says why
 #               (`make lint-summary`: the number of findings per file, for clearing them)
 
 PYTHON ?= python3
@@ -45,6 +46,7 @@ lint-summary: install
 	$(PY) tools/lint --summary
 
 test: install system-packages
+	$(PY) tools/lint
 	$(PY) -m pytest -n 2 -p no:cacheprovider
 
 bench: install

@@ -22,30 +22,34 @@ other constraint of f):
 Each (family, n, operation) runs in a fresh interpreter: once with this
 checkout's package and once with a baseline package extracted by ``git
 archive`` from ``--baseline`` (default: the merge base of HEAD and ``main``,
-the code this branch started from) into a temporary directory
-and put first on PYTHONPATH (the worker checks which package it imported).
+the code this branch started from) into a temporary directory (see
+``_baseline.py``; the worker checks which package it imported).
 Every cache is cleared before each timed repetition. A baseline run that
 exceeds ``--timeout`` seconds is reported as such and larger n of the same
 family and operation are not tried; the speedup shown for a timeout is a
-lower bound, (timeout - 2 s start-up allowance) / time now. The documented bound is 50 ms for the
-substring families and 0.5 s for ``!=``. Prints a table and writes
+lower bound, (timeout - 2 s start-up allowance) / time now. The documented
+bound is 50 ms for the substring families and 0.5 s for ``!=``. Prints a table and writes
 ``benchmarks/results/cliffs_covering.csv``. Not a test.
 
-    .venv/bin/python benchmarks/cliffs_covering.py [--baseline REV] [--timeout 20] [--repeats 3]
+    .venv/bin/python benchmarks/cliffs_covering.py [--baseline REV] [--timeout 20] [--repeats 3] [--max-n N]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import itertools
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from _baseline import default_ref, extracted, run_json
+
+import cbalgebra as cb
+from cbalgebra.covering import rules, strings
+from cbalgebra.values import Constraint, Filter
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "cliffs_covering.csv"
@@ -72,8 +76,6 @@ def letters(n: int) -> list[str]:
 
 
 def family_constraints(family: str, n: int):
-    from cbalgebra.values import Constraint
-
     def c(op: str, value: str) -> Constraint:
         return Constraint("string", "s", op, value)
 
@@ -96,8 +98,6 @@ def family_constraints(family: str, n: int):
 
 def clear_caches() -> None:
     """Empty every memo of the covering code (present in this version or not)."""
-    from cbalgebra.covering import rules, strings
-
     for name in ("_FORMS", "_VIOLATION_CACHE", "_SINGLE"):
         table = getattr(rules, name, None)
         if table is not None:
@@ -109,9 +109,6 @@ def clear_caches() -> None:
 
 
 def run_worker(family: str, n: int, operation: str, repeats: int) -> dict:
-    import cbalgebra as cb
-    from cbalgebra.values import Filter
-
     constraints = family_constraints(family, n)
     best = float("inf")
     answer = None
@@ -133,24 +130,11 @@ def run_worker(family: str, n: int, operation: str, repeats: int) -> dict:
 
 
 # ----------------------------------------------------------------- driver side
-def run_case(python: str, pythonpath: str | None, family: str, n: int, operation: str,
+def run_case(package_root: Path | None, family: str, n: int, operation: str,
              repeats: int, timeout: float) -> dict | None:
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    try:
-        out = subprocess.run(
-            [python, str(Path(__file__).resolve()), "--worker", family, str(n), operation, str(repeats)],
-            capture_output=True, text=True, env=env, timeout=timeout, check=True,
-            cwd=pythonpath or str(ROOT),
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    expected_root = Path(pythonpath) if pythonpath else ROOT
-    if not Path(result["package"]).resolve().is_relative_to(expected_root.resolve()):
-        raise RuntimeError(f"worker imported {result['package']}, expected a package under {expected_root}")
-    return result
+    """One worker run, importing the package at ``package_root`` (None: this checkout)."""
+    return run_json([sys.executable, str(Path(__file__).resolve()), "--worker", family, str(n), operation,
+                     str(repeats)], package_root, timeout=timeout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="git revision for the baseline (default: merge base of HEAD and main; '' to skip)")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per baseline case")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--max-n", type=int, default=None, help="only the sizes up to N (a quick check)")
     ap.add_argument("--csv", default=str(RESULTS))
     ap.add_argument("--worker", nargs=4, metavar=("FAMILY", "N", "OPERATION", "REPEATS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -167,17 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_worker(family, int(n), operation, int(repeats))))
         return 0
 
-    python = sys.executable
     if args.baseline is None:
-        args.baseline = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
-                                       capture_output=True, text=True, check=True).stdout.strip()
-    with tempfile.TemporaryDirectory(prefix="cliffs-baseline-") as tmp:
-        baseline_path = None
-        if args.baseline:
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline, "cbalgebra"],
-                                     capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-            baseline_path = tmp
+        args.baseline = default_ref()
+    with contextlib.ExitStack() as stack:
+        baseline_path = stack.enter_context(extracted(args.baseline)) if args.baseline else None
         rows = []
         header = (f"{'family':<12} {'n':>6} {'operation':<15} {'seconds':>9} {'bound':>7} {'ok':>3} "
                   f"{'baseline s':>11} {'speedup':>9}")
@@ -188,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         for family, sizes in FAMILIES.items():
             for operation in OPERATIONS:
                 baseline_gave_up = False
-                for n in sizes:
-                    now = run_case(python, None, family, n, operation, args.repeats, 600.0)
+                for n in (n for n in sizes if args.max_n is None or n <= args.max_n):
+                    now = run_case(None, family, n, operation, args.repeats, 600.0)
                     if now is None:  # pragma: no cover - would be a cliff of its own
                         raise RuntimeError(f"{family} n={n} {operation} took over 600 s")
                     base, base_note = None, ""
@@ -198,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                     elif baseline_gave_up:
                         base_note = "skipped (smaller n timed out)"
                     else:
-                        base = run_case(python, baseline_path, family, n, operation, 1, args.timeout)
+                        base = run_case(baseline_path, family, n, operation, 1, args.timeout)
                         if base is None:
                             baseline_gave_up = True
                             base_note = f"timeout > {args.timeout:g} s"

@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _baseline import default_ref, environment, extracted
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 NAMES = ["price", "stock", "quantity", "exchange", "currency", "volume", "trader", "sector", "rating", "flag"]
@@ -111,14 +113,6 @@ def measure(argv: list[str], env: dict, cwd: str) -> tuple[float, float, float]:
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
 
 
-def extract(ref: str, into: Path) -> None:
-    """The package at git ``ref``, laid out as installed (grammar under cbalgebra/)."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "cbalgebra", "grammar"],
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    (into / "grammar").rename(into / "cbalgebra" / "grammar")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=50.0, help="size of the big document (MB)")
@@ -128,19 +122,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="run the baseline on the small document only (for refs before the streaming reader)")
     ap.add_argument("--out", default=str(RESULTS / "cliffs_parse.csv"))
     args = ap.parse_args(argv)
-    ref = args.ref or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
-                                     check=True, capture_output=True, text=True).stdout.strip()
+    ref = args.ref or default_ref()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, extracted(ref) as old:
         tmp_path = Path(tmp)
         big, small = tmp_path / "big.sff", tmp_path / "small.sff"
         n_big = generate(big, args.mb)
         n_small = generate(small, args.baseline_mb, seed=2, keyword_share=0.0)
-        old = tmp_path / "old"
-        old.mkdir()
-        extract(ref, old)
-        new_env = dict(os.environ)
-        old_env = dict(os.environ, PYTHONPATH=str(old))
+        new_env = environment(None)
+        old_env = environment(old)
         cli = [sys.executable, "-m", "cbalgebra", "parse"]
         base = f"baseline {ref[:9]}"
         runs = [

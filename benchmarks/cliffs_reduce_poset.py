@@ -15,7 +15,7 @@ Workloads (generated, not timed):
   bound sorted last (main tests about n/2 pairs per conjunction);
 - ``same-anti``: ``[int x > r, string s >* "XY<r>"]``: almost nothing covers
   anything (every pair is tested on main);
-- ``dnf``: seed 002's DNF model (``cbalgebra.workloads.dnf_predicates``,
+- ``dnf``: the DNF model of Carzaniga, Rembert & Wolf 2006, §4.2 (``cbalgebra.workloads.dnf_predicates``,
   zipf over 500 names, seed 1), as in benchmarks/reduce.py;
 - poset ``same``: the ``same`` filters inserted one by one, each by its own
   subscriber (a chain in random order); poset ``chain``: ``[int x > n-k,
@@ -28,9 +28,9 @@ Workloads (generated, not timed):
 
 Every case runs in a fresh interpreter (no warm caches), once with this
 checkout and once with the baseline: the tree of ``--baseline-ref`` (default:
-where this branch left ``main``, ``git merge-base HEAD main``) extracted with ``git archive`` into a temporary directory and
-imported instead of this checkout (the editable install's import hook is
-removed in that process). Times are CPU seconds of the timed call
+where this branch left ``main``, ``git merge-base HEAD main``) extracted with
+``git archive`` into a temporary directory and imported instead of this
+checkout (``_baseline.py``). Times are CPU seconds of the timed call
 (``time.process_time``): the machine is shared, and wall time under load
 says more about the neighbours than about the code; wall seconds are in the
 CSV too. A baseline run longer than ``--baseline-timeout`` is stopped and
@@ -40,16 +40,21 @@ shown as ``>T``, its ratio as ``>=``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
-import json
 import os
 import platform
-import shutil
-import subprocess
+import random
 import sys
-import tempfile
-import tomllib
+import time
 from pathlib import Path
+
+from _baseline import default_ref, extracted, run_json
+
+import cbalgebra as cb
+from cbalgebra.poset.core import Poset
+from cbalgebra.reducers import reduce
+from cbalgebra.values import INT, STRING, Constraint, Filter, Predicate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,15 +66,12 @@ COVER_ANTICHAIN_BOUND_10K = 2.0  # cover on same-anti and cross at n = 10,000
 
 # ----------------------------------------------------------------- workloads
 def same_filters(n: int, seed: int = 1, op: str = ">", distinct_prefix: bool = False):
-    import random
-
-    from cbalgebra.values import INT, STRING, Constraint, Filter
-
     rnd = random.Random(seed)
     out = []
     for _ in range(n):
         r = rnd.randint(0, 10**6)
-        out.append(Filter([Constraint(INT, "x", op, r), Constraint(STRING, "s", ">*", f"XY{r}" if distinct_prefix else "XY")]))
+        prefix = f"XY{r}" if distinct_prefix else "XY"
+        out.append(Filter([Constraint(INT, "x", op, r), Constraint(STRING, "s", ">*", prefix)]))
     return out
 
 
@@ -85,41 +87,27 @@ WORKLOADS = {
 
 
 def chain_filters(n: int, ascending: bool = False):
-    from cbalgebra.values import INT, STRING, Constraint, Filter
-
     bound = (lambda k: k) if ascending else (lambda k: n - k)
     return [Filter([Constraint(INT, "x", ">", bound(k)), Constraint(STRING, "s", ">*", "XY")]) for k in range(n)]
 
 
 def cross_filters(n: int):
     """``[int x > i, int y < i]`` for i < n: every pair overlaps, none covers."""
-    from cbalgebra.values import INT, Constraint, Filter
-
     return [Filter([Constraint(INT, "x", ">", i), Constraint(INT, "y", "<", i)]) for i in range(n)]
 
 
 def dnf_filters(n: int, seed: int = 1):
-    import cbalgebra as cb
-
     return [f for p in cb.workloads.dnf_predicates(n, 500, "zipf", seed) for f in p.filters]
 
 
 def run_case(kind: str, workload: str, n: int, reducer: str) -> dict:
     """One timed case in this process (called in a fresh interpreter)."""
-    import time
-
-    from cbalgebra.values import Predicate
-
     if kind == "reduce":
-        from cbalgebra.reducers import reduce
-
         p = Predicate(WORKLOADS[workload](n))
         w, c = time.perf_counter(), time.process_time()
         q = reduce(p, reducer)
         cpu, wall = time.process_time() - c, time.perf_counter() - w
         return {"cpu": cpu, "wall": wall, "size_before": p.size, "size_after": q.size}
-    from cbalgebra.poset.core import Poset
-
     filters = WORKLOADS[workload](n)
     poset = Poset()
     w, c = time.perf_counter(), time.process_time()
@@ -131,55 +119,21 @@ def run_case(kind: str, workload: str, n: int, reducer: str) -> dict:
 
 
 # ----------------------------------------------------------------- baseline
-def build_baseline(ref: str, into: Path) -> Path:
-    """``ref``'s tree laid out as an importable ``cbalgebra`` package under ``into``."""
-    tree = into / "tree"
-    tree.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    pkg_root = into / "pkg"
-    pkg_root.mkdir()
-    setup = tomllib.loads((tree / "pyproject.toml").read_text()).get("tool", {}).get("setuptools", {})
-    # The layout: cbalgebra/ plus the top-level folders that are its
-    # subpackages (declared in pyproject.toml, or by setup.py on later trees).
-    dirs = setup.get("package-dir") or {"cbalgebra": "cbalgebra", **{
-        f"cbalgebra.{sub}": sub for sub in ("grammar", "reducers", "matcher", "studies") if (tree / sub).is_dir()}}
-    # Copy the top package first, then the packages mapped elsewhere into it.
-    for name in sorted(dirs, key=lambda s: s.count(".")):
-        dest = pkg_root / Path(*name.split("."))
-        if dest.exists():
-            shutil.rmtree(dest)
-        shutil.copytree(tree / dirs[name], dest)
-    return pkg_root
-
-
-_PRELUDE = """
+_CHILD = """
 import json, sys
-if {baseline!r}:
-    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f)]
-    sys.path.insert(0, {baseline!r})
-    for m in [m for m in sys.modules if m == "cbalgebra" or m.startswith("cbalgebra.")]:
-        del sys.modules[m]
 sys.path.insert(0, {here!r})
 import cbalgebra
-assert cbalgebra.__file__.startswith({expect!r}), cbalgebra.__file__
 import cliffs_reduce_poset as b
-print(json.dumps(b.run_case({kind!r}, {workload!r}, {n}, {reducer!r})))
+print(json.dumps({{**b.run_case({kind!r}, {workload!r}, {n}, {reducer!r}), "package": cbalgebra.__file__}}))
 """
 
 
-def cold(kind: str, workload: str, n: int, reducer: str, baseline: str | None, timeout: float | None) -> dict | None:
-    expect = baseline if baseline else str(ROOT)
-    code = _PRELUDE.format(baseline=baseline or "", here=str(Path(__file__).resolve().parent), expect=expect,
-                           kind=kind, workload=workload, n=n, reducer=reducer)
-    try:
-        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                             env={**os.environ, "PYTHONHASHSEED": "0"})
-    except subprocess.TimeoutExpired:
-        return None
-    if res.returncode != 0:
-        raise RuntimeError(f"{kind} {workload} {n} {reducer} failed:\n{res.stderr[-2000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
+def cold(kind: str, workload: str, n: int, reducer: str, baseline: Path | None,
+         timeout: float | None) -> dict | None:
+    """One case in a fresh interpreter importing the package at ``baseline`` (None: this checkout)."""
+    code = _CHILD.format(here=str(Path(__file__).resolve().parent), kind=kind, workload=workload, n=n,
+                         reducer=reducer)
+    return run_json([sys.executable, "-c", code], baseline, timeout=timeout, PYTHONHASHSEED="0")
 
 
 # ----------------------------------------------------------------- the table
@@ -221,14 +175,13 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}; "
           f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}; CPU seconds of the timed call, fresh process each")
-    tmp = Path(tempfile.mkdtemp(prefix="cliffs-baseline-"))
-    try:
-        ref = args.baseline_ref or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], check=True,
-                                                  capture_output=True, text=True).stdout.strip()
-        base = None if args.no_baseline else str(build_baseline(ref, tmp))
+    ref = args.baseline_ref or default_ref()
+    with contextlib.ExitStack() as stack:
+        base = None if args.no_baseline else stack.enter_context(extracted(ref))
         print(f"baseline: {ref}")
         rows = []
-        head = f"{'kind':>6} {'workload':>8} {'n':>7} {'reducer':>7} {'after':>7} {'new s':>8} {'bound':>6} {'base s':>8} {'ratio':>7}"
+        head = (f"{'kind':>6} {'workload':>8} {'n':>7} {'reducer':>7} {'after':>7} {'new s':>8} "
+                f"{'bound':>6} {'base s':>8} {'ratio':>7}")
         print(head)
         wanted = set(args.only.split(",")) if args.only else None
         last: dict[tuple, tuple[int, float | None]] = {}  # (kind, workload, reducer) -> baseline (n, cpu)
@@ -239,7 +192,8 @@ def main(argv=None) -> int:
             # Skip a baseline run that a smaller one says will time out
             # (assuming at best quadratic growth where it already was slow).
             prev = last.get((kind, workload, reducer))
-            hopeless = prev is not None and (prev[1] is None or (prev[1] > 1 and prev[1] * (n / prev[0]) ** 2 > args.baseline_timeout))
+            hopeless = prev is not None and (
+                prev[1] is None or (prev[1] > 1 and prev[1] * (n / prev[0]) ** 2 > args.baseline_timeout))
             old = cold(kind, workload, n, reducer, base, args.baseline_timeout) if base and not hopeless else None
             last[(kind, workload, reducer)] = (n, old["cpu"] if old else None)
             if base and old is not None and old["size_after"] != new["size_after"]:
@@ -257,13 +211,12 @@ def main(argv=None) -> int:
                          "size_before": new["size_before"], "size_after": new["size_after"],
                          "cpu_s": round(new["cpu"], 3), "wall_s": round(new["wall"], 3),
                          "bound_s": bound or "", "within_bound": "" if bound is None else new["cpu"] <= bound,
-                         "baseline_cpu_s": round(old["cpu"], 3) if old else (f">{args.baseline_timeout:.0f}" if base else ""),
+                         "baseline_cpu_s": (round(old["cpu"], 3) if old
+                                            else (f">{args.baseline_timeout:.0f}" if base else "")),
                          "baseline_wall_s": round(old["wall"], 3) if old else "",
                          "speedup": round(old["cpu"] / new["cpu"], 2) if old else "",
                          "checks_per_insert": new.get("checks_per_insert", ""),
                          "baseline_checks_per_insert": old.get("checks_per_insert", "") if old else ""})
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     path = out / "cliffs_reduce_poset.csv"
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, list(rows[0]))

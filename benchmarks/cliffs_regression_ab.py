@@ -4,8 +4,8 @@ Runs the workloads of ``benchmarks/covering.py`` (filter pairs, cold and
 warm, numbers only and all types; public ``cb.covers`` on the mixed
 workload) and of ``benchmarks/strings.py`` (``solve_string`` on its three
 workloads) in fresh interpreters, alternating a baseline package (``git
-archive`` of ``--baseline``, default the merge base of HEAD and main, first
-on PYTHONPATH) with this checkout, ``--rounds`` times each. Rates are per
+archive`` of ``--baseline``, default the merge base of HEAD and main; see
+``_baseline.py``) with this checkout, ``--rounds`` times each. Rates are per
 CPU second (``time.process_time``), because on a shared machine wall time
 swings by 2x between runs of identical code. Prints best and median of each
 side and their ratio (after / before; above 1 is faster). Not a test.
@@ -17,16 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import covering as C
+import strings as SB
+from _baseline import default_ref, extracted, run_json
+
+import cbalgebra as cb
+from cbalgebra.covering import rules
+from cbalgebra.covering import strings as S
+from cbalgebra.values import Filter
+
 
 
 def cpu_rate(fn, items) -> float:
@@ -37,15 +42,6 @@ def cpu_rate(fn, items) -> float:
 
 
 def one_round() -> dict:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import covering as C
-    import strings as SB
-
-    import cbalgebra as cb
-    from cbalgebra.covering import rules
-    from cbalgebra.covering import strings as S
-    from cbalgebra.values import Filter
-
     out = {"package": cb.__file__}
     for label, with_strings in (("numbers", False), ("all types", True)):
         pairs = [(C.fresh(g), C.fresh(f)) for g, f in C.filter_pairs(4000, 2027, with_strings)]
@@ -62,16 +58,10 @@ def one_round() -> dict:
     return out
 
 
-def run(pythonpath: str | None) -> dict:
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--round"], env=env,
-                         cwd=str(ROOT), capture_output=True, text=True, check=True)
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    expected = Path(pythonpath) if pythonpath else ROOT
-    if not Path(result.pop("package")).resolve().is_relative_to(expected.resolve()):
-        raise RuntimeError(f"round imported the wrong package (expected one under {expected})")
+def run(package_root: Path | None) -> dict:
+    """One round in a fresh interpreter importing the package at ``package_root`` (None: this checkout)."""
+    result = run_json([sys.executable, str(Path(__file__).resolve()), "--round"], package_root)
+    assert result is not None  # no timeout was set
     return result
 
 
@@ -84,16 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.round:
         print(json.dumps(one_round()))
         return 0
-    baseline = args.baseline or subprocess.run(
-        ["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    baseline = args.baseline or default_ref()
     before, after = [], []
-    with tempfile.TemporaryDirectory(prefix="cliffs-ab-") as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "cbalgebra"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    with extracted(baseline) as package_root:
         for _ in range(args.rounds):
-            before.append(run(tmp))
+            before.append(run(package_root))
             after.append(run(None))
     print(f"baseline {baseline}, {args.rounds} interleaved rounds, decisions per CPU second")
     print(f"{'workload':<26} {'before best':>12} {'after best':>12} {'ratio':>6} "

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import cbalgebra as cb
+from cbalgebra import parse as parse_module
 from cbalgebra.covering import filter_covers, solver
 from cbalgebra.values import INT_MAX, INT_MIN, Constraint, Filter, Predicate
 
@@ -91,8 +92,6 @@ def bench_parse(n: int, seed: int) -> dict:
     texts = [str(random_filter(rng, rng.randint(3, 6))) for _ in range(n)]
     cb.parse_filter(texts[0])
     total, _, _ = time_each(cb.parse_filter, texts)
-    from cbalgebra import parse as parse_module
-
     lark_total, _, _ = time_each(lambda t: parse_module._run(t, "predicate_text"), texts[: n // 4])
     doc = "\n".join("subscribe " + t for t in texts[: n // 4])
     t = time.perf_counter()

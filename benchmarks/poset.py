@@ -5,7 +5,7 @@ and the subscription traffic covering saves on a network of servers.
         [--skip-insert] [--skip-traffic] [--out benchmarks/results]
 
 Insert: ``n`` one-conjunction filters from ``dnf_predicates(n, 500, "zipf")``
-(seed 002 §4.2: Zipf over 500 names), each with its own subscriber, go into
+(Carzaniga, Rembert & Wolf 2006, §4.2: Zipf over 500 names), each with its own subscriber, go into
 one poset. Reported: wall time, covering checks per insert, the naive cost
 (comparing each new filter with every element, both ways) and the share of
 it avoided, and the poset's shape. Then every subscription is removed again.

@@ -7,8 +7,9 @@ seed-002 scenarios, and the sympy budget of the minimal reducer.
 Not a test: it prints tables and writes CSV into benchmarks/results/
 (reduce_scaling.csv, reduce_alpha.csv, reduce_sympy_budget.csv).
 
-- scaling: n = 100 … 10,000 predicates (Zipf over 500 names, seed 002
-  §4.2), the reduction of their disjunction timed for each reducer (the
+- scaling: n = 100 … 10,000 predicates (Zipf over 500 names, Carzaniga,
+  Rembert & Wolf, Understanding Content-Based Routing Schemes, 2006, §4.2),
+  the reduction of their disjunction timed for each reducer (the
   generation is not timed; fresh predicates each time, so no cached work is
   reused). The growth exponent is the slope of log(time) against log(n),
   fitted by least squares over n >= 500.
@@ -24,11 +25,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
 import platform
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -64,9 +67,6 @@ def fit_exponent(ns, ts) -> float:
 
 def cold(n: int, names: int, dist: str, seed: int, reducer: str) -> tuple[float, int, int | None]:
     """Time one reduction in a fresh interpreter: no cache warmed by another run."""
-    import json
-    import subprocess
-
     code = (f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import reduce as b; "
             f"print(json.dumps(b._one({n:d}, {names:d}, {dist!r}, {seed:d}, {reducer!r})))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

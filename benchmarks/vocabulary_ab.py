@@ -4,8 +4,8 @@ The refactor moved the type and operator maps into the tables of
 ``cbalgebra/values.py`` and replaced if-chains by table look-ups, on the
 hot paths of parsing, constructing constraints, matching and covering. This
 runs those paths in fresh interpreters, alternating a baseline package (``git
-archive`` of ``--baseline``, default the merge base of HEAD and main, first on
-PYTHONPATH) with this checkout, ``--rounds`` times each, and prints best and
+archive`` of ``--baseline``, default the merge base of HEAD and main; see
+``_baseline.py``) with this checkout, ``--rounds`` times each, and prints best and
 median items per CPU second of each side with their ratio (after / before;
 above 1 is faster). CPU time, because wall time on a shared machine swings by
 2x between runs of identical code. Writes benchmarks/results/vocabulary_ab.csv.
@@ -19,14 +19,19 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+import covering as C
+from _baseline import default_ref, extracted, run_json
+
+import cbalgebra as cb
+from cbalgebra import parse as parse_module
+from cbalgebra.covering import rules
+from cbalgebra.values import Constraint, Message
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -40,14 +45,6 @@ def cpu_rate(fn, items) -> float:
 
 
 def one_round() -> dict:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import covering as C
-
-    import cbalgebra as cb
-    from cbalgebra import parse as parse_module
-    from cbalgebra.covering import rules
-    from cbalgebra.values import Constraint, Message
-
     out = {"package": cb.__file__}
     rng = random.Random(2026)
     texts = [str(C.random_filter(rng, rng.randint(3, 6))) for _ in range(6000)]
@@ -72,16 +69,10 @@ def one_round() -> dict:
     return out
 
 
-def run(pythonpath: str | None) -> dict:
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--round"], env=env,
-                         cwd=str(ROOT), capture_output=True, text=True, check=True)
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    expected = Path(pythonpath) if pythonpath else ROOT
-    if not Path(result.pop("package")).resolve().is_relative_to(expected.resolve()):
-        raise RuntimeError(f"round imported the wrong package (expected one under {expected})")
+def run(package_root: Path | None) -> dict:
+    """One round in a fresh interpreter importing the package at ``package_root`` (None: this checkout)."""
+    result = run_json([sys.executable, str(Path(__file__).resolve()), "--round"], package_root)
+    assert result is not None  # no timeout was set
     return result
 
 
@@ -95,16 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.round:
         print(json.dumps(one_round()))
         return 0
-    baseline = args.baseline or subprocess.run(
-        ["git", "-C", str(ROOT), "merge-base", "HEAD", "main"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    baseline = args.baseline or default_ref()
     before, after = [], []
-    with tempfile.TemporaryDirectory(prefix="vocabulary-ab-") as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", baseline, "cbalgebra", "grammar"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    with extracted(baseline) as package_root:
         for _ in range(args.rounds):
-            before.append(run(tmp))
+            before.append(run(package_root))
             after.append(run(None))
     rows = []
     print(f"baseline {baseline}, {args.rounds} interleaved rounds, items per CPU second")

@@ -40,6 +40,7 @@ from cbalgebra._fastparse import (
     skip,
 )
 from cbalgebra._literals import INTERFACE_MAX, MAX_DNF_TERMS
+from cbalgebra.parse import _scan_document
 from cbalgebra.values import (
     ANY,
     BOOL,
@@ -253,7 +254,5 @@ def rendered_document(text: str, as_json: bool, render_item: Callable[[Any], str
     leaves to the value path; it must be ``str`` or the CLI's JSON encoding,
     whose output this module reproduces. Errors raise ParseError as
     :func:`cbalgebra.parse.iter_document` does, after the statements before."""
-    from cbalgebra.parse import _scan_document
-
     for out in _scan_document(text, _renderer(as_json)):
         yield out if isinstance(out, str) else render_item(out)

@@ -16,19 +16,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterable
+from typing import IO, Any
 
-from cbalgebra import clibase
-from cbalgebra.clibase import (  # noqa: F401 - re-exported: the names commands have always used
-    EXIT_BAD_INPUT,
-    EXIT_INTERNAL,
-    EXIT_NO,
-    EXIT_UNDECIDED,
-    EXIT_YES,
-    UsageError,
-    argument_text,
-    read_text,
-)
+from cbalgebra import clibase, covering, demo, parse, semantics
+from cbalgebra._docrender import rendered_document
+from cbalgebra.clibase import EXIT_NO, EXIT_YES, UsageError, argument_text, read_text
 from cbalgebra.matcher import cli as _matcher_cli
 from cbalgebra.matchmaker import cli as _matchmaker_cli
 from cbalgebra.network import cli as _network_cli
@@ -42,9 +35,7 @@ from cbalgebra.values import Advertisement, Filter, Predicate
 PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli, _matchmaker_cli)
 
 # --------------------------------------------------------------- commands
-def _parse_kind(text: str, kind: str):
-    from cbalgebra import parse
-
+def _parse_kind(text: str, kind: str) -> Any:
     if kind == "auto":
         kind = "document" if looks_like_document(text) else "predicate"
     return parse.parse_any(text, kind)
@@ -64,7 +55,7 @@ _ENCODE_ONE_LINE = json.JSONEncoder(ensure_ascii=False).encode
 _WRITE_BATCH = 256
 
 
-def _write_lines(lines, out, as_json: bool) -> None:
+def _write_lines(lines: Iterable[str], out: IO[str], as_json: bool) -> None:
     """Write ``lines`` (one printed statement each) as they come: a JSON
     array with one item per line, or one statement per line. A large
     document never sits whole in memory. When the source raises (a
@@ -91,9 +82,6 @@ def _write_lines(lines, out, as_json: bool) -> None:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    from cbalgebra import parse
-    from cbalgebra._docrender import rendered_document
-
     text = read_text(args.file)
     kind = args.kind
     if kind == "auto":
@@ -124,8 +112,6 @@ def _one_stdin(**arguments: str) -> None:
 
 
 def _subscription_or_ad(arg: str, advertisement: bool, what: str) -> Advertisement | Filter | Predicate:
-    from cbalgebra import parse
-
     text = argument_text(arg, what)
     if advertisement:
         return parse.parse_advertisement(text)
@@ -134,8 +120,6 @@ def _subscription_or_ad(arg: str, advertisement: bool, what: str) -> Advertiseme
 
 
 def cmd_covers(args: argparse.Namespace) -> int:
-    from cbalgebra import covering
-
     _one_stdin(X=args.x, Y=args.y)
     x = _subscription_or_ad(args.x, args.advertisements, "X")
     y = _subscription_or_ad(args.y, args.advertisements, "Y")
@@ -149,8 +133,6 @@ def cmd_covers(args: argparse.Namespace) -> int:
 
 
 def cmd_overlaps(args: argparse.Namespace) -> int:
-    from cbalgebra import covering
-
     _one_stdin(X=args.x, Y=args.y)
     x = _subscription_or_ad(args.x, args.x_advertisement, "X")
     y = _subscription_or_ad(args.y, args.y_advertisement, "Y")
@@ -164,8 +146,6 @@ def cmd_overlaps(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from cbalgebra import parse, semantics
-
     _one_stdin(PREDICATE=args.predicate, MESSAGE=args.message)
     x = _subscription_or_ad(args.predicate, args.advertisement, "PREDICATE")
     m = parse.parse_message(argument_text(args.message, "MESSAGE"))
@@ -177,8 +157,6 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from cbalgebra import demo
-
     return demo.run(clibase.check_output_folder(Path(args.out)), study=not args.no_study)
 
 

@@ -30,7 +30,6 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
@@ -201,6 +200,10 @@ class VersionAction(argparse.Action):
 
 
 def version() -> str:
+    # importlib.metadata (and the email package under it) is a tenth of the CLI's
+    # start-up: only ``--version`` needs it.
+    from importlib import metadata
+
     try:
         return metadata.version("cbalgebra")
     except metadata.PackageNotFoundError:  # running from a source tree that is not installed

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cbalgebra._fastparse import skip
 from cbalgebra.values import Advertisement, Constraint, Filter, Message, Predicate
 
 _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "set", "consolidate",
@@ -16,8 +17,6 @@ _STATEMENT_WORDS = ("subscribe", "advertise", "publish", "ifconfig", "select", "
 def looks_like_document(text: str) -> bool:
     """Whether the first word after blanks and comments (``#``, ``//`` and
     ``/* ... */``, over several lines too) opens a statement."""
-    from cbalgebra._fastparse import skip
-
     start = skip(text, 0)
     end = start
     while end < len(text) and (text[end].isascii() and (text[end].isalnum() or text[end] == "_")):

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import cbalgebra as cb
-from cbalgebra import clibase
+from cbalgebra import clibase, studies
 
 SIGCOMM_PREDICATE = (
     '[alert-type="intrusion" ∧ severity>2 ∨ class="alert" ∧ device-type="web-server"]'
@@ -25,7 +25,7 @@ def _title(text: str) -> None:
 
 
 def run(out: Path, study: bool = True) -> int:
-    _title("Parse the SIGCOMM 2003 example (seed 000, §1)")
+    _title("Parse the example of Carzaniga & Wolf, Forwarding in a Content-Based Network (SIGCOMM 2003, §1)")
     predicate = cb.parse_predicate(SIGCOMM_PREDICATE)
     message = cb.parse_message(SIGCOMM_MESSAGE)
     print(f"predicate: {predicate}")
@@ -61,7 +61,7 @@ def run(out: Path, study: bool = True) -> int:
         print(f"{reducer:>8}: {reduced}  (size {reduced.size})")
 
     _title("Forward with the compiled table (numba)")
-    from cbalgebra.matcher import ForwardingTable
+    from cbalgebra.matcher import ForwardingTable  # loads numba: only when the demo gets here
 
     table = ForwardingTable.compile({
         1: predicate,
@@ -70,7 +70,7 @@ def run(out: Path, study: bool = True) -> int:
     })
     print(f"forward(message) -> interfaces {table.forward(message).tolist()}")
 
-    _title("The filters poset (seed 004 §3.4): Hasse diagram of covering")
+    _title("The filters poset (Carzaniga, Rosenblum & Wolf 2000, §3.4): Hasse diagram of covering")
     from cbalgebra.poset import Poset
 
     poset = Poset()
@@ -98,8 +98,6 @@ def run(out: Path, study: bool = True) -> int:
         if not clibase.java_available():
             print(f"skipped the Spark study: Java is not installed ({clibase.JAVA_HOWTO})")
             return 0
-        from cbalgebra import studies
-
         started = time.perf_counter()
         plot = studies.demo_study(out)
         print(f"wrote {plot} in {time.perf_counter() - started:.0f} s")

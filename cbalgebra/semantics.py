@@ -1,4 +1,4 @@
-"""What a filter, predicate or advertisement matches (DESIGN.md, "Semantics").
+"""What a filter, predicate or advertisement matches (docs/design.md, §3 "Fixed semantics").
 
 This module is the reference: the forwarding engine, the covering layers and
 the reducers are all tested against it.

@@ -116,7 +116,7 @@ class OperatorSpec:
     """One operator: spellings and semantics.
 
     ``holds(value, operand)`` is the operator's meaning on a value of the
-    constraint's type (DESIGN.md, "Semantics"); for the order operators it is
+    constraint's type (docs/design.md, §3 "Fixed semantics"); for the order operators it is
     Python's comparison operator, so it also builds z3 terms. ``complement``
     is the operator that holds exactly when this one fails on a present value
     of the same type, if there is one.
@@ -181,7 +181,7 @@ TYPES: tuple[str, ...] = tuple(t.spelling for t in TYPE_SPECS if t.code != Type.
 OPERATORS: tuple[str, ...] = tuple(o.symbol for o in OPERATOR_SPECS)
 #: Operator symbol -> its name in messages (``less-than``).
 OPERATOR_NAMES: dict[str, str] = {o.symbol: o.name for o in OPERATOR_SPECS}
-#: Which operators each type takes (DESIGN.md, "Semantics we fixed").
+#: Which operators each type takes (docs/design.md, §3 "Fixed semantics").
 OPERATORS_OF_TYPE: dict[str, frozenset[str]] = {
     t.spelling: frozenset(o.symbol for o in OPERATOR_SPECS if t.code in o.types) for t in TYPE_SPECS
 }
@@ -319,8 +319,8 @@ def format_name(name: str) -> str:
 
 
 def format_value(type_: str, value: Value) -> str:
-    if type_ == STRING:
-        return quote(value)  # type: ignore[arg-type]
+    if isinstance(value, str):  # the values of string constraints, and only those, are str
+        return quote(value)
     if type_ == BOOL:
         return "true" if value else "false"
     if type_ == FLOAT:
@@ -402,7 +402,7 @@ class Constraint:
 
     def __str__(self) -> str:
         name = format_name(self.name)
-        if self.op == ANY:
+        if self.value is None:  # the operator any, the only one without a value
             return f"{self.type} {name} any"
         return f"{self.type} {name} {self.op} {format_value(self.type, self.value)}"
 

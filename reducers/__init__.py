@@ -1,4 +1,5 @@
-"""Reducers of DNF predicates, and the disjunction advantage α (seed 002).
+"""Reducers of DNF predicates, and the disjunction advantage α (Carzaniga,
+Rembert & Wolf, Understanding Content-Based Routing Schemes, 2006).
 
 ``reduce(p, reducer)`` returns a predicate equivalent to ``p`` (it matches the
 same messages) and never larger (size = number of constraints). Five
@@ -7,7 +8,7 @@ driver (``driver.py``); each rule is a small named function in ``rules.py``
 (or ``minimal.py``) whose docstring states its algebra:
 
 ``siena``
-    The "simple reduction algorithm" of seed 002 §4.2, pairwise only: drop a
+    The "simple reduction algorithm" of Carzaniga, Rembert & Wolf §4.2, pairwise only: drop a
     constraint implied by another single constraint of its conjunction
     (``drop_pairwise_implied``); drop a conjunction covered by another single
     conjunction, where g covers f when every constraint of g is implied by
@@ -34,7 +35,7 @@ driver (``driver.py``); each rule is a small named function in ``rules.py``
 Sizes are ordered: siena ≥ exact ≥ merge ≥ cover ≥ minimal on one input.
 
 ``alpha(predicates, reducer)`` = size(reduce(∨ predicates)) / Σ size(pᵢ),
-the disjunction advantage of seed 002 §2.4 as computed in §4.2. Everything
+the disjunction advantage of Carzaniga, Rembert & Wolf §2.4 as computed in §4.2. Everything
 here is a pure function of its arguments (no global state beyond caches of
 pure results), so it runs unchanged inside Spark tasks.
 """
@@ -44,8 +45,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import NamedTuple, Union
+from typing import Literal, NamedTuple, overload
 
+from cbalgebra.parse import parse_predicate
 from cbalgebra.values import Filter, Predicate
 
 from . import rules as _rules
@@ -55,8 +57,8 @@ from .minimal import MAX_ATOMS, ReductionBudgetError, check_budget, minimize_ske
 from .rules import Step
 
 __all__ = [
-    "REDUCERS",
     "MAX_ATOMS",
+    "REDUCERS",
     "Explained",
     "ReductionBudgetError",
     "Step",
@@ -64,7 +66,7 @@ __all__ = [
     "reduce",
 ]
 
-Reducible = Union[Predicate, Filter, str]
+Reducible = Predicate | Filter | str
 
 _SIENA_CONJ = each_conjunction(_rules.SIENA_CONJUNCTION_RULES, "siena")
 _EXACT_CONJ = each_conjunction(_rules.EXACT_CONJUNCTION_RULES, "exact")
@@ -99,8 +101,6 @@ def _as_predicate(p: Reducible) -> Predicate:
     if isinstance(p, Filter):
         return Predicate((p,))
     if isinstance(p, str):
-        from cbalgebra.parse import parse_predicate
-
         return parse_predicate(p)
     raise TypeError(f"reduce expects a Predicate, Filter or predicate text, not {type(p).__name__}")
 
@@ -114,6 +114,15 @@ def _run(filters: tuple[Filter, ...], reducer: str, steps: list[Step] | None) ->
     return fixpoint(filters, rules, steps)
 
 
+@overload
+def reduce(p: Reducible, reducer: str = ..., *, explain: Literal[False] = ...,
+           progress: Reporter | None = ...) -> Predicate: ...
+@overload
+def reduce(p: Reducible, reducer: str = ..., *, explain: Literal[True],
+           progress: Reporter | None = ...) -> Explained: ...
+@overload
+def reduce(p: Reducible, reducer: str = ..., *, explain: bool,
+           progress: Reporter | None = ...) -> Predicate | Explained: ...
 def reduce(p: Reducible, reducer: str = "siena", *, explain: bool = False,
            progress: Reporter | None = None) -> Predicate | Explained:
     """An equivalent predicate no larger than ``p``, by the named reducer.
@@ -135,7 +144,7 @@ def _collector_paused() -> Iterator[None]:
     (constraint groups, normal forms, candidate sets), none of which form
     reference cycles that must be reclaimed before it ends; but every
     generation-2 collection the allocations trigger walks everything alive,
-    the whole input included. On seed 002's DNF workload at 100,000
+    the whole input included. On the DNF workload (Carzaniga, Rembert & Wolf §4.2) at 100,000
     conjunctions that was more than half of the CPU time of ``siena``.
     Reference counting still frees everything as usual; the collector is
     re-enabled (if it was on) when the reduction returns or raises.
@@ -160,8 +169,8 @@ def _reduce(p: Reducible, reducer: str, explain: bool) -> Predicate | Explained:
         # stage is cheap, and its atoms bound what sympy will see.
         check_budget(_run(pred.filters, "exact", None))
     result = Predicate(_run(pred.filters, reducer, steps))
-    if explain:
-        return Explained(result, steps)  # type: ignore[arg-type]
+    if steps is not None:
+        return Explained(result, steps)
     return result
 
 
@@ -180,4 +189,4 @@ def alpha(predicates: Iterable[Reducible], reducer: str = "siena") -> float:
     if total == 0:
         raise ValueError("alpha is undefined: the predicates hold no constraint")
     union = Predicate([f for p in preds for f in p.filters])
-    return reduce(union, reducer).size / total  # type: ignore[union-attr]
+    return reduce(union, reducer).size / total

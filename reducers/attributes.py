@@ -1,6 +1,6 @@
 """Per-attribute algebra used by the rules: normal forms and unions.
 
-Attributes are independent (DESIGN.md), so every rule that rewrites the
+Attributes are independent (docs/design.md, §3), so every rule that rewrites the
 inside of a conjunction works on the constraints of one attribute name at a
 time. Numbers use the covering layer's interval-with-holes sets
 (``cbalgebra.covering.domains``): an int set is ``[lo, hi]`` minus holes, a
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import combinations
 
 from cbalgebra.covering import constraint_covers, predicate_covers_filter
 from cbalgebra.covering import domains
@@ -45,7 +46,6 @@ from cbalgebra.values import (
     Filter,
     Predicate,
     float_of_order_key,
-    float_order_key,
 )
 
 NUMBER_TYPES = (INT, FLOAT)
@@ -87,18 +87,16 @@ def special(c: Constraint) -> bool:
         return False
     if c.op == EQ:
         return False
-    if c.type == STRING and c.op in (GT, GE) and c.value.startswith(MAX_CHAR):
+    if isinstance(c.value, str) and c.op in (GT, GE) and c.value.startswith(MAX_CHAR):
         return True
-    w = filter_witness(single(c))[c.name]
+    witness = filter_witness(single(c))
+    assert witness is not None, c  # c is satisfiable
+    w = witness[c.name]
     return constraint_covers(Constraint(c.type, c.name, EQ, w.value), c)
 
 
 # ------------------------------------------------------------ number forms
-def _ordinal(type_: str, v):
-    return float_order_key(v) if type_ == FLOAT else v
-
-
-def _value(type_: str, o: int):
+def _value(type_: str, o: int) -> int | float:
     return float_of_order_key(o) if type_ == FLOAT else o
 
 
@@ -255,7 +253,7 @@ def _string_pool(name: str, a: Sequence[Constraint], b: Sequence[Constraint]) ->
             lowers.append(Constraint(STRING, name, GT if c.op == GT else GE, c.value))
         if c.op in (LT, LE, EQ):
             uppers.append(Constraint(STRING, name, LT if c.op == LT else LE, c.value))
-        if c.op == PREFIX:
+        if c.op == PREFIX and isinstance(c.value, str):
             up = _prefix_upper(c.value)
             if up is not None:
                 uppers.append(Constraint(STRING, name, LT, up))
@@ -264,7 +262,8 @@ def _string_pool(name: str, a: Sequence[Constraint], b: Sequence[Constraint]) ->
     return sorted(pool)
 
 
-def string_union(name: str, a: Sequence[Constraint], b: Sequence[Constraint], limit: int) -> tuple[Constraint, ...] | None:
+def string_union(name: str, a: Sequence[Constraint], b: Sequence[Constraint],
+                 limit: int) -> tuple[Constraint, ...] | None:
     """A conjunction of at most ``limit`` string constraints equivalent to
     ``a ∨ b``, built from the candidate pool, or None. Decided exactly."""
     fa, fb = Filter(a), Filter(b)
@@ -287,8 +286,6 @@ def minimum_equivalent(cs: Sequence[Constraint], exhaustive_up_to: int = 6) -> t
         return cs
     whole = Filter(cs)
     if len(cs) <= exhaustive_up_to:
-        from itertools import combinations
-
         for k in range(1, len(cs)):
             for subset in combinations(cs, k):
                 if filter_covers(whole, Filter(subset)):
@@ -345,6 +342,7 @@ _INT_INTERVAL_OPS = (EQ, LT, LE, GT, GE)
 
 def _int_interval(c: Constraint) -> tuple[int, int]:
     v = c.value
+    assert isinstance(v, int), c  # an int constraint with an interval operator
     if c.op == EQ:
         return v, v
     if c.op == LT:
@@ -373,6 +371,7 @@ def _string_implies(c: Constraint, d: Constraint) -> bool | None:
     ``!= w`` iff w itself does not satisfy c.
     """
     cop, v, dop, w = c.op, c.value, d.op, d.value
+    assert isinstance(v, str) and isinstance(w, str), (c, d)  # string constraints other than any
     if dop == NE:
         if cop == EQ:
             return v != w
@@ -400,6 +399,7 @@ def _int_implies(c: Constraint, d: Constraint) -> bool | None:
     if clo > chi:
         return True  # c is unsatisfiable: it implies everything
     if d.op == NE:
+        assert isinstance(d.value, int), d
         return not clo <= d.value <= chi
     if d.op in _INT_INTERVAL_OPS:
         dlo, dhi = _int_interval(d)

@@ -35,15 +35,17 @@ import json
 import re
 import sys
 
-from cbalgebra.clibase import EXIT_OK, UsageError, plugin_main, read_text
+from cbalgebra.clibase import EXIT_OK, Subparsers, UsageError, plugin_main, read_text
+from cbalgebra.cliforms import looks_like_document, to_json
+from cbalgebra.parse import ParseError, parse_document, parse_predicate
+from cbalgebra.reducers import REDUCERS, Step, reduce
+from cbalgebra.reducers.progress import Progress, Reporter, wanted
 from cbalgebra.values import Predicate
 
 
-def read_predicates(text: str, progress=None) -> list[Predicate]:
+def read_predicates(text: str, progress: Reporter | None = None) -> list[Predicate]:
     """The predicates of a document or of a one-predicate-per-line file
     (``progress(stage, done, total)`` is told how parsing goes)."""
-    from cbalgebra.cliforms import looks_like_document
-    from cbalgebra.parse import ParseError, parse_document, parse_predicate
 
     try:
         blanked = blank_comments(text)
@@ -56,7 +58,7 @@ def read_predicates(text: str, progress=None) -> list[Predicate]:
             raise UsageError("the document has no subscribe or ifconfig statement to reduce")
         return preds
     if blanked is None:
-        blank_comments(text)  # raises the located error
+        blanked = blank_comments(text)  # raises the located error
     preds = []
     originals = text.splitlines()
     lines = blanked.splitlines()
@@ -85,8 +87,6 @@ def blank_comments(text: str) -> str:
     whole, so ``"a//b"`` is not cut. Raises ParseError for a block comment
     that is never closed.
     """
-    from cbalgebra.parse import ParseError
-
     if "#" not in text and "/" not in text:
         return text
 
@@ -115,9 +115,7 @@ def _caret(line: str, column: int) -> str:
     return f"{line}\n{' ' * (column - 1)}^"
 
 
-def register(subparsers) -> None:
-    from cbalgebra.reducers import REDUCERS
-
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "reduce",
         help="reduce the disjunction of predicates and print its size and alpha",
@@ -138,8 +136,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cbalgebra.reducers.progress import Progress, wanted
-
     progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
     try:
         return _run(args, progress)
@@ -148,18 +144,16 @@ def run(args: argparse.Namespace) -> int:
             progress.close()  # also before cbalgebra.clibase reports an error
 
 
-def _run(args: argparse.Namespace, progress) -> int:
-    from cbalgebra.cliforms import to_json
-    from cbalgebra.reducers import reduce
-
+def _run(args: argparse.Namespace, progress: Progress | None) -> int:
     # Errors (bad input 2, budget or undecided 3) are reported by cbalgebra.clibase.
     preds = read_predicates(read_text(args.file), progress)
     before = sum(p.size for p in preds)
     union = Predicate([f for p in preds for f in p.filters])
+    steps: list[Step] = []
     if args.explain:
         result, steps = reduce(union, args.reducer, explain=True, progress=progress)
     else:
-        result, steps = reduce(union, args.reducer, progress=progress), []
+        result = reduce(union, args.reducer, progress=progress)
     if progress is not None:
         progress.close()  # before any output: the progress line is rewritten in place
     after = result.size

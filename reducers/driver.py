@@ -3,9 +3,9 @@
 A reducer is a tuple of disjunction rules (conjunction rules are lifted by
 :func:`each_conjunction`). A round applies every rule in order; the driver
 stops after a round that changed nothing. A rule marked ``idempotent`` (one
-application reaches its own fixed point) is skipped while the disjunction is
-one it has already left unchanged or produced, so the expensive rules run
-once more only when something before them changed.
+application reaches its own fixed point; ``rules.driver_hints``) is skipped
+while the disjunction is one it has already left unchanged or produced, so
+the expensive rules run once more only when something before them changed.
 
 A rule marked ``keeps_order`` only drops conjunctions, so what it returns
 (a subsequence of a canonical tuple) is canonical and is not sorted again.
@@ -22,16 +22,17 @@ from collections.abc import Callable, Sequence
 from cbalgebra.values import Filter, Predicate
 
 from .progress import report
-from .rules import Step
+from .rules import ConjunctionRewrite, DisjunctionRewrite, Step, driver_hints
 
-DisjunctionRule = Callable[[tuple[Filter, ...]], tuple[tuple[Filter, ...], list[Step]]]
+DisjunctionRule = Callable[[tuple[Filter, ...]], DisjunctionRewrite]
+ConjunctionRule = Callable[[Filter], ConjunctionRewrite]
 
 
 def canonical(filters: Sequence[Filter]) -> tuple[Filter, ...]:
     return Predicate(filters).filters
 
 
-def each_conjunction(rules: Sequence[Callable], tag: str) -> DisjunctionRule:
+def each_conjunction(rules: Sequence[ConjunctionRule], tag: str) -> DisjunctionRule:
     """Lift conjunction rules to the disjunction: every conjunction is
     rewritten to its own fixed point (cached on the conjunction, per tag)."""
     key = f"reducers.normal.{tag}"
@@ -52,7 +53,8 @@ def each_conjunction(rules: Sequence[Callable], tag: str) -> DisjunctionRule:
                 break
         return g, tuple(steps)
 
-    def apply(filters: tuple[Filter, ...]) -> tuple[tuple[Filter, ...], list[Step]]:
+    @driver_hints(idempotent=True)
+    def apply(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
         out: list[Filter] = []
         steps: list[Step] = []
         changed = False
@@ -78,7 +80,6 @@ def each_conjunction(rules: Sequence[Callable], tag: str) -> DisjunctionRule:
 
     apply.__name__ = apply.__qualname__ = f"each_conjunction[{tag}]"
     apply.__doc__ = "C → C' for every conjunction: " + ", ".join(r.__name__ for r in rules)
-    apply.idempotent = True  # type: ignore[attr-defined]
     return apply
 
 

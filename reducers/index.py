@@ -50,14 +50,16 @@ Two facts make it cheap (for a satisfiable conjunction f):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import combinations
+from typing import NamedTuple
 
 from cbalgebra.covering.rules import filter_satisfiable, filter_witness, form_of
 from cbalgebra.semantics import matches
 from cbalgebra.values import (ANY, ANYTYPE, EQ, GE, GT, INT, LE, LT, NE, PREFIX, RANGE_OPERATORS, STRING, SUBSTRING,
                               SUFFIX,
-                              Attribute, Constraint, Filter, Message)
+                              Attribute, Constraint, Filter, Message, Value)
 
 from .attributes import MAX_CHAR, _int_interval, constraint_implies, special
 
@@ -106,7 +108,7 @@ def _special(c: Constraint) -> bool:
     if c.type == INT:
         lo, hi = _int_interval(c)
         return lo >= hi
-    if c.type == STRING:
+    if isinstance(c.value, str):  # a string constraint (not any: answered above)
         v = c.value
         if c.op == LT:
             return v in ("", "\x00")
@@ -143,7 +145,7 @@ def subsets_present(names: frozenset, buckets: dict, keys: Sequence[frozenset]) 
 class _Group:
     """The members of a bucket with one constraint on a name, for one (type, operator)."""
 
-    __slots__ = ("op", "type", "items", "by_value", "position", "value_of")
+    __slots__ = ("by_value", "items", "op", "position", "type", "value_of")
 
     def __init__(self, type_: str, op: str) -> None:
         self.type = type_
@@ -173,7 +175,7 @@ class _Group:
 class _Slot:
     """One name of one bucket: its members grouped by the constraint they put on it."""
 
-    __slots__ = ("name", "groups", "where")
+    __slots__ = ("groups", "name", "where")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -205,6 +207,13 @@ class _Monotone:
         self.implied = implied
 
 
+
+#: What an admitted group contributes: all its members (None), the first n of
+#: an ordered group (int), its members with these values (a probed group), or
+#: the implied prefix of the group being enumerated.
+_Part = _Monotone | int | dict[Value, None] | None
+
+
 class _Admitted:
     """The members of one slot that may cover the query on that name.
 
@@ -213,15 +222,15 @@ class _Admitted:
     (all of it). Groups not in ``parts`` admit nothing.
     """
 
-    __slots__ = ("slot", "parts", "size", "ordered")
+    __slots__ = ("ordered", "parts", "size", "slot")
 
-    def __init__(self, slot: _Slot, parts: dict[_Group, object], ordered: bool) -> None:
+    def __init__(self, slot: _Slot, parts: dict[_Group, _Part], ordered: bool) -> None:
         self.slot = slot
         self.parts = parts
         self.ordered = ordered  # ordered groups admitted in full, not yet cut
         size = 0
         for g, part in parts.items():
-            if part is None:
+            if part is None or isinstance(part, _Monotone):
                 size += len(g.items)
             elif isinstance(part, int):
                 size += part
@@ -253,7 +262,9 @@ class _Admitted:
             return True
         if isinstance(part, int):
             return g.position[i] < part
-        return g.value_of[i] in part
+        if isinstance(part, dict):
+            return g.value_of[i] in part
+        raise TypeError("an enumerated group's implied prefix is not a membership test")
 
 
 class _Bucket:
@@ -295,7 +306,7 @@ class CoverIndex:
         self._bucket_keys = sorted(self.buckets, key=lambda s: (len(s), sorted(s)))
         # Conjunctions with the same names share their candidate buckets.
         self._subsets: dict[frozenset, list[frozenset]] = {}
-        self._pairs: dict[frozenset, tuple | None] = {}  # bucket -> dominance(...), built when first asked
+        self._pairs: dict[frozenset, Dominance | None] = {}  # bucket -> dominance(...), built when first asked
 
     # ------------------------------------------------------------- queries
     def find(self, i: int, covers: Callable[[int], bool], valid: Callable[[int], bool]) -> int | None:
@@ -313,7 +324,8 @@ class CoverIndex:
         keys = self._subsets.get(names)
         if keys is None:
             keys = self._subsets[names] = subsets_present(names, self.buckets, self._bucket_keys)
-        corner: Message | bool | None = False  # computed when first needed
+        corner: Message | None = None  # f's corner message, computed when first needed
+        corner_known = False
         for key in keys:
             b = self.buckets[key]
             if narrow and len(b.members) > _PAIR_ABOVE:
@@ -321,19 +333,20 @@ class CoverIndex:
                 # bucket is [x > aᵢ, y < bᵢ]-shaped, one look-up says whether
                 # any member matches f's corner message (an antichain in two
                 # ordered names is otherwise the quadratic case).
-                pair = self._pairs.get(key, False)
-                if pair is False:
-                    pair = self._pairs[key] = dominance(self.filters, b.members)
+                if key not in self._pairs:
+                    self._pairs[key] = dominance(self.filters, b.members)
+                pair = self._pairs[key]
                 if pair is not None:
-                    if corner is False:
-                        corner = corner_message(f)
+                    if not corner_known:
+                        corner, corner_known = corner_message(f), True
                     if corner is not None and not pair_may_match(pair, i, corner):
                         continue
-            if not b.slots or not narrow:
-                cands: object = b.members
-                others: list[_Admitted] = []
+            cands: Iterable[int]
+            others: list[_Admitted]
+            if not b.slots or groups_f is None:  # groups_f is None when not narrowing
+                cands, others = b.members, []
             else:
-                cands, others = self._plan(f, groups_f, b)
+                cands, others = self._plan(f, groups_f, b.slots)
             for j in cands:
                 if j == i or any(j not in a for a in others):
                     continue
@@ -341,8 +354,9 @@ class CoverIndex:
                     return j
         return None
 
-    def _plan(self, f: Filter, groups_f: dict, b: _Bucket) -> tuple[_Admitted, list[_Admitted]]:
-        """Which name of bucket ``b`` to enumerate, and the others' admitted sets.
+    def _plan(self, f: Filter, groups_f: Mapping[str, tuple[Constraint, ...]],
+              slots: dict[str, _Slot]) -> tuple[_Admitted, list[_Admitted]]:
+        """Which name of a bucket (its ``slots``) to enumerate, and the others' admitted sets.
 
         First every name's admitted set is bounded without a covering test
         (ordered groups count in full, probed ones exactly); the smallest is
@@ -350,7 +364,7 @@ class CoverIndex:
         enumerated. The other names filter its members only when there are
         many of them: for a few, the exact test is cheaper than the cuts.
         """
-        rough = [self._admitted(f, groups_f[name], slot, cut=False) for name, slot in sorted(b.slots.items())]
+        rough = [self._admitted(f, groups_f[name], slot, cut=False) for name, slot in sorted(slots.items())]
         # Ties go to a name with ordered groups: they enumerate weakest first.
         best = min(range(len(rough)), key=lambda k: (rough[k].size, not rough[k].ordered))
         first = rough[best]
@@ -383,7 +397,7 @@ class CoverIndex:
         scan_all = None  # computed on the first group that is not ordered
         types = {c.type for c in cs} | {ANYTYPE}
         implied = None
-        parts: dict[_Group, object] = {}
+        parts: dict[_Group, _Part] = {}
         ordered = False
         for (type_, op), group in slot.groups.items():
             if op in RANGE_OPERATORS and not cut:
@@ -425,29 +439,31 @@ class CoverIndex:
         return _Admitted(slot, parts, ordered)
 
     @staticmethod
-    def _probe(cs, group: _Group) -> dict | None:
+    def _probe(cs: Sequence[Constraint], group: _Group) -> dict[Value, None] | None:
         """The values of ``group`` that the constraints ``cs`` (of the group's type) may imply; None: all."""
         op = group.op
         keys: list = []
         if op != EQ:
             keys.append("")
         for c in cs:
-            if c.op == ANY or c.type == ANYTYPE:
+            value = c.value
+            if value is None:  # the operator any (the only one of type any)
                 continue
             if op == EQ:
                 if c.op == EQ:
-                    keys.append(c.value)
+                    keys.append(value)
+            elif not isinstance(value, str):  # the other probed groups are string groups
+                continue
             elif op == PREFIX:
                 if c.op in (EQ, PREFIX):
-                    keys.extend(_prefixes(c.value))
+                    keys.extend(_prefixes(value))
             elif op == SUFFIX:
                 if c.op in (EQ, SUFFIX):
-                    keys.extend(_suffixes(c.value))
-            elif op == SUBSTRING:
-                if c.op in (EQ, PREFIX, SUFFIX, SUBSTRING):
-                    if len(c.value) > _MAX_SUBSTRING_PROBE:
-                        return None
-                    keys.extend(_substrings(c.value))
+                    keys.extend(_suffixes(value))
+            elif op == SUBSTRING and c.op in (EQ, PREFIX, SUFFIX, SUBSTRING):
+                if len(value) > _MAX_SUBSTRING_PROBE:
+                    return None
+                keys.extend(_substrings(value))
         return {k: None for k in keys if k in group.by_value}  # ordered: deterministic steps
 
 
@@ -486,7 +502,7 @@ class OverlapIndex:
         # bucket -> name -> (type, op) -> sorted [(key, member)], plus the
         # members filed elsewhere (several constraints, other operators).
         self._slots: dict[frozenset, dict[str, tuple[dict, list[int]]]] = {}
-        self._pairs: dict[frozenset, tuple] = {}
+        self._pairs: dict[frozenset, Dominance] = {}
         for key, members in self.buckets.items():
             if len(members) <= SCAN_BELOW:
                 continue
@@ -499,11 +515,12 @@ class OverlapIndex:
                     d = cs[0]
                     if len(cs) == 1 and ((d.type == STRING and d.op == PREFIX)
                                          or (d.type == INT and d.op in (EQ, LT, LE, GT, GE))):
-                        if d.type == INT:
+                        k: int | str
+                        if isinstance(d.value, str):  # a string prefix
+                            k = d.value
+                        else:
                             lo, hi = _int_interval(d)
                             k = hi if d.op in (LT, LE) else lo
-                        else:
-                            k = d.value
                         groups.setdefault((d.type, d.op if d.type == STRING or d.op == EQ else
                                            (LT if d.op in (LT, LE) else GT)), []).append((k, i))
                     else:
@@ -517,7 +534,7 @@ class OverlapIndex:
                 self._pairs[key] = pair
         self._subsets: dict[frozenset, list[frozenset]] = {}
 
-    def may_match(self, i: int, message) -> bool:
+    def may_match(self, i: int, message: Message) -> bool:
         """Whether a member j != i of a bucket within f's names may match
         ``message``, a message f matches (False: none does; True: perhaps)."""
         names = self.names[i]
@@ -567,12 +584,11 @@ class OverlapIndex:
         if len(cs) != 1:
             return None
         (c,) = cs
-        from bisect import bisect_left, bisect_right
 
         out: list = [rest]
         for (type_, op), (ks, members) in groups.items():
             if type_ == STRING:  # prefix members
-                if c.type != STRING or c.op not in (PREFIX, EQ):
+                if not isinstance(c.value, str) or c.op not in (PREFIX, EQ):  # not a string = or prefix
                     out.append(members)
                     continue
                 v = c.value
@@ -603,7 +619,20 @@ class OverlapIndex:
         return out
 
 
-def dominance(filters: Sequence[Filter], members: Sequence[int]) -> tuple | None:
+class Dominance(NamedTuple):
+    """What :func:`dominance` finds in a bucket of ``[x > aᵢ, y < bᵢ]``-shaped members."""
+
+    name_a: str
+    name_b: str
+    op_a: str  # LT or GT: every member's bound on name_a is an upper (LT) or a lower (GT) one
+    op_b: str
+    keys_a: list[int]  # the members' bounds on name_a, sorted
+    #: For each place p of keys_a: the two best (signed bound on name_b, member)
+    #: among the members that match a message on name_a when p does.
+    best: list[tuple[tuple[int, int], ...]]
+
+
+def dominance(filters: Sequence[Filter], members: Sequence[int]) -> Dominance | None:
     """For members that all carry exactly one int bound on each of two names,
     ``[x > aᵢ, y < bᵢ]``-style: a structure for :func:`pair_may_match`.
 
@@ -646,20 +675,18 @@ def dominance(filters: Sequence[Filter], members: Sequence[int]) -> tuple | None
     rows = sorted((bound(i, a, op_a), i) for i in members)
     ks_a = [k for k, _ in rows]
     sign = 1 if op_b == LT else -1  # LT: the largest upper bound is best; GT: the smallest lower
-    best: list[tuple] = [()] * len(rows)
-    top: tuple = ()
+    best: list[tuple[tuple[int, int], ...]] = [()] * len(rows)
+    top: tuple[tuple[int, int], ...] = ()
     order = range(len(rows)) if op_a == GT else range(len(rows) - 1, -1, -1)
     for p in order:
         j = rows[p][1]
         top = tuple(sorted((*top, (sign * bound(j, b, op_b), j)), reverse=True)[:2])
         best[p] = top
-    return a, b, op_a, op_b, ks_a, best
+    return Dominance(a, b, op_a, op_b, ks_a, best)
 
 
-def pair_may_match(pair: tuple, i: int, message) -> bool:
+def pair_may_match(pair: Dominance, i: int, message: Message) -> bool:
     """Whether a member j != i of a :func:`dominance` bucket matches ``message`` on both names."""
-    from bisect import bisect_left, bisect_right
-
     a, b, op_a, op_b, ks_a, best = pair
     va, vb = message.get(a), message.get(b)
     if va is None or vb is None or va.type != INT or vb.type != INT:
@@ -695,7 +722,7 @@ def corner_message(f: Filter) -> Message | None:
         if c.type == INT and c.op in (EQ, LT, LE, GT, GE):
             lo, hi = _int_interval(c)
             values[name] = Attribute(INT, hi if c.op in (LT, LE) else lo)
-        elif c.type == STRING and c.op in (EQ, PREFIX, SUFFIX, SUBSTRING, LE, GE):
+        elif isinstance(c.value, str) and c.op in (EQ, PREFIX, SUFFIX, SUBSTRING, LE, GE):
             values[name] = Attribute(STRING, c.value)
     m = Message(values)
     return m if matches(f, m) else base

@@ -28,12 +28,13 @@ is raised before any work starts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import itertools
 from itertools import product
 
 from cbalgebra.covering import domains
 from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, NE, TYPES, Constraint, Filter, Predicate
 
-from .rules import Step
+from .rules import DisjunctionRewrite, Step
 
 #: Most atoms (distinct constraints) in one connected component that the
 #: minimal reducer accepts. Measured on this project's 2-core machine: see
@@ -62,7 +63,7 @@ def components(filters: Sequence[Filter]) -> list[list[Filter]]:
         names = sorted(f.names)
         for a in names:
             find(a)
-        for a, b in zip(names, names[1:]):
+        for a, b in itertools.pairwise(names):
             ra, rb = find(a), find(b)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
@@ -129,8 +130,8 @@ def _feasible_assignments(atoms: Sequence[Constraint]) -> list[int]:
             out.append(mask)
             return
         c = atoms[i]
-        walk(i + 1, mask, true, false + [c])
-        walk(i + 1, mask | 1 << i, true + [c], false)
+        walk(i + 1, mask, true, [*false, c])
+        walk(i + 1, mask | 1 << i, [*true, c], false)
 
     walk(0, 0, [], [])
     return out
@@ -165,6 +166,7 @@ def _map_term(literals: list[tuple[Constraint, bool]]) -> list[Constraint] | Non
 
 def minimize_component(filters: Sequence[Filter]) -> list[Filter] | None:
     """A smaller equivalent set of conjunctions for one component, or None."""
+    # sympy takes about a second to import: only the minimal reducer needs it.
     from sympy import Symbol
     from sympy.logic import SOPform
     from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or
@@ -206,11 +208,11 @@ def minimize_component(filters: Sequence[Filter]) -> list[Filter] | None:
     return out
 
 
-def minimize_skeleton(filters: tuple[Filter, ...]):
+def minimize_skeleton(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
     """P → a minimal sum of products of P's atoms, modulo impossible atom combinations (sympy SOPform)"""
     check_budget(filters)
     out: list[Filter] = []
-    steps = []
+    steps: list[Step] = []
     for comp in components(filters):
         if len(comp) < 2:
             out.extend(comp)

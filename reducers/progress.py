@@ -60,7 +60,8 @@ def wanted(flag: bool | None, stream: TextIO | None = None) -> bool:
 class Progress:
     """A reporter that prints ``stage: done/total (p%), t s`` to ``stream``."""
 
-    def __init__(self, stream: TextIO | None = None, *, delay: float = 1.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, stream: TextIO | None = None, *, delay: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic):
         self.stream = stream if stream is not None else sys.stderr
         self.clock = clock
         self.start = clock()

@@ -12,15 +12,16 @@ Each docstring's first line is the rule's algebra. ``steps`` are
 :class:`Step` records for ``explain``. The driver (``driver.py``) runs a
 reducer's rules to a fixed point.
 
-Semantics reminder (DESIGN.md): a constraint requires its attribute to be
+Semantics reminder (docs/design.md, §3): a constraint requires its attribute to be
 present with its type, so ¬(x < 3) is not x >= 3 in general; the rules only
 use complements inside one conjunction, where presence is already required.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from cbalgebra.covering import UndecidedError, predicate_covers_filter
 from cbalgebra.covering.rules import filter_satisfiable, filters_overlap, form_of
@@ -76,6 +77,32 @@ class Step:
         }
 
 
+#: What a conjunction rule returns: None when it does not apply, else the
+#: rewritten conjunction (None: dropped) and the steps that record why.
+ConjunctionRewrite = tuple[Filter | None, tuple[Step, ...]] | None
+#: What a disjunction rule returns: the new disjunction and the steps that fired.
+DisjunctionRewrite = tuple[tuple[Filter, ...], list[Step]]
+#: ``coverers_of(f)``: g -> whether g covers f (f's own work done once).
+Coverers = Callable[[Filter], bool]
+
+_Rule = TypeVar("_Rule", bound=Callable[..., Any])
+
+
+def driver_hints(*, idempotent: bool = False, keeps_order: bool = False) -> Callable[[_Rule], _Rule]:
+    """Decorator: what the driver (``driver.py``) may assume of a disjunction rule.
+
+    ``idempotent``: one application reaches the rule's own fixed point, so the
+    driver does not run it again on a disjunction it produced or left alone;
+    ``keeps_order``: it only drops conjunctions, so what it returns (a
+    subsequence of a canonical tuple) is canonical and is not sorted again.
+    """
+    def record(rule: _Rule) -> _Rule:
+        vars(rule).update(idempotent=idempotent, keeps_order=keeps_order)
+        return rule
+
+    return record
+
+
 def _replace_group(f: Filter, name: str, new: Sequence[Constraint]) -> Filter:
     return Filter([c for c in f.constraints if c.name != name] + list(new))
 
@@ -85,7 +112,7 @@ def _cs(xs: Sequence[Constraint]) -> str:
 
 
 # ----------------------------------------------------- conjunction rules
-def drop_pairwise_implied(f: Filter):
+def drop_pairwise_implied(f: Filter) -> ConjunctionRewrite:
     """c₁ ∧ c₂ → c₁  when c₁ ⇒ c₂ (a constraint implied by one other constraint of its conjunction)"""
     groups = f.by_name
     if len(groups) == len(f.constraints):
@@ -110,14 +137,14 @@ def drop_pairwise_implied(f: Filter):
     return g, (Step("drop_pairwise_implied", (f,), (g,), detail=detail),)
 
 
-def drop_unsatisfiable(f: Filter):
+def drop_unsatisfiable(f: Filter) -> ConjunctionRewrite:
     """C ∧ ⊥ → ⊥, then P ∨ ⊥ → P  (a conjunction no message matches is dropped)"""
     if filter_satisfiable(f):
         return None
     return None, (Step("drop_unsatisfiable", (f,), detail="no message matches it"),)
 
 
-def normalize_numbers(f: Filter):
+def normalize_numbers(f: Filter) -> ConjunctionRewrite:
     """x > a ∧ x < b ∧ x ≠ c … → the tightest interval-with-holes form of each int, float or bool attribute"""
     groups = f.by_name
     g, notes = f, []
@@ -138,7 +165,7 @@ def normalize_numbers(f: Filter):
     return g, (Step("normalize_numbers", (f,), (g,), detail="; ".join(notes)),)
 
 
-def drop_implied_by_rest(f: Filter):
+def drop_implied_by_rest(f: Filter) -> ConjunctionRewrite:
     """C ∧ c → C  when C ⇒ c (a constraint implied by the rest of its conjunction; fewest kept)"""
     groups = f.by_name
     if len(groups) == len(f.constraints):
@@ -162,7 +189,7 @@ def _siena_covers(g: Filter, f: Filter) -> bool:
     return _siena_coverers_of(f)(g)
 
 
-def _siena_coverers_of(f: Filter):
+def _siena_coverers_of(f: Filter) -> Coverers:
     """g -> whether g covers f pairwise, with f's constraints grouped once."""
     fg = f.by_name
 
@@ -181,7 +208,7 @@ def _siena_coverers_of(f: Filter):
     return covers
 
 
-def _exact_coverers_of(f: Filter):
+def _exact_coverers_of(f: Filter) -> Coverers:
     """g -> ``filter_covers(g, f)``, with f's normal form looked up once."""
     ff = form_of(f)
     if not ff.satisfiable:
@@ -198,7 +225,8 @@ def _exact_coverers_of(f: Filter):
     return covers
 
 
-def _drop_covered(filters: tuple[Filter, ...], coverers_of, exact: bool, rule: str):
+def _drop_covered(filters: tuple[Filter, ...], coverers_of: Callable[[Filter], Coverers], exact: bool,
+                  rule: str) -> DisjunctionRewrite:
     index = CoverIndex(filters, exact=exact)
     names = index.names
     survivors, steps = [], []
@@ -207,10 +235,10 @@ def _drop_covered(filters: tuple[Filter, ...], coverers_of, exact: bool, rule: s
             report(rule, i, len(filters))
         covers_f = coverers_of(f)
 
-        def covers_i(j: int, covers_f=covers_f) -> bool:
+        def covers_i(j: int, covers_f: Coverers = covers_f) -> bool:
             return covers_f(filters[j])
 
-        def valid(j: int, i=i, f=f) -> bool:
+        def valid(j: int, i: int = i, f: Filter = f) -> bool:
             g = filters[j]
             # Of two equivalent conjunctions keep the smaller, then the first.
             return (names[j] != names[i] or not coverers_of(g)(f)
@@ -224,17 +252,19 @@ def _drop_covered(filters: tuple[Filter, ...], coverers_of, exact: bool, rule: s
     return tuple(survivors), steps
 
 
-def drop_covered_pairwise(filters: tuple[Filter, ...]):
+@driver_hints(idempotent=True, keeps_order=True)
+def drop_covered_pairwise(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
     """A ∨ B → A  when each constraint of A is implied by one constraint of B (Siena's pairwise covering)"""
     return _drop_covered(filters, _siena_coverers_of, exact=False, rule="drop_covered_pairwise")
 
 
-def drop_covered(filters: tuple[Filter, ...]):
+@driver_hints(idempotent=True, keeps_order=True)
+def drop_covered(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
     """A ∨ B → A  when B ⇒ A (a conjunction covered by another single conjunction, decided exactly)"""
     return _drop_covered(filters, _exact_coverers_of, exact=True, rule="drop_covered")
 
 
-def merge_conjunctions(filters: tuple[Filter, ...]):
+def merge_conjunctions(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
     """(R ∧ a) ∨ (R ∧ b) → R ∧ c  when the conjunction c on one attribute is exactly a ∨ b and smaller"""
     buckets: dict[tuple, list[int]] = {}
     for i, f in enumerate(filters):
@@ -277,7 +307,8 @@ def merge_conjunctions(filters: tuple[Filter, ...]):
     return tuple(Predicate(out).filters), steps
 
 
-def drop_covered_by_disjunction(filters: tuple[Filter, ...]):
+@driver_hints(idempotent=True, keeps_order=True)
+def drop_covered_by_disjunction(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
     """B ∨ A₁ ∨ … ∨ Aₖ → A₁ ∨ … ∨ Aₖ  when B ⇒ A₁ ∨ … ∨ Aₖ (decided exactly, z3 where needed)"""
     index = OverlapIndex(filters)
     alive = [True] * len(filters)
@@ -318,22 +349,12 @@ EXACT_CONJUNCTION_RULES = (drop_unsatisfiable, drop_pairwise_implied, normalize_
 
 __all__ = [
     "Step",
+    "drop_covered",
+    "drop_covered_by_disjunction",
+    "drop_covered_pairwise",
+    "drop_implied_by_rest",
     "drop_pairwise_implied",
     "drop_unsatisfiable",
-    "normalize_numbers",
-    "drop_implied_by_rest",
-    "drop_covered_pairwise",
-    "drop_covered",
     "merge_conjunctions",
-    "drop_covered_by_disjunction",
+    "normalize_numbers",
 ]
-
-# One application reaches the rule's own fixed point (see driver.py).
-drop_covered_pairwise.idempotent = True  # type: ignore[attr-defined]
-drop_covered.idempotent = True  # type: ignore[attr-defined]
-drop_covered_by_disjunction.idempotent = True  # type: ignore[attr-defined]
-# They only drop conjunctions: what is left of a canonical tuple, in order,
-# is canonical (the driver does not sort it again).
-drop_covered_pairwise.keeps_order = True  # type: ignore[attr-defined]
-drop_covered.keeps_order = True  # type: ignore[attr-defined]
-drop_covered_by_disjunction.keeps_order = True  # type: ignore[attr-defined]

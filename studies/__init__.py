@@ -48,19 +48,12 @@ def __getattr__(name: str) -> Any:
 def demo_study(out_dir: str | Path, master: str = "local[*]", progress: bool = True) -> Path:
     """A small α study on the embedded Spark; returns the path of its plot (PNG).
 
-    Runs the DNF study (Figures 6 and 7 in miniature, ``siena`` reducer) when
-    the generator and reducers are installed, otherwise the general model
-    (Figure 5 in miniature). Takes well under a minute, Spark start-up included.
+    Runs the DNF study (Figures 6 and 7 in miniature, ``siena`` reducer).
+    Takes well under a minute, Spark start-up included.
     """
-    from cbalgebra.studies import jobs
+    from cbalgebra.studies import jobs  # pandas and pyarrow: not on ``import cbalgebra.studies``
 
-    out_dir = Path(out_dir)
-    if jobs.dnf_available():
-        study = jobs.dnf_study(max_n=150, points=5, replicates=4, quick=True)
-        key = "figure:alpha_dnf"
-    else:
-        study = jobs.general_study(universes=(10_000,), points=6, replicates=3, quick=True)
-        key = "figure:fig5_general"
-    outputs = jobs.execute(study, out_dir / study.kind, master=master, progress=progress,
+    study = jobs.dnf_study(max_n=150, points=5, replicates=4, quick=True)
+    outputs = jobs.execute(study, Path(out_dir) / study.kind, master=master, progress=progress,
                            figures="overview")
-    return outputs[key]
+    return outputs["figure:alpha_dnf"]

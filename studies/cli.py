@@ -30,7 +30,8 @@ from cbalgebra.clibase import (
     require_java,
     spark_failure_line,
 )
-from cbalgebra.studies.spark import DEFAULT_MASTER
+from cbalgebra.reducers import REDUCERS
+from cbalgebra.studies.spark import DEFAULT_MASTER, check_master
 
 if TYPE_CHECKING:
     from cbalgebra.studies.runner import Study
@@ -128,15 +129,16 @@ def register(subparsers: Subparsers) -> argparse.ArgumentParser:
     """Add ``study`` with ``alpha-general``, ``alpha-dnf`` and the STUDY_MODULES to a subparsers object."""
     study = subparsers.add_parser(
         "study", help="Monte Carlo studies of the disjunction advantage alpha on Spark",
-        description="Monte Carlo studies of the disjunction advantage alpha (seed 002 §4), run as "
+        description="Monte Carlo studies of the disjunction advantage alpha (Carzaniga, Rembert & Wolf, "
+                    "Understanding Content-Based Routing Schemes, 2006, §4), run as "
                     "Spark jobs: locally by default, on a standalone cluster with --master.")
     sub = study.add_subparsers(dest="study_command", metavar="STUDY")
     sub.required = True
 
     g = sub.add_parser(
         "alpha-general", help="Figure 5: alpha in the general data model (sets of messages)",
-        description="Figure 5 of seed 002: predicates are k-subsets of a universe of |M| messages, "
-                    "uniform or Zipf; alpha = |union| / nk, beside the closed form.")
+        description="Figure 5 of Carzaniga, Rembert & Wolf 2006 (§4.1): predicates are k-subsets of a "
+                    "universe of |M| messages, uniform or Zipf; alpha = |union| / nk, beside the closed form.")
     common_arguments(g, "out/alpha-general")
     g.add_argument("--universes", metavar="LIST",
                    help=f"universe sizes |M| (default: {GENERAL_FULL['universes']}; "
@@ -153,8 +155,8 @@ def register(subparsers: Subparsers) -> argparse.ArgumentParser:
 
     d = sub.add_parser(
         "alpha-dnf", help="Figures 6 and 7: alpha of random DNF predicates under a reducer",
-        description="Figures 6 and 7 of seed 002: random one-conjunction predicates over Zipf or "
-                    "uniform attribute names, reduced; alpha = reduced size / total size.")
+        description="Figures 6 and 7 of Carzaniga, Rembert & Wolf 2006 (§4.2): random one-conjunction "
+                    "predicates over Zipf or uniform attribute names, reduced; alpha = reduced size / total size.")
     common_arguments(d, "out/alpha-dnf")
     d.add_argument("--max-n", type=_positive_int, metavar="N",
                    help=f"largest number of predicates (default: {DNF_FULL['max_n']}; quick: {DNF_QUICK['max_n']})")
@@ -186,6 +188,7 @@ def _fail(prog: str, message: str, code: int) -> int:
 
 
 def general_study_from_args(args: argparse.Namespace) -> Study:
+    # numpy, pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import general
     from cbalgebra.studies.jobs import general_study
 
@@ -210,6 +213,7 @@ def general_study_from_args(args: argparse.Namespace) -> Study:
 
 
 def dnf_study_from_args(args: argparse.Namespace) -> Study:
+    # numpy, pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import dnf
     from cbalgebra.studies.jobs import dnf_study
 
@@ -219,10 +223,9 @@ def dnf_study_from_args(args: argparse.Namespace) -> Study:
         if name not in dnf.SCENARIOS:
             raise UsageError(f"--scenarios: unknown scenario {name!r} ({', '.join(dnf.SCENARIOS)})")
     reducers = list(dict.fromkeys(_list(args.reducers)))
-    known = dnf.known_reducers()
     for name in reducers:
-        if name not in known:
-            raise UsageError(f"--reducers: unknown reducer {name!r} ({', '.join(known)})")
+        if name not in REDUCERS:
+            raise UsageError(f"--reducers: unknown reducer {name!r} ({', '.join(REDUCERS)})")
     if args.min_n > sizes["max_n"]:
         raise UsageError("--min-n must not exceed --max-n")
     return dnf_study(
@@ -232,16 +235,15 @@ def dnf_study_from_args(args: argparse.Namespace) -> Study:
 
 
 def run_command(args: argparse.Namespace, build: Callable[[argparse.Namespace], Study]) -> int:
+    # pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import jobs
     from cbalgebra.studies.runner import StudyError
-    from cbalgebra.studies.spark import check_master
 
     prog = f"cbalgebra study {args.study_command}"
     try:
         check_master(args.master)
         check_output_folder(args.out)
         study = build(args)
-        jobs.check_available(study.kind)
     except (UsageError, ValueError, StudyError) as e:
         return _fail(prog, str(e), EXIT_BAD_INPUT)
     require_java()  # before Spark starts, rather than its launcher's "JAVA_HOME is not set"

@@ -19,10 +19,18 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+import cbalgebra.covering
+import cbalgebra.reducers
+import cbalgebra.values
+from cbalgebra.reducers import alpha
 from cbalgebra.studies.seeding import cell_seed
+from cbalgebra.values import Predicate
+import cbalgebra.workloads._dnf as dnf_generator
+from cbalgebra.workloads._dnf import dnf_predicates
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,6 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("uniform-500", "uniform", 500, 7),
     )
 }
-REDUCERS: tuple[str, ...] = ("siena", "exact", "merge", "cover", "minimal")
 DEFAULT_REDUCER = "siena"
 
 #: Bump when a change alters the numbers a cell produces.
@@ -82,23 +89,19 @@ def generate_predicates(scenario_name: str, n: int, replicate: int, seed: int) -
 
     That is the generator of Carzaniga, Rembert & Wolf 2006, §4.2.
     """
-    from cbalgebra.workloads import dnf_predicates
-
     sc = scenario(scenario_name)
     return dnf_predicates(n, sc.names, sc.distribution, predicate_seed(seed, scenario_name, n, replicate))
 
 
-def predicates_size(predicates: Sequence) -> int:
+def predicates_size(predicates: Sequence[Predicate]) -> int:
     """Σ size(p): the number of constraints of all the predicates."""
-    return sum(p.size() if callable(getattr(p, "size", None)) else p.size for p in predicates)
+    return sum(p.size for p in predicates)
 
 
 def alpha_dnf_cell(
     scenario_name: str, n: int, replicate: int, reducer: str = DEFAULT_REDUCER, seed: int = 0
 ) -> float:
     """α of one cell: the same predicate set whatever the reducer."""
-    from cbalgebra.reducers import alpha
-
     return float(alpha(generate_predicates(scenario_name, n, replicate, seed), reducer=reducer))
 
 
@@ -129,8 +132,6 @@ def dnf_cell_cost(cell: dict) -> float:
 
 def run_dnf_cell(cell: dict) -> dict:
     """The body of one Spark task: one DNF cell, one result row."""
-    from cbalgebra.reducers import alpha
-
     start = time.perf_counter()
     predicates = generate_predicates(cell["scenario"], cell["n"], cell["replicate"], cell["seed"])
     generated = time.perf_counter()
@@ -158,19 +159,6 @@ def run_dnf_cell(cell: dict) -> dict:
     }
 
 
-def known_reducers() -> tuple[str, ...]:
-    """The reducer names ``cbalgebra.reducers`` offers (falls back to the documented five)."""
-    try:
-        import cbalgebra.reducers as reducers
-    except ImportError:
-        return REDUCERS
-    for attr in ("REDUCERS", "REDUCER_NAMES", "NAMES"):
-        names = getattr(reducers, attr, None)
-        if names:
-            return tuple(names)
-    return REDUCERS
-
-
 def code_fingerprint() -> str:
     """A short hash of the code a DNF cell's result depends on.
 
@@ -178,25 +166,16 @@ def code_fingerprint() -> str:
     types: a rerun into an output directory made by other versions of them
     must not mix old and new results.
     """
-    import importlib.util
-    from pathlib import Path
-
     digest = hashlib.sha256(f"dnf-model-{MODEL_VERSION}".encode())
-    roots = []
-    for module in ("cbalgebra.workloads._dnf", "cbalgebra.reducers", "cbalgebra.covering", "cbalgebra.values"):
-        try:
-            spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None or spec.origin is None:
-            continue
-        origin = Path(spec.origin)
-        if spec.submodule_search_locations:
+    roots: list[Path] = []
+    for module in (dnf_generator, cbalgebra.reducers, cbalgebra.covering, cbalgebra.values):
+        origin = Path(str(module.__file__))
+        if origin.name == "__init__.py":  # a package: every module in it
             roots.extend(sorted(p for p in origin.parent.rglob("*.py")))
         else:
             roots.append(origin)
             data = origin.parent / "data"
-            if module.endswith("_dnf") and data.is_dir():
+            if module is dnf_generator and data.is_dir():  # the generator's word list
                 roots.extend(sorted(p for p in data.iterdir() if p.is_file()))
     for path in roots:
         digest.update(path.name.encode())

@@ -61,7 +61,7 @@ KEY_COLUMNS: tuple[str, ...] = ("distribution", "universe", "k", "n", "replicate
 @functools.cache
 def symbols():
     """The sympy symbols ``n, k, M, x, s`` (x = nk/|M|, s = k/|M|)."""
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     n, k, M, x, s = sp.symbols("n k M x s", positive=True)
     return n, k, M, x, s
@@ -77,7 +77,7 @@ def closed_form():
 @functools.cache
 def closed_form_in_ratio():
     """The closed form in x = nk/|M| and s = k/|M| (n = x/s)."""
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     n, k, M, x, s = symbols()
     return sp.simplify(closed_form().subs(k, s * M).subs(n, x / s))
@@ -86,7 +86,7 @@ def closed_form_in_ratio():
 @functools.cache
 def paper_approximation():
     """The paper's approximation ``(1 - e^{-x}) / x``, x = nk/|M|."""
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     x = symbols()[3]
     return (1 - sp.exp(-x)) / x
@@ -99,7 +99,7 @@ def limit_many_small_predicates():
     Derived by sympy from ``(M/(nk))(1 - (1 - x/n)^n)``; it is the paper's
     approximation.
     """
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     n, _, _, x, _ = symbols()
     expr = (1 / x) * (1 - (1 - x / n) ** n)
@@ -120,7 +120,7 @@ def approximation_error_series(order: int = 3) -> sympy.Expr:
     The leading term, ``s e^{-x} / 2``, is the error the paper's ``e^{-x}``
     approximation makes; the closed form is always the larger of the two.
     """
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     x, s = symbols()[3], symbols()[4]
     # (1 - s)^(x/s) = exp((x/s) log(1 - s)); expanding the exponent first
@@ -134,7 +134,7 @@ def approximation_error_series(order: int = 3) -> sympy.Expr:
 @functools.cache
 def approximation_error_leading():
     """The first-order term of ``approximation_error_series``: ``s e^{-x} / 2``."""
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     s = symbols()[4]
     series = sp.expand(approximation_error_series())
@@ -143,7 +143,7 @@ def approximation_error_leading():
 
 @functools.cache
 def _lambdified():
-    import sympy as sp
+    import sympy as sp  # about a second to import: only for the closed form
 
     n, k, M, x, s = symbols()
     return {
@@ -241,7 +241,7 @@ def _kernel():
     comparison. Every taken message is marked in ``covered`` and, when
     ``out`` has rows, written to ``out[p]``.
     """
-    from numba import njit
+    from numba import njit  # slow to import: only when the fast sampler is built
 
     gamma = _EULER_GAMMA
 

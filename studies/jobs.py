@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from cbalgebra.studies import dnf, general
+from cbalgebra.studies import dnf, general, plots, report
 from cbalgebra.studies.runner import (
     ResultStore,
     RunStats,
@@ -19,7 +19,8 @@ from cbalgebra.studies.runner import (
     atomic_write_text,
     run_study,
 )
-from cbalgebra.studies.summary import summary_csv
+from cbalgebra.studies.spark import spark_session
+from cbalgebra.studies.summary import dnf_summary, general_summary, restrict, summary_csv
 
 if TYPE_CHECKING:  # pandas and Spark load only when a study runs
     import pandas as pd
@@ -110,27 +111,8 @@ def dnf_study(
     )
 
 
-def dnf_available() -> bool:
-    try:
-        from cbalgebra.reducers import alpha  # noqa: F401 - imported only to see that it exists
-        from cbalgebra.workloads import dnf_predicates  # noqa: F401 - imported only to see that it exists
-    except (ImportError, AttributeError):
-        return False
-    return True
-
-
-def check_available(kind: str) -> None:
-    if kind == DNF_KIND and not dnf_available():
-        raise StudyError(
-            "the DNF study needs cbalgebra.workloads.dnf_predicates and cbalgebra.reducers.alpha, "
-            "which this installation lacks"
-        )
-
-
 def load_results(study: Study, out_dir: Path) -> pd.DataFrame:
     """The committed rows of the study's own cells."""
-    from cbalgebra.studies.summary import restrict
-
     store = ResultStore(out_dir, study.schema, study.key_columns)
     return restrict(store.load(), study.cells, study.key_columns)
 
@@ -170,8 +152,6 @@ def execute(
     With ``session=None`` a session is created only if some cell is left to
     run, and stopped at the end.
     """
-    from cbalgebra.studies.spark import spark_session
-
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     created: list[SparkSession] = []
@@ -229,23 +209,27 @@ def compact_and_load(study: Study, out_dir: Path) -> pd.DataFrame:
 
 def summarise(study: Study, results: pd.DataFrame) -> pd.DataFrame:
     """One row per grid point (``summary.csv``)."""
-    return _outputs(study).summarise(results, study.config)
+    if study.summarise is None:
+        raise _no_outputs(study)
+    return study.summarise(results, study.config)
 
 
 def draw_figures(study: Study, summary: pd.DataFrame, out_dir: Path, figures: str = "all") -> list[Path]:
     """The study's figures (PNG and SVG); ``figures="overview"`` draws only the one-figure overview."""
-    return _outputs(study).draw(summary, out_dir, study.config, figures)
+    if study.draw is None:
+        raise _no_outputs(study)
+    return study.draw(summary, out_dir, study.config, figures)
 
 
 def write_report(study: Study, summary: pd.DataFrame, results: pd.DataFrame, timing: dict | None) -> str:
     """The text of report.md."""
-    return _outputs(study).report(summary, results, study.config, timing)
+    if study.report is None:
+        raise _no_outputs(study)
+    return study.report(summary, results, study.config, timing)
 
 
-def _outputs(study: Study) -> Study:
-    if study.summarise is None or study.draw is None or study.report is None:
-        raise StudyError(f"study {study.kind!r} does not say how to summarise, draw and report its results")
-    return study
+def _no_outputs(study: Study) -> StudyError:
+    return StudyError(f"study {study.kind!r} does not say how to summarise, draw and report its results")
 
 
 # --------------------------------------------------------------------------
@@ -254,38 +238,26 @@ def _outputs(study: Study) -> Study:
 
 
 def _general_summary(results: pd.DataFrame, config: dict) -> pd.DataFrame:
-    from cbalgebra.studies.summary import general_summary
-
     return general_summary(results)
 
 
 def _dnf_summary(results: pd.DataFrame, config: dict) -> pd.DataFrame:
-    from cbalgebra.studies.summary import dnf_summary
-
     return dnf_summary(results, tuple(dnf.SCENARIOS), config.get("reducers", ()))
 
 
 def _general_figures(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:
-    from cbalgebra.studies import plots
-
     return plots.plot_general(summary, out_dir, config.get("selectivity"))
 
 
 def _dnf_figures(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:
-    from cbalgebra.studies import plots
-
     which = ("overview",) if figures == "overview" else ("fig6", "fig7", "overview")
     figure_sets = plots.plot_dnf(summary, out_dir, which)
     return [p for paths in figure_sets.values() for p in paths]
 
 
 def _general_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    from cbalgebra.studies import report
-
     return report.general_report(summary, results, config, timing)
 
 
 def _dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    from cbalgebra.studies import report
-
     return report.dnf_report(summary, results, config, timing)

@@ -9,11 +9,14 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from cbalgebra.studies.dnf import SCENARIOS
+from cbalgebra.studies.general import approximate_alpha, expected_alpha
 from cbalgebra.studies.runner import atomic_write_bytes
 
 if TYPE_CHECKING:  # matplotlib loads only when a figure is drawn
@@ -25,7 +28,8 @@ _REDUCER_COLORS = {
 _UNIVERSE_COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
 
 
-def _pyplot():
+def _pyplot() -> ModuleType:
+    # matplotlib takes about a second to import: only when a figure is drawn.
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -70,8 +74,6 @@ def _universe_label(universe: int) -> str:
 def plot_general(summary: pd.DataFrame, out_dir: Path, selectivity: float | None = None,
                  stem: str = "fig5_general") -> list[Path]:
     """Figure 5: α against nk/|M| for uniform and Zipf, and the zoomed Zipf panel."""
-    from cbalgebra.studies.general import approximate_alpha, expected_alpha
-
     plt = _pyplot()
     fig, (ax, zoom) = plt.subplots(1, 2, figsize=(12, 4.8))
     universes = sorted(summary["universe"].unique())
@@ -188,8 +190,6 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
 def plot_dnf(summary: pd.DataFrame, out_dir: Path,
              which: tuple[str, ...] = ("fig6", "fig7", "overview")) -> dict[str, list[Path]]:
     """Figure 6 (Zipf scenarios), Figure 7 (uniform scenarios) and an overview of all."""
-    from cbalgebra.studies.dnf import SCENARIOS
-
     present = [s for s in dict.fromkeys(summary["scenario"])]
     known = [s for s in SCENARIOS if s in present] + [s for s in present if s not in SCENARIOS]
     out = {}

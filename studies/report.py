@@ -22,6 +22,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from cbalgebra.studies import general as g
+from cbalgebra.studies.dnf import SCENARIOS
+from cbalgebra.studies.general import _draws
+from cbalgebra.studies.seeding import cell_rng
+
 
 class Finding(NamedTuple):
     """One row of a report's "our numbers beside the paper's" table."""
@@ -91,9 +96,6 @@ def zipf_with_replacement_alpha(universe: int, k: int, n: int, sets: int, seed: 
 
     A diagnostic for the paper's remark, not the model we simulate.
     """
-    from cbalgebra.studies.general import _draws
-    from cbalgebra.studies.seeding import cell_rng
-
     values = []
     for r in range(sets):
         rng = cell_rng(seed, ("general-with-replacement", universe, k, n, r))
@@ -129,9 +131,7 @@ def general_header(universes: Sequence[int], config: dict) -> str:
 
 def closed_form_section() -> str:
     """E(α) of uniform predicates, its limit and its error, derived by sympy."""
-    import sympy as sp
-
-    from cbalgebra.studies import general as g
+    import sympy as sp  # about a second to import: only for this section
 
     return "\n".join((
         "## The closed form, symbolically (sympy)\n",
@@ -148,8 +148,6 @@ def closed_form_section() -> str:
 
 def uniform_matches_closed_form(uni: pd.DataFrame) -> Finding | None:
     """Finding: the simulated uniform α equals E(α) (within 0.01 at every point)."""
-    from cbalgebra.studies import general as g
-
     if uni.empty:
         return None
     err = (uni["alpha_mean"] - uni["closed_form"]).abs()
@@ -241,8 +239,6 @@ def remark_section(zipf: pd.DataFrame, universes: Sequence[int], config: dict) -
 
 def zoom_section(zipf: pd.DataFrame, universes: Sequence[int], config: dict) -> str | None:
     """The zoomed Zipf panel (k = |M|/100, n = 1..10) beside the uniform E(α)."""
-    from cbalgebra.studies import general as g
-
     zk = zipf[np.isclose(zipf["k"] / zipf["universe"], config.get("zoom_selectivity", 0.01))]
     rows = []
     for n in sorted(zk["n"].unique()):
@@ -260,8 +256,6 @@ def zoom_section(zipf: pd.DataFrame, universes: Sequence[int], config: dict) -> 
 
 def general_key_points_section(summary: pd.DataFrame, universes: Sequence[int], config: dict) -> str:
     """α of the main sweep at nk/|M| = 0.001 … 10, per distribution and universe."""
-    from cbalgebra.studies import general as g
-
     rows = []
     for x in (0.001, 0.01, 0.1, 1.0, 10.0):
         row = [f"{x:g}"]
@@ -348,8 +342,6 @@ class DnfLayout(NamedTuple):
 
 def dnf_layout(summary: pd.DataFrame) -> DnfLayout:
     """Reducers in summary order (``siena`` is the main one when present); scenarios in the paper's order."""
-    from cbalgebra.studies.dnf import SCENARIOS
-
     reducers = list(dict.fromkeys(summary["reducer"]))
     main = "siena" if "siena" in reducers else reducers[0]
     scenarios = [s for s in SCENARIOS if s in set(summary["scenario"])]

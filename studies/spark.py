@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,10 +98,8 @@ def spark_session(
     python = os.environ.get("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_PYTHON", python)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    import warnings
-
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession  # seconds to import: only when a session starts
 
     log_config = _quiet_log_config()
     settings: dict[str, str] = {

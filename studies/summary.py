@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from cbalgebra.studies.general import expected_alpha
+
 DNF_SUMMARY_COLUMNS = (
     "scenario", "reducer", "n", "sets",
     "alpha_min", "alpha_p05", "alpha_median", "alpha_p95", "alpha_max",
@@ -54,8 +56,6 @@ def dnf_summary(results: pd.DataFrame, scenario_order: Sequence[str] = (),
 
 def general_summary(results: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation of α per (distribution, universe, n, k), beside the closed form."""
-    from cbalgebra.studies.general import expected_alpha
-
     if results.empty:
         return pd.DataFrame(columns=list(GENERAL_SUMMARY_COLUMNS))
     rows = []

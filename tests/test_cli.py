@@ -1,5 +1,6 @@
 """The command line: exit codes, outputs, and no traceback ever."""
 
+import io
 import json
 import subprocess
 import sys
@@ -7,6 +8,7 @@ import sys
 import pytest
 
 from cbalgebra.cli import main
+from cbalgebra.clibase import graphviz_available
 
 
 def run(capsys, *argv):
@@ -70,8 +72,6 @@ def test_parse_document(tmp_path, capsys):
 
 
 def test_parse_from_stdin(monkeypatch, capsys):
-    import io
-
     monkeypatch.setattr(sys, "stdin", io.StringIO("int x > 1"))
     assert run(capsys, "parse", "-") == (0, "[int x > 1]\n", "")
 
@@ -114,7 +114,5 @@ def test_demo_runs_without_the_study(tmp_path, capsys):
     assert "matches(predicate, message) = True" in out
     assert "counterexample" in out and "cover:" in out and "forward(message) -> interfaces [1, 3]" in out
     assert (tmp_path / "poset.html").is_file()
-    from cbalgebra.clibase import graphviz_available
-
     if graphviz_available():  # without it, tests/test_demo_fresh.py checks the demo skips the SVG
         assert (tmp_path / "poset.svg").read_text().lstrip().startswith("<")

@@ -4,12 +4,20 @@ import ast
 import io
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
-from cbalgebra import clibase
+from cbalgebra import cli, clibase, covering
 from cbalgebra.cli import main
+from cbalgebra.covering.errors import UndecidedError
+from cbalgebra.parse import ParseError
+from cbalgebra.poset import cli as poset_cli
+from cbalgebra.poset.render import GraphvizError
+from cbalgebra.reducers.minimal import ReductionBudgetError
+from cbalgebra.studies import cli as studies_cli
+from cbalgebra.values import InvalidValueError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,11 +36,6 @@ def binary_stdin(monkeypatch, data: bytes):
 def test_one_set_of_exit_codes_and_one_usage_error():
     assert (clibase.EXIT_YES, clibase.EXIT_NO, clibase.EXIT_USAGE, clibase.EXIT_UNDECIDED,
             clibase.EXIT_UNAVAILABLE, clibase.EXIT_INTERNAL) == (0, 1, 2, 3, 69, 70)
-    from cbalgebra.studies import cli as studies_cli
-
-    from cbalgebra import cli
-    from cbalgebra.poset import cli as poset_cli
-
     assert cli.UsageError is studies_cli.UsageError is poset_cli.UsageError is clibase.UsageError
 
 
@@ -73,13 +76,6 @@ def test_report_maps_known_errors(capsys, exc, code, needle):
 
 
 def test_report_maps_library_errors():
-    from cbalgebra.reducers.minimal import ReductionBudgetError
-
-    from cbalgebra.covering.errors import UndecidedError
-    from cbalgebra.parse import ParseError
-    from cbalgebra.poset.render import GraphvizError
-    from cbalgebra.values import InvalidValueError
-
     assert clibase.describe(ParseError("oops", 1, 2, "x\n ^"))[1] == 2
     assert clibase.describe(InvalidValueError("bad"))[1] == 2
     assert clibase.describe(UndecidedError("z3 unknown")) == ("undecided: z3 unknown", 3)
@@ -89,8 +85,6 @@ def test_report_maps_library_errors():
 
 
 def test_a_bug_is_exit_70_without_a_traceback(capsys, monkeypatch):
-    from cbalgebra import covering
-
     monkeypatch.delenv("CBALGEBRA_DEBUG", raising=False)
     monkeypatch.setattr(covering, "counterexample", lambda x, y: 1 / 0)
     code, _, err = run(capsys, "covers", "x = 1", "x = 1")
@@ -99,8 +93,6 @@ def test_a_bug_is_exit_70_without_a_traceback(capsys, monkeypatch):
 
 # ---------------------------------------------------------------- flags
 def test_version(capsys):
-    from importlib.metadata import version
-
     code, out, _ = run(capsys, "--version")
     assert code == 0 and out.strip() == f"cbalgebra {version('cbalgebra')}"
 

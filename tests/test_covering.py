@@ -223,7 +223,7 @@ def _strings_within_the_oracles_reach(*filters) -> bool:
 
 
 @settings(max_examples=500)
-@given(dense_filters(), dense_filters(NUMERIC + (STRING,)))
+@given(dense_filters(), dense_filters((*NUMERIC, STRING)))
 def test_overlap_against_brute_force(f, g):
     names = {c.name for c in f} | {c.name for c in g}
     if len(names) > 2 or not _strings_within_the_oracles_reach(f, g):

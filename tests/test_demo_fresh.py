@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from cbalgebra import clibase
+from cbalgebra import clibase, studies
 from cbalgebra.cli import main
+from cbalgebra.poset import render
 
 
 def fresh_env(tmp_path) -> dict:
@@ -83,8 +84,6 @@ def test_poset_svg_in_process_without_dot(tmp_path, capsys, monkeypatch):
 
 def test_graphviz_error_escaping_a_command_is_69_not_70(tmp_path, capsys, monkeypatch):
     # Any command that draws (the demo included) maps GraphvizError through the one policy.
-    from cbalgebra.poset import render
-
     def broken(*args, **kwargs):
         raise render.GraphvizError("Graphviz 'dot' failed: syntax error in line 1")
 
@@ -95,8 +94,6 @@ def test_graphviz_error_escaping_a_command_is_69_not_70(tmp_path, capsys, monkey
 
 
 def test_a_failed_spark_job_in_the_demo_is_69_with_one_line(tmp_path, capsys, monkeypatch):
-    from cbalgebra import studies
-
     class Py4JJavaError(Exception):  # what pyspark raises, by name
         pass
 

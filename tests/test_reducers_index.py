@@ -6,15 +6,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strategies as S
-from cbalgebra.covering.rules import filter_covers
+from cbalgebra.covering import UndecidedError, constraint_covers, predicate_covers_filter, satisfiable
+from cbalgebra.covering.rules import filter_covers, filters_overlap
+from cbalgebra.parse import parse_predicate
+from cbalgebra.reducers import index
 from cbalgebra.reducers import rules as R
+from cbalgebra.reducers.attributes import constraint_implies, special
 from cbalgebra.reducers.driver import canonical
-from cbalgebra.values import ANY, ANYTYPE, BOOL, FLOAT, INT, STRING, Constraint, Filter, Predicate
+from cbalgebra.reducers.index import _special
+from cbalgebra.values import ANY, ANYTYPE, BOOL, FLOAT, INT, OPERATORS_OF_TYPE, STRING, Constraint, Filter, Predicate
 
 # Names with a home type, values that relate (prefixes, bounds, edges).
 _names = st.sampled_from(["x", "y", "z", "w"])
 _HOME = {"x": INT, "y": STRING, "z": FLOAT, "w": BOOL}
-_STRINGS = S.DENSE_STRINGS + ["\U0010ffff", "\U0010ffffa", "abd", "b"]
+_STRINGS = [*S.DENSE_STRINGS, "\U0010ffff", "\U0010ffffa", "abd", "b"]
 
 
 @st.composite
@@ -24,8 +29,6 @@ def constraints(draw) -> Constraint:
     if roll == 0:
         return Constraint(ANYTYPE, name, ANY)
     type_ = draw(st.sampled_from([INT, STRING, FLOAT, BOOL])) if roll == 1 else _HOME[name]
-    from cbalgebra.values import OPERATORS_OF_TYPE
-
     op = draw(st.sampled_from(sorted(OPERATORS_OF_TYPE[type_])))
     if op == ANY:
         return Constraint(type_, name, ANY)
@@ -65,8 +68,6 @@ def test_pairwise_index_matches_all_pairs(p):
 def test_exact_index_matches_all_pairs(p):
     # drop_covered expects satisfiable conjunctions (the exact reducer drops
     # the others first); the naive side sees the same input.
-    from cbalgebra.covering import satisfiable
-
     filters = canonical([f for f in p.filters if satisfiable(f)])
     got, _ = R.drop_covered(filters)
     assert got == _naive(filters, filter_covers)
@@ -98,14 +99,10 @@ def same_name_predicates(draw) -> Predicate:
 
 class _indexed_everywhere:
     def __enter__(self):
-        from cbalgebra.reducers import index
-
         self.saved = index.SCAN_BELOW, index._PAIR_ABOVE
         index.SCAN_BELOW = index._PAIR_ABOVE = 0
 
     def __exit__(self, *exc):
-        from cbalgebra.reducers import index
-
         index.SCAN_BELOW, index._PAIR_ABOVE = self.saved
 
 
@@ -121,8 +118,6 @@ def test_pairwise_per_name_index_matches_all_pairs(p):
 @settings(max_examples=400)
 @given(st.one_of(same_name_predicates(), many))
 def test_exact_per_name_index_matches_all_pairs(p):
-    from cbalgebra.covering import satisfiable
-
     filters = canonical([f for f in p.filters if satisfiable(f)])
     with _indexed_everywhere():
         got, _ = R.drop_covered(filters)
@@ -143,9 +138,8 @@ def test_exact_index_with_unsatisfiable_members(p):
 def test_same_name_bounds_literal():
     # [x < r, s >* "XY"]: the weakest bound covers every other one; the
     # prefix-only coverer needs the string index too.
-    from cbalgebra.parse import parse_predicate
-
-    text = " || ".join(f'[int x < {r}, string s >* "XY"]' for r in (5, 50, 7, 500, 3)) + ' || [string s >* "XYZ", int x < 1000]'
+    text = (" || ".join(f'[int x < {r}, string s >* "XY"]' for r in (5, 50, 7, 500, 3))
+            + ' || [string s >* "XYZ", int x < 1000]')
     filters = canonical(parse_predicate(text).filters)
     with _indexed_everywhere():
         got, _ = R.drop_covered_pairwise(filters)
@@ -162,9 +156,6 @@ _EDGE_INTS = st.sampled_from([-(2**63), -(2**63) + 1, -(2**63) + 2, -2, -1, 0, 1
        st.sampled_from(["=", "<", "<=", ">", ">=", "!="]), _EDGE_INTS,
        st.sampled_from([(INT, "x"), (INT, "y"), (FLOAT, "x")]))
 def test_int_interval_implication_matches_covering(op1, v1, op2, v2, other):
-    from cbalgebra.covering import constraint_covers
-    from cbalgebra.reducers.attributes import constraint_implies
-
     c = Constraint(INT, "x", op1, v1)
     type_, name = other
     d = Constraint(type_, name, op2, float(v2) if type_ == FLOAT else v2)
@@ -181,9 +172,6 @@ _PROBE_STRINGS = st.sampled_from([*S.DENSE_STRINGS, "", "abcab", "cab", "\U0010f
        st.sampled_from([(STRING, "s"), (STRING, "t"), (ANYTYPE, "s"), (INT, "s")]))
 def test_string_implication_matches_covering(op1, v1, op2, v2, other):
     """The str-operation fast path of constraint_implies against covering."""
-    from cbalgebra.covering import constraint_covers
-    from cbalgebra.reducers.attributes import constraint_implies
-
     c = Constraint(STRING, "s", op1) if op1 == "any" else Constraint(STRING, "s", op1, v1)
     type_, name = other
     if type_ == STRING:
@@ -206,9 +194,6 @@ _SPECIAL_STRINGS = st.sampled_from(["", "\x00", "\x00\x00", "\x01", "a", "\U0010
        st.booleans())
 def test_index_special_matches_attributes_special(op, i, s, as_int):
     """The index's direct decision of ``special`` against the witness-based one."""
-    from cbalgebra.reducers.attributes import special
-    from cbalgebra.reducers.index import _special
-
     if as_int:
         if op in (">*", "*<", "*"):
             return
@@ -220,9 +205,6 @@ def test_index_special_matches_attributes_special(op, i, s, as_int):
 
 def _naive_drop_covered_by_disjunction(filters):
     """The rule with every other alive conjunction that overlaps, no pruning."""
-    from cbalgebra.covering import UndecidedError, predicate_covers_filter
-    from cbalgebra.covering.rules import filters_overlap
-
     alive = [True] * len(filters)
     order = sorted(range(len(filters)), key=lambda i: (-filters[i].size, filters[i].sort_key))
     for i in order:
@@ -299,8 +281,6 @@ def test_disjunction_rule_on_antichains_and_a_real_cover():
 def test_two_bound_buckets_match_all_pairs(p):
     """The corner-message look-up of two-bound buckets ([x > aᵢ, y < bᵢ])
     never hides a coverer, exact or pairwise."""
-    from cbalgebra.covering import satisfiable
-
     filters = canonical([f for f in p.filters if satisfiable(f)])
     with _indexed_everywhere():
         got, _ = R.drop_covered(filters)

@@ -1,4 +1,5 @@
-"""Matching, with the seed's own tables as literal cases (seed 004, §3.1–3.2)."""
+"""Matching, with the paper's own tables as literal cases (Carzaniga, Rosenblum & Wolf,
+Content-Based Addressing and Routing, 2000, §3.1–3.2)."""
 
 import pytest
 from hypothesis import given

@@ -191,7 +191,7 @@ def test_many_letters_with_bounding_constraints(extra, satisfiable):
 def test_negated_substring_inside_a_required_one_is_unsatisfiable():
     f = substring_filter(["ab", "cd", "ef", "gh", "ij", "klm"])
     assert cb.satisfiable(f)
-    g = Filter(f.constraints + (Constraint("string", "s", "*", "l"),))
+    g = Filter((*f.constraints, Constraint("string", "s", "*", "l")))
     assert cb.satisfiable(g)
     atoms = [(x.op, x.value, True) for x in f.constraints] + [("*", "l", False)]
     assert solve_string(atoms) is None and solve_string_automaton(atoms) is None
@@ -204,7 +204,7 @@ def test_overlapping_patterns():
     w = solve_string(atoms)
     assert w is not None and all(p in w for p in patterns)
     assert cb.satisfiable(f) and cb.matches(f, cb.witness(f, f))
-    assert solve_string(atoms + [("*", "aa", False)]) is None  # "aab" needs "aa"
+    assert solve_string([*atoms, ("*", "aa", False)]) is None  # "aab" needs "aa"
     # Every length-3 word over {a, b} but "aaa", and no "aaa": a de Bruijn-like witness.
     words = ["".join(t) for t in itertools.product("ab", repeat=3) if t != ("a", "a", "a")]
     w = solve_string([("*", x, True) for x in words] + [("*", "aaa", False)])
@@ -268,7 +268,7 @@ def reference_covers(x: Filter, y: Filter) -> bool:
     y_atoms = [(d.op, d.value, True) for d in y.constraints]
     if solve_string_automaton(y_atoms) is None:
         return True
-    return all(solve_string_automaton(y_atoms + [(d.op, d.value, False)]) is None for d in x.constraints)
+    return all(solve_string_automaton([*y_atoms, (d.op, d.value, False)]) is None for d in x.constraints)
 
 
 filter_pairs = st.sampled_from(["ab", "abc"]).flatmap(

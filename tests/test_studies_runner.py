@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from cbalgebra.studies import dnf, jobs
+from cbalgebra.studies.general import run_general_cell
 from cbalgebra.studies.runner import (
     Progress,
     ResultStore,
@@ -79,8 +82,6 @@ def test_finished_study_needs_no_spark(tmp_path):
     study = jobs.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
     store = ResultStore(tmp_path, study.schema, study.key_columns)
     write_manifest(tmp_path, study.kind, study.config)
-    from cbalgebra.studies.general import run_general_cell
-
     store.commit([run_general_cell(c) for c in study.cells[:3]])
     pending, done = pending_cells(study, tmp_path)
     assert done == 3 and len(pending) == len(study.cells) - 3
@@ -98,8 +99,6 @@ def test_finished_study_needs_no_spark(tmp_path):
 def test_plan_skips_committed_cells_and_weighs_the_rest(tmp_path):
     study = jobs.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
     write_manifest(tmp_path, study.kind, study.config)
-    from cbalgebra.studies.general import run_general_cell
-
     ResultStore(tmp_path, study.schema, study.key_columns).commit([run_general_cell(c) for c in study.cells[:2]])
     plan = plan_run(study, tmp_path)
     assert plan.skipped == 2 and plan.pending == study.cells[2:]
@@ -181,9 +180,6 @@ def test_dnf_fingerprint_is_stable():
 
 
 def test_demo_study_is_importable_without_spark():
-    import subprocess
-    import sys
-
     code = ("import sys, cbalgebra.studies as s, cbalgebra.studies.cli; "
             "assert callable(s.demo_study); "
             "assert 'pyspark' not in sys.modules and 'matplotlib' not in sys.modules; print('ok')")

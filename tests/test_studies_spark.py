@@ -23,6 +23,7 @@ import pytest
 
 from cbalgebra.studies import general, jobs
 from cbalgebra.studies.runner import ResultStore, StudyError, run_study
+from cbalgebra.studies.spark import spark_session
 from cbalgebra.studies.summary import DNF_SUMMARY_COLUMNS, GENERAL_SUMMARY_COLUMNS
 
 pytestmark = pytest.mark.spark
@@ -32,8 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def spark():
-    from cbalgebra.studies.spark import spark_session
-
     session = spark_session("local[2]", app_name="cbalgebra-studies-tests")
     yield session
     session.stop()
@@ -132,8 +131,6 @@ def test_output_of_another_study_is_refused(spark, tmp_path):
 
 
 def test_dnf_study(spark, tmp_path):
-    if not jobs.dnf_available():
-        pytest.skip("cbalgebra.workloads.dnf_predicates / cbalgebra.reducers not installed yet")
     study = jobs.dnf_study(max_n=60, points=4, replicates=4, reducers=("siena", "merge"), seed=5)
     outputs = jobs.execute(study, tmp_path / "a", session=spark, progress=False)
     jobs.execute(study, tmp_path / "b", session=spark, batch_size=3, jobs_in_flight=1, progress=False)
@@ -287,7 +284,7 @@ def wait_for(predicate, timeout: float, what: str) -> None:
 
 class Cluster:
     def __init__(self, tmp: Path):
-        import pyspark
+        import pyspark  # seconds to import: only for the standalone-cluster test
 
         self.home = Path(pyspark.__file__).resolve().parent
         self.spark_class = self.home / "bin" / "spark-class"

@@ -40,7 +40,7 @@ def test_codes_are_the_positions_of_the_tables():
 
 
 def test_the_kernels_use_the_same_codes():
-    from matcher import _kernels as K
+    from cbalgebra.matcher import _kernels as K  # compiles with numba: only for this test
 
     assert tuple(Type) == (K.T_STRING, K.T_INT, K.T_FLOAT, K.T_BOOL, K.T_ANY)
     assert tuple(Op) == (K.OP_EQ, K.OP_NE, K.OP_LT, K.OP_GT, K.OP_LE, K.OP_GE, K.OP_PREFIX, K.OP_SUFFIX,
@@ -141,7 +141,7 @@ def test_by_name_groups_the_constraints_in_canonical_order(x):
     assert list(x.by_name) == list(naive)
     assert x.by_name is x.by_name  # computed once
     with pytest.raises(TypeError):
-        x.by_name["new"] = ()  # type: ignore[index]
+        x.by_name["new"] = ()  # type: ignore[index]  # the point: the view is read-only
 
 
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)

@@ -1,12 +1,13 @@
 """Covering, overlap and their witnesses, decided exactly.
 
-x covers y iff every message matched by y is matched by x (DESIGN.md). The
+x covers y iff every message matched by y is matched by x (docs/design.md, §5). The
 rules layer (``rules``) decides filter against filter with per-attribute
 reasoning. A filter against a disjunction goes through cheap exact steps
 first (one filter of the disjunction covers it; a witness of the filter
 already escapes the disjunction) and then to the z3 layer (``solver``).
 
-Advertisements (seed 004 §3.2) are sets of per-attribute alternatives. An
+Advertisements (Carzaniga, Rosenblum & Wolf, Content-Based Addressing and
+Routing, 2000, §3.2) are sets of per-attribute alternatives. An
 advertisement a1 covers a2 iff for every attribute name, the values a2
 allows are among those a1 allows: a message made of a single attribute
 shows the condition is necessary, and attributes are independent. So
@@ -19,8 +20,6 @@ advertisement overlap every other one.
 """
 
 from __future__ import annotations
-
-from typing import Union
 
 from cbalgebra.covering import rules
 from cbalgebra.covering.errors import UndecidedError
@@ -35,33 +34,32 @@ from cbalgebra.values import ANYTYPE, Advertisement, Constraint, Filter, Message
 
 __all__ = [
     "UndecidedError",
-    "covers",
-    "counterexample",
-    "overlaps",
-    "witness",
-    "satisfiable",
-    "equivalent",
     "constraint_covers",
+    "counterexample",
+    "covers",
+    "equivalent",
     "filter_covers",
     "filter_satisfiable",
     "filter_witness",
-    "predicate_covers_filter",
     "oracle_covers",
+    "overlaps",
+    "predicate_covers_filter",
+    "satisfiable",
+    "witness",
 ]
 
-Subscription = Union[Filter, Predicate]
+Subscription = Filter | Predicate
+#: What covering and overlap relate: subscriptions and advertisements.
+Coverable = Filter | Predicate | Advertisement
 
 
 def _filters(x: Subscription) -> tuple[Filter, ...]:
     return x.filters if isinstance(x, Predicate) else (x,)
 
 
-def _kind(x: object) -> str:
-    if isinstance(x, (Filter, Predicate)):
-        return "subscription"
-    if isinstance(x, Advertisement):
-        return "advertisement"
-    raise TypeError(f"expected a Filter, Predicate or Advertisement, not {type(x).__name__}")
+def _check_coverable(x: object) -> None:
+    if not isinstance(x, (Filter, Predicate, Advertisement)):
+        raise TypeError(f"expected a Filter, Predicate or Advertisement, not {type(x).__name__}")
 
 
 # ------------------------------------------------------------ filter vs or
@@ -78,11 +76,12 @@ def filter_counterexample_against(f: Filter, ps: tuple[Filter, ...]) -> Message 
         if rules.filters_overlap(p, f):
             relevant.append(p)
     candidate = ff.witness()
+    assert candidate is not None, f  # f is satisfiable
     if not any(matches(p, candidate) for p in relevant):
         return candidate
     if len(relevant) == 1:
         return rules.filter_counterexample(relevant[0], f)
-    from cbalgebra.covering import solver
+    from cbalgebra.covering import solver  # imports z3 (slow): only for the questions that reach it
 
     return solver.covering_counterexample(f, relevant)
 
@@ -152,14 +151,15 @@ def _advertisement_filter_witness(a: Advertisement, f: Filter) -> Message | None
 
 
 # ------------------------------------------------------------- public API
-def counterexample(x, y) -> Message | None:
+def counterexample(x: Coverable, y: Coverable) -> Message | None:
     """A message matched by y and not by x, or None when x covers y."""
-    kx, ky = _kind(x), _kind(y)
-    if kx != ky:
+    _check_coverable(x)
+    _check_coverable(y)
+    if isinstance(x, Advertisement) and isinstance(y, Advertisement):
+        m = _advertisement_counterexample(x, y)
+    elif isinstance(x, Advertisement) or isinstance(y, Advertisement):
         raise TypeError("covering relates two subscriptions or two advertisements; "
                         "use overlaps() between an advertisement and a subscription")
-    if kx == "advertisement":
-        m = _advertisement_counterexample(x, y)
     else:
         px = _filters(x)
         m = None
@@ -172,27 +172,28 @@ def counterexample(x, y) -> Message | None:
     return m
 
 
-def covers(x, y) -> bool:
+def covers(x: Coverable, y: Coverable) -> bool:
     """Whether x covers y: every message matched by y is matched by x."""
     if isinstance(x, Filter) and isinstance(y, Filter):
         return filter_covers(x, y)
     return counterexample(x, y) is None
 
 
-def equivalent(x, y) -> bool:
+def equivalent(x: Coverable, y: Coverable) -> bool:
     """Whether x and y match the same messages."""
     return covers(x, y) and covers(y, x)
 
 
-def witness(x, y) -> Message | None:
+def witness(x: Coverable, y: Coverable) -> Message | None:
     """A message matched by both x and y, or None when they do not overlap.
 
     With an advertisement involved, the message is non-empty (see above).
     """
-    kx, ky = _kind(x), _kind(y)
-    if kx == "advertisement":
+    _check_coverable(x)
+    _check_coverable(y)
+    if isinstance(x, Advertisement):
         m = _advertisement_witness(x, y)
-    elif ky == "advertisement":
+    elif isinstance(y, Advertisement):
         m = _advertisement_witness(y, x)
     else:
         m = None
@@ -208,7 +209,7 @@ def witness(x, y) -> Message | None:
     return m
 
 
-def overlaps(x, y) -> bool:
+def overlaps(x: Coverable, y: Coverable) -> bool:
     """Whether some message is matched by both x and y."""
     return witness(x, y) is not None
 
@@ -226,6 +227,6 @@ def oracle_covers(x: Subscription, y: Subscription, timeout_ms: int = 5_000) -> 
     """Covering decided by the independent pure-z3 encoding (for tests).
 
     Raises UndecidedError when z3's string theory gives up."""
-    from cbalgebra.covering.oracle import oracle_covers as _oracle
+    from cbalgebra.covering.oracle import oracle_covers as _oracle  # imports z3 (slow): tests only
 
     return _oracle(x, y, timeout_ms=timeout_ms)

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from cbalgebra.covering.strings import solve_string
+from cbalgebra.semantics import value_satisfies
 from cbalgebra.values import (
     ANY,
     BOOL,
@@ -73,7 +75,7 @@ class IntSet:
     Empty when ``lo > hi``. ``holes`` only keeps values strictly inside.
     """
 
-    __slots__ = ("lo", "hi", "holes")
+    __slots__ = ("hi", "holes", "lo")
 
     def __init__(self, lo: int, hi: int, holes: frozenset[int] = frozenset()) -> None:
         if holes:
@@ -97,9 +99,10 @@ def int_set(atoms: Sequence[Atom], lo: int = INT_MIN, hi: int = INT_MAX) -> IntS
     holes: set[int] = set()
     for op, v, positive in atoms:
         if not positive:
-            op, v = _negate_order_atom(op, v)
-            if op is None:
+            complement = _complement(op)
+            if complement is None:
                 return IntSet(1, 0)
+            op = complement
         if op == EQ:
             lo, hi = max(lo, v), min(hi, v)
         elif op == NE:
@@ -117,11 +120,11 @@ def int_set(atoms: Sequence[Atom], lo: int = INT_MIN, hi: int = INT_MAX) -> IntS
     return IntSet(lo, hi, frozenset(holes))
 
 
-def _negate_order_atom(op: str, v: Any) -> tuple[str | None, Any]:
-    """The complement of an order atom, as one atom, for a present value
+def _complement(op: str) -> str | None:
+    """The operator of an order atom's complement, for a present value
     (None for ``any``: no present value fails it)."""
     complement = OPERATOR_OF[op].complement
-    return (None if complement is None else complement.symbol), v
+    return None if complement is None else complement.symbol
 
 
 def int_set_implies(s: IntSet, op: str, v: Any) -> bool:
@@ -162,8 +165,6 @@ def number_set_implies(type_: str, s: IntSet, op: str, v: Any) -> bool:
 
 
 def bool_values(atoms: Sequence[Atom]) -> list[bool]:
-    from cbalgebra.semantics import value_satisfies
-
     return [
         b for b in (False, True)
         if all(value_satisfies(op, v, b) == pos for op, v, pos in atoms)
@@ -199,8 +200,6 @@ def solve(type_: str, atoms: Sequence[Atom]) -> Any:
         values = bool_values(atoms)
         return values[0] if values else NO_SOLUTION
     if type_ == STRING:
-        from cbalgebra.covering.strings import solve_string
-
         w = solve_string(list(atoms))
         return NO_SOLUTION if w is None else w
     raise ValueError(f"unknown type {type_!r}")

@@ -31,6 +31,7 @@ from cbalgebra.values import (
     STRING,
     SUBSTRING,
     SUFFIX,
+    Constraint,
     Filter,
     Predicate,
 )
@@ -59,7 +60,7 @@ class _Encoder:
                 self.values[key] = z3.Bool(f"val:{type_}:{name}")
         return self.present[key], self.values[key]
 
-    def constraint(self, c) -> z3.BoolRef:
+    def constraint(self, c: Constraint) -> z3.BoolRef:
         if c.type == ANYTYPE:
             return z3.Or([self._vars(c.name, t)[0] for t in _TYPES])
         has, x = self._vars(c.name, c.type)
@@ -104,7 +105,7 @@ class _Encoder:
             flags = [self.present[(name, t)] for t in _TYPES if (name, t) in self.present]
             # One attribute per name: at most one type present.
             facts.append(z3.AtMost(*flags, 1) if len(flags) > 1 else z3.BoolVal(True))
-        for (name, t), x in self.values.items():
+        for (_name, t), x in self.values.items():
             if t == INT:
                 facts += [x >= INT_MIN, x <= INT_MAX]
             elif t == FLOAT:
@@ -112,7 +113,7 @@ class _Encoder:
         return z3.And(facts)
 
 
-def _as_predicate(x) -> Predicate:
+def _as_predicate(x: object) -> Predicate:
     if isinstance(x, Filter):
         return Predicate((x,))
     if isinstance(x, Predicate):
@@ -120,7 +121,7 @@ def _as_predicate(x) -> Predicate:
     raise TypeError(f"the oracle decides filters and predicates, not {type(x).__name__}")
 
 
-def oracle_covers(x, y, timeout_ms: int = 5_000) -> bool:
+def oracle_covers(x: Filter | Predicate, y: Filter | Predicate, timeout_ms: int = 5_000) -> bool:
     """x covers y, decided by z3's own theories; raises UndecidedError on unknown."""
     px, py = _as_predicate(x), _as_predicate(y)
     enc = _Encoder()

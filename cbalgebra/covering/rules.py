@@ -3,7 +3,7 @@
 A filter is normalized once (and cached on the value) into one
 :class:`AttributeForm` per attribute name. Filter g covers filter f iff f is
 unsatisfiable, or every constraint of g is implied by f's constraints on the
-same name (DESIGN.md, "Deciding covering"). Numbers and bools are decided by
+same name (docs/design.md, §5 "Deciding covering"). Numbers and bools are decided by
 interval arithmetic here; string conjunctions go to
 ``cbalgebra.covering.strings``.
 """
@@ -50,7 +50,13 @@ class AttributeForm:
     computed on first use.
     """
 
-    __slots__ = ("name", "type", "atoms", "numbers", "satisfiable", "_value", "_strings")
+    __slots__ = ("_strings", "_value", "atoms", "name", "numbers", "satisfiable", "type")
+    type: str | None
+    atoms: tuple[Atom, ...]
+    numbers: domains.IntSet | None
+    satisfiable: bool
+    _value: Attribute | None
+    _strings: _StringIndex | None
 
     def __init__(self, name: str, constraints: Iterable[Constraint]) -> None:
         self.name = name
@@ -82,6 +88,8 @@ class AttributeForm:
         if not self.satisfiable:
             return NO_SOLUTION
         if self._value is None:
+            # Only the number forms compute their witness late.
+            assert self.numbers is not None, self
             if self.type == INT:
                 self._value = Attribute(INT, domains.int_witness(self.numbers))
             else:
@@ -111,25 +119,27 @@ class AttributeForm:
         itself (or a subset of its exclusions) linear instead of one
         thousands-atom solve per constraint. Other constraints take one solve.
         """
+        value = c.value
+        assert isinstance(value, str), c  # implies() has answered for the operator any
         if len(self.atoms) <= _SMALL_STRING_FORM:
             # Few atoms: scanning them is as quick as an index, and keeps no
             # extra objects alive per form.
-            if (c.op, c.value, True) in self.atoms:
+            if (c.op, value, True) in self.atoms:
                 return True
             if c.op == NE:
-                return not all(string_atom_holds(op, v, c.value) for op, v, _ in self.atoms)
-            return _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+                return not all(string_atom_holds(op, v, value) for op, v, _ in self.atoms)
+            return _violating_value(STRING, self.atoms, c) is NO_SOLUTION
         strings = self._strings
         if strings is None:
             strings = self._strings = _StringIndex(self.atoms)
         known = strings.implied.get(c)
         if known is None:
-            if (c.op, c.value) in strings.positive:
+            if (c.op, value) in strings.positive:
                 known = True
             elif c.op == NE:
-                known = not strings.allows(c.value)
+                known = not strings.allows(value)
             else:
-                known = _violating_value(self.type, self.atoms, c) is NO_SOLUTION
+                known = _violating_value(STRING, self.atoms, c) is NO_SOLUTION
             if len(strings.implied) < _IMPLIED_MEMO_SIZE:
                 strings.implied[c] = known
         return known
@@ -145,7 +155,7 @@ class AttributeForm:
             return _OTHER_TYPE[c.type]
         if self.type != c.type:
             return self.value
-        if self.type == STRING and c.op == NE:
+        if self.type == STRING and c.op == NE and isinstance(c.value, str):
             # Not implied, so c.value itself is allowed, and it violates c.
             return Attribute(STRING, c.value)
         v = _violating_value(self.type, self.atoms, c)
@@ -167,7 +177,7 @@ _IMPLIED_MEMO_SIZE = 4096
 class _StringIndex:
     """A string form's atoms, indexed for constant-time ``!=`` questions."""
 
-    __slots__ = ("positive", "holes", "others", "implied")
+    __slots__ = ("holes", "implied", "others", "positive")
 
     def __init__(self, atoms: tuple[Atom, ...]) -> None:
         self.implied: dict[Constraint, bool] = {}  # memo of AttributeForm._string_implies
@@ -192,7 +202,7 @@ def _violating_value(type_: str, atoms: tuple[Atom, ...], c: Constraint) -> Any:
     hit = _VIOLATION_CACHE.get(key, _VIOLATION_CACHE)
     if hit is not _VIOLATION_CACHE:
         return hit
-    result = domains.solve(type_, atoms + ((c.op, c.value, False),))
+    result = domains.solve(type_, (*atoms, (c.op, c.value, False)))
     _VIOLATION_CACHE[key] = result
     if len(_VIOLATION_CACHE) > _VIOLATION_CACHE_SIZE:
         _VIOLATION_CACHE.popitem(last=False)
@@ -220,7 +230,7 @@ def attribute_form(name: str, constraints: tuple[Constraint, ...]) -> AttributeF
 class FilterForm:
     """A filter normalized per attribute, with its satisfiability."""
 
-    __slots__ = ("forms", "satisfiable", "names")
+    __slots__ = ("forms", "names", "satisfiable")
 
     def __init__(self, f: Filter) -> None:
         grouped = group_by_name(f.constraints)  # this form is the filter's cache

@@ -14,8 +14,8 @@ Encoding (one set of variables per attribute name):
   as a Bool. When z3 finds a model, the automaton procedure checks, name by
   name, that the atoms the model chose can hold together. If they cannot, we
   add a clause that blocks a minimal contradictory subset and ask again (lazy
-  refinement). DESIGN.md measured z3's own string theory at 2 to 60 checks
-  per second, with unknowns, so z3 never reasons about strings here.
+  refinement). z3's own string theory managed 2 to 60 checks per second
+  here, with unknowns, so z3 never reasons about strings (docs/design.md, §5).
 
 ``covering_counterexample(q, ps)`` answers "is filter q covered by the
 disjunction ps?" with None (covered) or a counterexample message, checked
@@ -35,7 +35,6 @@ from cbalgebra.covering.errors import UndecidedError
 from cbalgebra.covering.strings import solve_string
 from cbalgebra.semantics import matches
 from cbalgebra.values import (
-    ANY,
     ANYTYPE,
     BOOL,
     EQ,
@@ -73,7 +72,7 @@ MAX_REFINEMENTS = 5_000
 class _Name:
     """The z3 variables of one attribute name."""
 
-    __slots__ = ("tag", "int", "ford", "bool", "atoms", "domain")
+    __slots__ = ("atoms", "bool", "domain", "ford", "int", "tag")
 
     def __init__(self, ctx: z3.Context, index: int) -> None:
         self.tag = z3.Int(f"t{index}", ctx)
@@ -127,22 +126,24 @@ class Z3Layer:
         expr = self.encoded.get(c)
         if expr is not None:
             return expr
-        var = self._name(c.name)
+        var, value = self._name(c.name), c.value
         if c.type == ANYTYPE:
             expr = var.tag != ABSENT
         else:
+            # A constraint's value has its type's Python type (values.check_value),
+            # so the tests on the value choose the same branch as c.type would.
             has_type = var.tag == _tag(c.type)
-            if c.op == ANY:
+            if value is None:  # the operator any
                 expr = has_type
-            elif c.type == INT:
-                expr = z3.And(has_type, _compare(c.op, var.int, c.value))
-            elif c.type == FLOAT:
-                expr = z3.And(has_type, _compare(c.op, var.ford, float_order_key(c.value)))
-            elif c.type == BOOL:
-                literal = var.bool if c.value else z3.Not(var.bool)
+            elif isinstance(value, bool):
+                literal = var.bool if value else z3.Not(var.bool)
                 expr = z3.And(has_type, literal if c.op == EQ else z3.Not(literal))
+            elif isinstance(value, int):
+                expr = z3.And(has_type, _compare(c.op, var.int, value))
+            elif isinstance(value, float):
+                expr = z3.And(has_type, _compare(c.op, var.ford, float_order_key(value)))
             else:
-                expr = z3.And(has_type, self._string_atom(var, c.op, c.value))
+                expr = z3.And(has_type, self._string_atom(var, c.op, value))
         if len(self.encoded) > 200_000:
             self.encoded.clear()
         self.encoded[c] = expr
@@ -162,7 +163,7 @@ class Z3Layer:
         atoms_in_query: dict[str, set[tuple[str, str]]] = {}
         for f in (q, *ps):
             for c in f.constraints:
-                if c.type == STRING and c.op != ANY:
+                if isinstance(c.value, str):  # a string constraint other than any
                     atoms_in_query.setdefault(c.name, set()).add((c.op, c.value))
         solver = self.solver
         solver.push()

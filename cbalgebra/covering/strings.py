@@ -6,7 +6,7 @@ hold (``False``). :func:`solve_string` finds a string satisfying every atom, or
 proves that none exists.
 
 Every atom denotes a regular language, so the conjunction is decided with
-automata (DESIGN.md, "Strings: an exact procedure of our own"):
+automata (docs/design.md, §5 "Deciding covering", layer 2):
 
 * Each atom gets a small deterministic automaton over Unicode code points:
   ``=`` and prefix track how much of the constant has been matched; suffix and
@@ -92,7 +92,14 @@ def string_atom_holds(op: str, value: str | None, s: str) -> bool:
 # A canonical atom is (op, value, positive) with op one of = > >= >* *< *.
 # The other operators are negations of these on a present string.
 
-_NEGATED_FORM = {op: OPERATOR_OF[op].complement.symbol for op in (NE, LT, LE)}  # type: ignore[union-attr]
+def _complement(op: str) -> str:
+    complement = OPERATOR_OF[op].complement
+    if complement is None:
+        raise ValueError(f"operator {op!r} has no complement")
+    return complement.symbol
+
+
+_NEGATED_FORM = {op: _complement(op) for op in (NE, LT, LE)}
 
 # Whole-atom verdicts for atoms that need no automaton.
 _ALWAYS, _NEVER = "always", "never"
@@ -106,7 +113,7 @@ def _canonical_atom(op: str, value: str | None, positive: bool) -> tuple[str, st
     if op == "any":
         return _ALWAYS if positive else _NEVER
     if not isinstance(value, str):
-        raise ValueError(f"operator {op!r} needs a string constant, got {value!r}")  # noqa: TRY004
+        raise ValueError(f"operator {op!r} needs a string constant, got {value!r}")
     if _has_surrogate(value):
         raise ValueError(f"string constant {value!r} contains a surrogate code point")
     if op in _NEGATED_FORM:
@@ -123,13 +130,13 @@ def _has_surrogate(s: str) -> bool:
 
 def _canonicalize(atoms: Sequence[Atom]) -> tuple[tuple[str, str, bool], ...] | None:
     """Sorted, deduplicated canonical atoms; ``None`` if one is never true."""
-    canonical = set()
+    canonical: set[tuple[str, str, bool]] = set()
     for op, value, positive in atoms:
         form = _canonical_atom(op, value, positive)
-        if form is _NEVER:
-            return None
-        if form is not _ALWAYS:
+        if isinstance(form, tuple):
             canonical.add(form)
+        elif form is _NEVER:
+            return None
     return tuple(sorted(canonical))
 
 
@@ -159,7 +166,15 @@ _PRINTABLE_SCAN_LIMIT = 512
 
 
 @lru_cache(maxsize=65536)
-def _pick(first: int, last: int) -> str | None:
+def _pick(first: int, last: int) -> str:
+    """A readable character of a run known to hold one (see ``_pick_in``)."""
+    char = _pick_in(first, last)
+    if char is None:
+        raise ValueError(f"no character has a code point in [{first:#x}, {last:#x}]")
+    return char
+
+
+def _pick_in(first: int, last: int) -> str | None:
     """A readable character with code point in ``[first, last]``, or ``None``.
 
     Every character of a run behaves alike for all atoms, so any one will do;
@@ -253,8 +268,8 @@ def _shortest_at_least(floor: str) -> str:
     # the earliest position whose character can still grow gives the shortest.
     for j in range(len(floor) - 1):
         if floor[j] != MAX_CHAR:
-            return floor[:j] + _pick(_next_cp(ord(floor[j])), MAX_CP)  # type: ignore[operator]
-    return floor[:-1] + _pick(ord(floor[-1]), MAX_CP)  # type: ignore[operator]
+            return floor[:j] + _pick(_next_cp(ord(floor[j])), MAX_CP)
+    return floor[:-1] + _pick(ord(floor[-1]), MAX_CP)
 
 
 def _shortest_in(lo: str, hi: str | None) -> str:
@@ -276,7 +291,7 @@ def _shortest_in(lo: str, hi: str | None) -> str:
     first = ord(lo[d]) if len(lo) == d + 1 else _next_cp(ord(lo[d]))
     last = ord(hi[d]) if len(hi) > d + 1 else _prev_cp(ord(hi[d]))
     if first <= last:
-        char = _pick(first, last)
+        char = _pick_in(first, last)
         if char is not None:
             return lo[:d] + char
     # Otherwise every string of the interval extends lo[:d + 1] (and all of
@@ -530,6 +545,11 @@ def _exclusion_automaton(points: tuple[str, ...]) -> _Automaton:
 # Product search
 
 
+#: Breadth-first search's back pointers: each state reached to the state it was
+#: reached from and the run of code points read (None for the start state).
+_Parents = dict[tuple[int, ...], tuple[tuple[int, ...], int, int] | None]
+
+
 def _successors(
     state: tuple[int, ...], events: Sequence[tuple[tuple[tuple[int, int, int], ...], ...]]
 ) -> Iterator[tuple[int, int, tuple[int, ...]]]:
@@ -581,7 +601,7 @@ def _search(
     if holds(start):
         return True, ""
     events = [a.events_at(position) for position, a in enumerate(automata)]
-    parent: dict[tuple[int, ...], tuple[tuple[int, ...], int, int] | None] = {start: None}
+    parent: _Parents = {start: None}
     layer = [start]
     while layer:
         next_layer = []
@@ -597,7 +617,7 @@ def _search(
     return False, None
 
 
-def _spell(parent: dict, state: tuple[int, ...]) -> str:
+def _spell(parent: _Parents, state: tuple[int, ...]) -> str:
     """The witness leading to ``state``: one readable character per run."""
     chars = []
     step = parent[state]
@@ -678,7 +698,7 @@ _READABLE_SEPARATORS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 
 def _separator(atoms: Sequence[tuple[str, str, bool]]) -> str:
     """A character in no constant (readable when possible)."""
-    used = set()
+    used: set[str] = set()
     for _, value, _ in atoms:
         used.update(value)
     for char in _READABLE_SEPARATORS:

@@ -1,9 +1,11 @@
 """Generators of the papers' workloads.
 
-- ``forwarding(...)``: the forwarding-table workload of seed 000 §5.1 (Table 1),
-  in ``_forwarding.py``;
+- ``forwarding(...)``: the forwarding-table workload of Carzaniga & Wolf,
+  Forwarding in a Content-Based Network, SIGCOMM 2003, §5.1 (Table 1), in
+  ``_forwarding.py``;
 - ``dnf_predicates(n, names, distribution, seed)``: the random DNF predicates of
-  seed 002 §4.2, in ``_dnf.py``.
+  Carzaniga, Rembert & Wolf, Understanding Content-Based Routing Schemes,
+  2006, §4.2, in ``_dnf.py``.
 
 Names resolve lazily so that ``import cbalgebra`` does not import numpy.
 """
@@ -20,12 +22,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
     for sub in _SUBMODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{sub}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{sub}":
-                raise
-            continue
+        module = importlib.import_module(f"{__name__}.{sub}")  # imports numpy, hence only on first use
         if hasattr(module, name):
             return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""The random DNF predicates of seed 002 §4.2 (the disjunction-advantage study).
+"""The random DNF predicates of Carzaniga, Rembert & Wolf, Understanding
+Content-Based Routing Schemes, 2006, §4.2 (the disjunction-advantage study).
 
 Each predicate is one conjunction of 1–6 constraints (probabilities 10, 40,
 30, 10, 5, 5 %). Each constraint picks an attribute name from ``names`` names
@@ -60,7 +61,7 @@ STRING_OPS: tuple[tuple[str, int], ...] = (
 INT_OPS: tuple[tuple[str, int], ...] = ((EQ, 40), (LT, 25), (GT, 25), (NE, 10))
 INT_LOW, INT_HIGH = -100, 100
 
-#: The four scenarios of seed 002 (Figures 6 and 7): name -> (names, distribution).
+#: The four scenarios of Carzaniga, Rembert & Wolf 2006, §4.2 (Figures 6 and 7): name -> (names, distribution).
 DNF_SCENARIOS: dict[str, tuple[int, str]] = {
     "zipf-500": (500, "zipf"),
     "zipf-5000": (5000, "zipf"),
@@ -139,7 +140,7 @@ def dnf_predicates(
     exponent: float = 1.0,
     distinct_names: bool = False,
 ) -> list[Predicate]:
-    """``n`` random one-conjunction predicates, as in seed 002 §4.2.
+    """``n`` random one-conjunction predicates, as in Carzaniga, Rembert & Wolf 2006, §4.2.
 
     ``names`` is the number of attribute names |A| (named ``a0``, ``a1``, …
     by popularity) or the names themselves, most popular first.

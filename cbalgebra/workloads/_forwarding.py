@@ -1,4 +1,5 @@
-"""The forwarding-table workload of seed 000 §5.1 (Table 1).
+"""The forwarding-table workload of Carzaniga & Wolf, Forwarding in a
+Content-Based Network, SIGCOMM 2003, §5.1 (Table 1).
 
 ``forwarding(...)`` draws a forwarding table (I interfaces, each a disjunction
 of filters, each a conjunction of constraints) and a set of messages, with
@@ -330,7 +331,7 @@ class ForwardingWorkload:
 
     def table(self, preprocessing_rounds: int = 10, *, numbers: str = "strict") -> ForwardingTable:
         """The compiled ``ForwardingTable`` (through ``from_arrays``)."""
-        from cbalgebra.matcher import ForwardingTable
+        from cbalgebra.matcher import ForwardingTable  # loads numba: only when a table is compiled
 
         return ForwardingTable.from_arrays(**self.table_arrays(), preprocessing_rounds=preprocessing_rounds,
                                            numbers=numbers)
