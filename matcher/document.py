@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from cbalgebra.parse import ParseError, parse_document
 from cbalgebra.values import Message, Predicate
 
-__all__ = ["DocumentTable", "read_document", "messages_from_document", "table_from_document"]
+__all__ = ["DocumentTable", "messages_from_document", "read_document", "table_from_document",
+           "table_from_document_objects"]
 
 
 @dataclass
@@ -98,6 +99,24 @@ def messages_from_document(text: str) -> list[Message]:
 
 
 def table_from_document(text: str, preprocessing_rounds: int | None = None, *, numbers: str = "strict"):
+    """The forwarding table of a document, read in bulk into columns
+    (``cbalgebra.matcher._bulk``: no Python object per constraint, the full
+    parser for whatever the bulk reader leaves) and compiled from them. The
+    same table, arrays and errors as compiling ``read_document(text)``."""
+    from cbalgebra.matcher._bulk import table_columns
+    from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
+
+    columns = table_columns(text)
+    rounds = preprocessing_rounds
+    if rounds is None:
+        rounds = DEFAULT_ROUNDS if columns.preprocessing_limit is None else columns.preprocessing_limit
+    return ForwardingTable.from_arrays(**columns.arrays(), preprocessing_rounds=rounds, numbers=numbers)
+
+
+def table_from_document_objects(text: str, preprocessing_rounds: int | None = None, *, numbers: str = "strict"):
+    """``table_from_document`` through the full parser and Predicate values
+    (``read_document`` then ``ForwardingTable.compile``): the reference the
+    bulk path is tested and measured against."""
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
 
     doc = read_document(text)
