@@ -27,15 +27,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cbalgebra._fastparse import _BLANK, _NAME, _RESERVED, _STATEMENT, _WORD_END, _Decline, _fast_value, skip
+from cbalgebra._fastparse import _RESERVED, _STATEMENT, _Decline, _fast_value
+from cbalgebra.matcher._scan import F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, new_rows, same_slices, scan_ifconfigs
 from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, unquote
 from cbalgebra.parse import DocumentItem, _scan_document
 from cbalgebra.values import (
     ANY,
     OP_CODE,
+    FLOAT,
     OPERATOR_SPECS,
     TYPE_CODE,
-    TYPE_SPECS,
     Filter,
     InvalidValueError,
     Op,
@@ -53,51 +54,7 @@ _ALLOWED = np.zeros((len(Type), len(Op)), dtype=bool)
 for _spec in OPERATOR_SPECS:
     _ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True
 
-#: Type words (``long``, ``double``; ``any`` for the any type) -> type code.
-_TYPE_OF_WORD = {w: int(spec.code) for spec in TYPE_SPECS for w in spec.words}
-_TYPE_OF_WORD["any"] = T_ANY
-_TYPE_OF_WORD[""] = -1
-#: Operator symbols and SFF spellings -> operator code ('' is the ``any`` form).
-_OP_OF_SYMBOL = {s: int(o.code) for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o.symbol, o.sff)}
-_OP_OF_SYMBOL[""] = OP_ANY
-#: Separators after a constraint: 0 and, 1 or (a new filter follows), 2 the end.
-_SEPARATOR = {",": 0, "&&": 0, "|": 1, "||": 1, ";": 2}
-
-
-def _alternation(words) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-
-
-_TYPE_WORDS = _alternation([w for spec in TYPE_SPECS for w in spec.words] + ["any"])
-_SYMBOLS = _alternation(_OP_OF_SYMBOL.keys() - {""})
-
-
-def _constraint(separators: str, capture: bool) -> str:
-    """One constraint and the separator after it, with the blanks around.
-    Groups (with ``capture``): 1 type word, 2 name, 3 operator, 4 string
-    (quoted), 5 float, 6 int, 7 bool, 8 'any', 9 the type word after 'any'
-    (SFF's ``x any integer``), 10 the separator."""
-    g = "(" if capture else "(?:"
-    name = _NAME if capture else "(?:" + _NAME[1:]
-    return (
-        "(?:" + g + _TYPE_WORDS + ")" + _BLANK + "+)?" + name + _BLANK + "*"
-        "(?:" + g + _SYMBOLS + ")" + _BLANK + "*"
-        "(?:" + g + r"\"(?:[^\"\\\n]|\\.)*\")"
-        "|" + g + r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+)(?![0-9A-Za-z_.])"
-        "|" + g + r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+))(?![0-9A-Za-z_.])"
-        "|" + g + "true|false)" + _WORD_END + ")"
-        "|" + g + "any)" + _WORD_END + "(?:" + _BLANK + "+" + g + _TYPE_WORDS + ")" + _WORD_END + ")?)"
-        + _BLANK + "*" + g + separators + ")" + _BLANK + "*"
-    )
-
-
-_ONE = re.compile(_constraint(r",|&&|\|\||\||;", capture=True))
-# A whole body: constraints whose separators are not ';', then one whose is.
-_BODY = re.compile("(?:" + _constraint(r",|&&|\|\||\|", capture=False) + ")*" + _constraint(";", capture=False))
-_IFCONFIG = re.compile("ifconfig" + _BLANK + "+([0-9]{1,10})" + _WORD_END + _BLANK + "*")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_PLAIN_INT = 18  # digits (and a sign) that always fit in 64 bits
-_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")
+_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: float() is exact and never 0 by underflow
 
 
 class _Ids(dict):
@@ -110,16 +67,14 @@ class _Ids(dict):
 
 @dataclass
 class _Chunk:
-    """The filters of one ``ifconfig`` statement read in bulk."""
+    """Consecutive ``ifconfig`` statements read in bulk: their interfaces,
+    the interface of each filter and the constraint columns (``c_filter``
+    counted from 0 in the chunk)."""
 
-    interface: int
     line: int
-    n_filters: int
-    c_filter: np.ndarray
-    c_name: np.ndarray
-    c_type: np.ndarray
-    c_op: np.ndarray
-    c_value: np.ndarray
+    interfaces: list[int]
+    filter_interface: np.ndarray
+    columns: tuple  # c_filter, c_name, c_type, c_op, c_value
 
 
 @dataclass
@@ -147,105 +102,143 @@ class TableColumns:
                     names=self.names, strings=self.strings)
 
 
+#: Type code of each value kind of ``_scan`` (-1: the any form, typed by its words).
+_TYPE_OF_KIND = np.array([T_STRING, T_FLOAT, T_INT, T_BOOL, -1], dtype=np.int8)
+_ROWS = 1 << 18
+
+
 class _Reader:
     """The bulk reader of ``ifconfig`` statements (the ``render`` hook of
-    ``cbalgebra.parse._scan_document``)."""
+    ``cbalgebra.parse._scan_document``): ``_scan.scan_ifconfigs`` cuts
+    statements into rows, then names, strings and numbers become columns
+    through their distinct values only."""
 
     def __init__(self) -> None:
         self.names = _Ids()
         self.strings = _Ids()
+        self.text: str | None = None
+        self.chars: np.ndarray | None = None
+        self.rows = new_rows(_ROWS, _ROWS // 4)
+
+    def _code_points(self, text: str) -> np.ndarray | None:
+        if self.text is not text:
+            self.text = text
+            try:
+                self.chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+            except UnicodeEncodeError:  # a lone surrogate: the full parser reports it
+                self.chars = None
+        return self.chars
 
     def __call__(self, text: str, pos: int, line: int) -> tuple[_Chunk, int] | None:
         if not text.startswith("ifconfig", pos):
             return None
-        head = _IFCONFIG.match(text, pos)
-        if head is None:
+        chars = self._code_points(text)
+        if chars is None:
             return None
-        interface = int(head.group(1))
-        if interface > 2**32 - 1:
+        while True:
+            rows = self.rows
+            count, _, end, full = scan_ifconfigs(chars, pos, rows, MAX_DNF_TERMS)
+            if count or not full:
+                break
+            self.rows = new_rows(2 * rows.name_start.shape[0], rows.statement_interface.shape[0])
+        if count and end < len(text) and _STATEMENT.match(text, end) is None:
+            count -= 1  # the full parser reads the statement before what it will report
+            end = int(rows.statement_start[count])
+        if count == 0:
             return None
-        start = head.end()
-        body = _BODY.match(text, start)
-        if body is None:
+        chunk, used = self._columns(text, chars, rows, count, line)
+        if used == 0:
             return None
-        end = body.end()
-        following = skip(text, end)
-        if following < len(text) and _STATEMENT.match(text, following) is None:
-            return None  # the full parser reports what follows
-        if _SURROGATE.search(text, start, end) is not None:
-            return None
-        try:
-            chunk = self._columns(_ONE.findall(text, start, end), interface, line)
-        except (_Decline, LocatedError, InvalidValueError):
-            return None
-        return (chunk, following) if chunk is not None else None
+        return chunk, (end if used == count else int(rows.statement_start[used]))
 
-    def _columns(self, rows: list[tuple], interface: int, line: int) -> _Chunk | None:
-        n = len(rows)
-        (type_words, names, ops, strings, floats, ints, bools, any_words, any_types,
-         separators) = zip(*rows, strict=True)
-        if not _RESERVED.isdisjoint(names):
-            return None  # a keyword-spelled name: the full parser follows both readings
-        separator = np.fromiter(map(_SEPARATOR.__getitem__, separators), np.int8, n)
-        new_filter = np.zeros(n, dtype=np.int64)
-        new_filter[1:] = separator[:-1] == 1
-        c_filter = np.cumsum(new_filter)
-        n_filters = int(c_filter[-1]) + 1
-        if n_filters > MAX_DNF_TERMS:
-            return None  # the full parser reports the limit, located
-        op = np.fromiter(map(_OP_OF_SYMBOL.__getitem__, ops), np.int8, n)
-        is_string = np.fromiter(map(bool, strings), bool, n)
-        is_float = np.fromiter(map(bool, floats), bool, n)
-        is_int = np.fromiter(map(bool, ints), bool, n)
-        is_bool = np.fromiter(map(bool, bools), bool, n)
-        type_ = np.full(n, -1, dtype=np.int8)
-        type_[is_string] = T_STRING
-        type_[is_float] = T_FLOAT
-        type_[is_int] = T_INT
-        type_[is_bool] = T_BOOL
-        is_any = op == OP_ANY
-        if any(type_words) or is_any.any():
-            prefix = np.fromiter(map(_TYPE_OF_WORD.__getitem__, type_words), np.int8, n)
-            suffix = np.fromiter(map(_TYPE_OF_WORD.__getitem__, any_types), np.int8, n)
-            # a type word before a literal must name the literal's own type
-            # (the full parser converts or rejects the others)
-            if ((prefix >= 0) & ~is_any & (prefix != type_)).any():
-                return None
-            # `type name any` or SFF's `name any type`: exactly one of the two
-            if (is_any & ((prefix >= 0) == (suffix >= 0))).any():
-                return None
-            type_[is_any] = np.maximum(prefix, suffix)[is_any]
-        if not _ALLOWED[type_, op].all():
-            return None
-        value = np.zeros(n, dtype=np.int64)
-        if is_int.any():
-            texts = list(filter(None, ints))
-            joined = "".join(texts)
-            if max(map(len, texts)) <= _PLAIN_INT and "x" not in joined and "X" not in joined:
-                numbers = list(map(int, texts))
+    def _distinct(self, text, chars, start, end, hashes):
+        """The distinct texts of the slices (by hash, confirmed by the text),
+        each slice's index among them, and the slices whose hash another text shares."""
+        _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        rep_start, rep_end = start[first], end[first]
+        collision = ~same_slices(chars, start, end, rep_start[inverse], rep_end[inverse])
+        texts = [text[a:b] for a, b in zip(rep_start.tolist(), rep_end.tolist(), strict=True)]
+        return texts, inverse, collision
+
+    def _columns(self, text: str, chars: np.ndarray, rows, count: int, line: int) -> tuple[_Chunk | None, int]:
+        n = int(rows.statement_row[count])
+        name_start, name_end = rows.name_start[:n], rows.name_end[:n]
+        kind, op = rows.kind[:n], rows.op[:n]
+        names, name_of_row, bad = self._distinct(text, chars, name_start, name_end, rows.name_hash[:n])
+        reserved = np.fromiter((name in _RESERVED for name in names), bool, len(names))
+        bad |= reserved[name_of_row]  # a keyword-spelled name: the full parser follows both readings
+        type_ = _TYPE_OF_KIND[kind]
+        prefix, suffix = rows.type_word[:n], rows.any_type[:n]
+        is_any = kind == K_ANY
+        # a type word before a literal must name the literal's own type (the
+        # full parser converts or rejects the others); `type name any` or
+        # SFF's `name any type` need exactly one of the two
+        bad |= (prefix >= 0) & ~is_any & (prefix != type_)
+        bad |= is_any & ((prefix >= 0) == (suffix >= 0))
+        type_ = np.where(is_any, np.maximum(prefix, suffix), type_).astype(np.int8)
+        bad |= ~_ALLOWED[np.maximum(type_, 0), op] | (type_ < 0)
+        value = rows.int_value[:n].copy()
+        value_start, value_end = rows.value_start[:n], rows.value_end[:n]
+        slow = (rows.flags[:n] & F_SLOW) != 0
+        for k in np.flatnonzero(slow & (kind == K_INT)).tolist():
+            try:
+                literal_type, number = _fast_value(text[value_start[k]:value_end[k]], None)
+                value[k] = number
+            except (_Decline, InvalidValueError, OverflowError):
+                bad[k] = True
+        for wanted, convert in ((K_FLOAT, _float), (K_STRING, _string)):
+            where = np.flatnonzero(kind == wanted)
+            if not where.size:
+                continue
+            texts, of_row, collision = self._distinct(text, chars, value_start[where], value_end[where],
+                                                      rows.value_hash[:n][where])
+            converted = [convert(t) for t in texts]
+            failed = np.fromiter((c is None for c in converted), bool, len(converted))
+            bad[where] |= collision | failed[of_row]
+            if wanted == K_FLOAT:
+                bits = np.array([0.0 if c is None else c for c in converted], dtype=np.float64).view(np.int64)
             else:
-                numbers = [_fast_value(t, None)[1] for t in texts]
-                if any(type(x) is not int for x in numbers):
-                    return None
-            value[is_int] = numbers
-        if is_float.any():
-            texts = list(filter(None, floats))
-            numbers = [float(t) + 0.0 if _PLAIN_FLOAT.fullmatch(t) else _fast_value(t, None)[1] for t in texts]
-            value[is_float] = np.array(numbers, dtype=np.float64).view(np.int64)
-        if is_bool.any():
-            value[is_bool] = np.fromiter((b == "true" for b in filter(None, bools)), np.int64)
-        if is_string.any():
-            quoted = list(filter(None, strings))
-            decoded = [q[1:-1] if "\\" not in q else _unquote(q) for q in quoted]
-            value[is_string] = np.fromiter(map(self.strings.__getitem__, decoded), np.int64, len(decoded))
-        c_name = np.fromiter(map(self.names.__getitem__, names), np.int64, n)
-        return _Chunk(interface, line, n_filters, c_filter, c_name, type_, op, value)
+                bits = np.fromiter((0 if c is None else self.strings[c] for c in converted), np.int64,
+                                   len(converted))
+            value[where] = bits[of_row]
+        used = count
+        if bad.any():  # keep the statements before the first row read wrongly
+            used = int(np.searchsorted(rows.statement_row[: count + 1], int(np.argmax(bad)), side="right")) - 1
+            n = int(rows.statement_row[used])
+            if used == 0:
+                return None, 0
+        name_ids = np.fromiter(map(self.names.__getitem__, names), np.int64, len(names))
+        filters = rows.statement_filters[:used]
+        first_filter = np.zeros(used, dtype=np.int64)
+        np.cumsum(filters[:-1], out=first_filter[1:])
+        statement_of_row = np.repeat(np.arange(used), np.diff(rows.statement_row[: used + 1]))
+        c_filter = rows.filter[:n] + first_filter[statement_of_row]
+        interfaces = rows.statement_interface[:used]
+        chunk = _Chunk(line, interfaces.tolist(), np.repeat(interfaces, filters),
+                       (c_filter, name_ids[name_of_row[:n]], type_[:n].copy(), op[:n].copy(), value[:n]))
+        return chunk, used
 
 
-def _unquote(quoted: str) -> str:
+def _float(text: str) -> float | None:
+    if _PLAIN_FLOAT.fullmatch(text):
+        return float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
+    try:
+        literal_type, number = _fast_value(text, None)
+    except (_Decline, InvalidValueError):
+        return None
+    return number if literal_type == FLOAT else None
+
+
+def _string(raw: str) -> str | None:
+    if "\\" not in raw:
+        return raw
     from lark import Token
 
-    return unquote(Token("STRING", quoted))
+    try:
+        return unquote(Token("STRING", '"' + raw + '"'))
+    except LocatedError:
+        return None
 
 
 class _Table:
@@ -262,7 +255,7 @@ class _Table:
 
     def clear(self) -> None:
         self.interfaces: dict[int, None] = {}
-        self.chunks: list[tuple[int, int, tuple]] = []  # (interface, n_filters, columns)
+        self.chunks: list[tuple[np.ndarray, tuple]] = []  # (interface of each filter, columns)
 
     def configure(self, kind: str, line: int) -> None:
         other = "subscribe" if kind == "ifconfig" else "ifconfig"
@@ -273,9 +266,9 @@ class _Table:
 
     def add_chunk(self, chunk: _Chunk) -> None:
         self.configure("ifconfig", chunk.line)
-        self.interfaces.setdefault(chunk.interface, None)
-        self.chunks.append((chunk.interface, chunk.n_filters,
-                            (chunk.c_filter, chunk.c_name, chunk.c_type, chunk.c_op, chunk.c_value)))
+        for interface in chunk.interfaces:
+            self.interfaces.setdefault(interface, None)
+        self.chunks.append((chunk.filter_interface, chunk.columns))
 
     def add_filters(self, interface: int, filters: tuple[Filter, ...]) -> None:
         """Filters the full parser built (a statement the bulk reader left)."""
@@ -308,8 +301,9 @@ class _Table:
         value = np.array(c_value, dtype=np.int64)
         if float_rows:
             value[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
-        self.chunks.append((interface, len(filters), (np.array(c_filter, np.int64), np.array(c_name, np.int64),
-                                                      np.array(c_type, np.int8), np.array(c_op, np.int8), value)))
+        self.chunks.append((np.full(len(filters), interface, dtype=np.int64),
+                            (np.array(c_filter, np.int64), np.array(c_name, np.int64), np.array(c_type, np.int8),
+                             np.array(c_op, np.int8), value)))
 
     def add_item(self, item: DocumentItem) -> None:
         kind = item.kind
@@ -338,12 +332,12 @@ class _Table:
         parts = [[] for _ in range(5)]
         filter_interface = []
         n_filters = 0
-        for interface, count, cols in self.chunks:
-            filter_interface.append(np.full(count, interface, dtype=np.int64))
+        for chunk_interfaces, cols in self.chunks:
+            filter_interface.append(chunk_interfaces)
             parts[0].append(cols[0] + n_filters)
             for k in range(1, 5):
                 parts[k].append(cols[k])
-            n_filters += count
+            n_filters += chunk_interfaces.shape[0]
         dtypes = (np.int64, np.int64, np.int8, np.int8, np.int64)
         c_filter, c_name, c_type, c_op, c_value = (
             np.concatenate(p) if p else np.zeros(0, d) for p, d in zip(parts, dtypes, strict=True))
@@ -370,7 +364,7 @@ def table_columns(text: str) -> TableColumns:
     for item in _scan_document(text, render=reader):
         if isinstance(item, _Chunk):
             table.add_chunk(item)
-            bulk += 1
+            bulk += len(item.interfaces)
         else:
             table.add_item(item)
             full += 1
