@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate, float_order_key
 
-__all__ = ["ForwardingTable", "MessageBatch", "warm_up", "compile_times"]
+__all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"]
 
 log = logging.getLogger("cbalgebra.matcher")
 
@@ -57,6 +57,18 @@ class MessageBatch:
 
     def __len__(self) -> int:
         return int(self.m_off.shape[0] - 1)
+
+
+class EncodedMessage(NamedTuple):
+    """One message encoded for one table (``ForwardingTable.encode_message``):
+    the rows of a :class:`MessageBatch` of one message."""
+
+    attrs: np.ndarray       # int64, (n, 3)
+    chars: np.ndarray       # uint32 code points of its strings
+    char_start: np.ndarray  # int64 offsets
+    maxlen: int
+    token: object
+    numbers: str = "strict"
 
 
 # ----------------------------------------------------------- numba warm-up
@@ -91,10 +103,16 @@ class ForwardingTable:
         self._compiled = compiled
         self._numbers = check_numbers(numbers)
         self._encode_one = _encode_attributes_sff if numbers == "sff" else _encode_attributes
+        #: (name, type, value) -> the rows an attribute becomes (see _attribute_entry)
+        self._entries: dict[tuple, Any] = {}
         self._rounds_requested = rounds_requested
         self.compile_seconds = compile_seconds
         self._local = threading.local()
         self._serial_variant = f"serial/{compiled.counter_dtype.name}"
+        self._warm = self._serial_variant in _kernel_compile_times()
+        # interface ids 0 .. n - 1: a dense index is its own id
+        ids = compiled.interfaces
+        self._dense_ids = bool(ids.shape[0] == 0 or (ids[0] == 0 and ids[-1] == ids.shape[0] - 1))
         self._parallel_variant = f"parallel/{compiled.counter_dtype.name}"
 
     # ----------------------------------------------------------- building
@@ -298,8 +316,7 @@ class ForwardingTable:
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls)."""
-        lookup = self._compiled.lookup
-        encode_one = self._encode_one
+        encode_one = self._encode_cached
         m_off = [0]
         flat: list[int] = []
         strings: list[str] = []
@@ -307,7 +324,7 @@ class ForwardingTable:
         for msg in messages:
             if not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            n += encode_one(msg, lookup, flat, strings)
+            n += encode_one(msg, flat, strings)
             m_off.append(n)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
         s_chars, s_off, maxlen = _pool(strings)
@@ -413,14 +430,54 @@ class ForwardingTable:
         """The sorted ids (int64) of the interfaces in ``broadcast`` (default:
         all) whose predicate matches ``message``. Ids in ``broadcast`` that
         the table does not know are ignored."""
-        if not isinstance(message, Message):
+        if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        compiled = self._compiled
-        flat: list[int] = []
+        return self.forward_encoded(self.encode_message(message), broadcast)
+
+    def encode_message(self, message: Message) -> EncodedMessage:
+        """``message`` encoded for this table, for :meth:`forward_encoded`.
+
+        The fast path for callers that forward one message several times
+        (to several broadcast sets, or again later): the encoding (names to
+        ids, strings to code points, floats to order keys) is done once.
+        The result belongs to this table and the tables derived from it
+        (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         strings: list[str] = []
-        n = self._encode_one(message, compiled.lookup, flat, strings)
-        attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
-        s_chars, s_off, maxlen = _pool(strings)
+        rows: list[int] = []
+        n = self._encode_cached(message, rows, strings)
+        attrs = np.array(rows, dtype=np.int64).reshape(n, 3) if n else _NO_ATTRIBUTES
+        chars, char_start, maxlen = _pool(strings)
+        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
+
+    def _encode_cached(self, message: Message, flat: list[int], strings: list[str]) -> int:
+        """Append the rows of ``message`` (as ``_encode_attributes`` does) and
+        return their number. What each attribute becomes is remembered by
+        (name, type, value), up to ``_ENTRIES`` attributes: messages repeat
+        names and values, and then an attribute costs one dict lookup."""
+        entries = self._entries
+        n = 0
+        for name, attr in message.attributes:
+            key = (name, attr.type, attr.value)
+            entry = entries.get(key)
+            if entry is None:
+                entry = _attribute_entry(name, attr, self._compiled.lookup, self._numbers == "sff")
+                if len(entries) >= _ENTRIES:
+                    entries.clear()
+                entries[key] = entry
+            if entry.__class__ is int:  # a string: its value goes to the pool
+                flat += (entry, T_STRING, len(strings))
+                strings.append(attr.value)
+                n += 1
+            elif entry:
+                flat += entry
+                n += len(entry) // 3
+        return n
+
+    def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
+        """``forward`` for a message from :meth:`encode_message`."""
+        compiled = self._compiled
+        if encoded.token is not compiled.token or encoded.numbers != self._numbers:
+            raise ValueError("this EncodedMessage was encoded for another table or numbers mode")
         if broadcast is None:
             set_of_message, set_start, set_members = _NO_BROADCAST
         else:
@@ -430,18 +487,33 @@ class ForwardingTable:
         local = self._local
         state = local.__dict__
         scratch = state.get("scratch_tuple")
-        if scratch is None or state["string_capacity"] < maxlen:
-            scratch = self._scratch(maxlen)
+        if scratch is None or state["string_capacity"] < encoded.maxlen:
+            scratch = self._scratch(encoded.maxlen)
         one = state.get("one")
         if one is None:
             one = local.one = (np.empty(max(1, compiled.n_live), np.int32), np.zeros(1, np.int64),
-                               np.array([0, 0], np.int64))
-        out, count, m_off = one
-        m_off[1] = n
-        args = (compiled.arrays_tuple, compiled.params_tuple, attrs, m_off, s_chars, s_off, set_of_message,
-                set_start, set_members, scratch, local.stamp, out, count)
-        local.stamp = first_call(self._serial_variant, forward_serial, args)
-        return compiled.interfaces[out[: count[0]]]
+                               [np.array([0, n], np.int64) for n in range(_ONE_MAX_ATTRIBUTES + 1)])
+        out, count, message_offsets = one
+        n = encoded.attrs.shape[0]
+        m_off = message_offsets[n] if n <= _ONE_MAX_ATTRIBUTES else np.array([0, n], np.int64)
+        local.stamp = forward_serial(compiled.arrays_tuple, compiled.params_tuple, encoded.attrs, m_off, encoded.chars,
+                                     encoded.char_start, set_of_message, set_start, set_members, scratch, local.stamp,
+                                     out, count) if self._warm else self._first_forward(
+            encoded, m_off, set_of_message, set_start, set_members, scratch, out, count)
+        k = int(count[0])
+        if self._dense_ids:
+            return out[:k].astype(np.int64)
+        return compiled.interfaces[out[:k]]
+
+    def _first_forward(self, encoded, m_off, set_of_message, set_start, set_members, scratch, out, count) -> int:
+        """The first serial call of this table: through ``first_call``, which
+        times numba's compilation (or cache load) apart."""
+        compiled = self._compiled
+        args = (compiled.arrays_tuple, compiled.params_tuple, encoded.attrs, m_off, encoded.chars, encoded.char_start,
+                set_of_message, set_start, set_members, scratch, self._local.stamp, out, count)
+        stamp = first_call(self._serial_variant, forward_serial, args)
+        self._warm = True
+        return stamp
 
     def forward_batch(self, messages, broadcast=None, *, threads: int | None = None) -> list[np.ndarray]:
         """Forward many messages on all cores; one sorted id array per message.
@@ -518,6 +590,8 @@ class ForwardingTable:
 
 
 _SERIAL_OUT_ENTRIES = 1 << 22
+_ONE_MAX_ATTRIBUTES = 64  # message offsets [0, n] kept ready for forward() up to this many rows
+_NO_ATTRIBUTES = np.zeros((0, 3), np.int64)
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
 
 
@@ -584,6 +658,35 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
 
 
 _float_key = float_order_key  # the scalar of _build.float_keys
+_ENTRIES = 1 << 16
+
+
+def _attribute_entry(name: str, attr: Any, lookup: dict, sff: bool) -> int | tuple[int, ...]:
+    """What one attribute becomes for a table: its name id (an int) if it is
+    a string the table constrains, else the flat rows (name id, type, value
+    key) it adds, possibly none (``_encode_attributes``; under ``sff`` also
+    the converted row of ``_encode_attributes_sff``)."""
+    known = lookup.get(name)
+    if known is None:
+        return ()
+    name_id, used_types = known
+    type_code = TYPE_CODE[attr.type]
+    rows: tuple[int, ...] = ()
+    if (used_types >> type_code) & 1:
+        if type_code == T_STRING:
+            return name_id
+        if type_code == T_FLOAT:
+            rows = (name_id, type_code, _float_key(attr.value))
+        else:
+            rows = (name_id, type_code, int(attr.value))
+    if sff:
+        if type_code == T_INT and (used_types >> T_FLOAT) & 1:
+            rows += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
+        elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
+            x = attr.value
+            if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
+                rows += (name_id, T_INT + T_CONVERTED, int(x))
+    return rows
 
 
 def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
