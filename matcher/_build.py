@@ -9,8 +9,9 @@ output a :class:`Compiled` holding the table's arrays
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ class Compiled:
     n_filters: int
     n_live: int
     counter_dtype: np.dtype
-    selectivity: "Selectivity"
+    selectivity: Selectivity
     stats: dict = field(default_factory=dict)
     #: identity of the message encoding (names, strings): shared by the tables
     #: ``with_preprocessing_rounds`` derives, so their MessageBatch is reusable
@@ -94,7 +95,7 @@ class Compiled:
         return int(sum(a.nbytes for a in self.arrays) + 8 * len(self.params))
 
     def array_bytes(self) -> dict[str, int]:
-        return {name: int(a.nbytes) for name, a in zip(TableArrays._fields, self.arrays)}
+        return {name: int(a.nbytes) for name, a in zip(TableArrays._fields, self.arrays, strict=True)}
 
     def with_rounds(self, rounds: int) -> Compiled:
         """A copy sharing every array but the selectivity bitmaps, which are
@@ -374,6 +375,8 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     # -- filters: size and interface packed in one word
     f_size = np.bincount(links64, minlength=nf).astype(np.int64)
     max_size = int(f_size.max()) if nf else 0
+    info_dtype: Any
+    counter_dtype: Any
     if max_size <= 255 and n_if < 2**24:
         shift, info_dtype, counter_dtype = 8, np.uint32, np.uint8
     else:

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from cbalgebra._fastparse import _RESERVED, _STATEMENT, _Decline, _fast_value
-from cbalgebra.matcher._scan import F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, new_rows, same_slices, scan_ifconfigs
+from cbalgebra.matcher._scan import (
+    F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
+)
 from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, unquote
 from cbalgebra.parse import DocumentItem, _scan_document
 from cbalgebra.values import (
@@ -147,11 +150,13 @@ class _Reader:
         if count == 0:
             return None
         chunk, used = self._columns(text, chars, rows, count, line)
-        if used == 0:
+        if chunk is None:
             return None
         return chunk, (end if used == count else int(rows.statement_start[used]))
 
-    def _distinct(self, text, chars, start, end, hashes):
+    @staticmethod
+    def _distinct(text: str, chars: np.ndarray, start: np.ndarray, end: np.ndarray, hashes: np.ndarray
+                  ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The distinct texts of the slices (by hash, confirmed by the text),
         each slice's index among them, and the slices whose hash another text shares."""
         _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
@@ -161,7 +166,8 @@ class _Reader:
         texts = [text[a:b] for a, b in zip(rep_start.tolist(), rep_end.tolist(), strict=True)]
         return texts, inverse, collision
 
-    def _columns(self, text: str, chars: np.ndarray, rows, count: int, line: int) -> tuple[_Chunk | None, int]:
+    def _columns(self, text: str, chars: np.ndarray, rows: ScanRows, count: int, line: int
+                 ) -> tuple[_Chunk | None, int]:
         n = int(rows.statement_row[count])
         name_start, name_end = rows.name_start[:n], rows.name_end[:n]
         kind, op = rows.kind[:n], rows.op[:n]
@@ -183,8 +189,7 @@ class _Reader:
         slow = (rows.flags[:n] & F_SLOW) != 0
         for k in np.flatnonzero(slow & (kind == K_INT)).tolist():
             try:
-                literal_type, number = _fast_value(text[value_start[k]:value_end[k]], None)
-                value[k] = number
+                value[k] = _fast_value(text[value_start[k]:value_end[k]], None)[1]
             except (_Decline, InvalidValueError, OverflowError):
                 bad[k] = True
         for wanted, convert in ((K_FLOAT, _float), (K_STRING, _string)):
@@ -278,9 +283,9 @@ class _Table:
         c_name: list[int] = []
         c_type: list[int] = []
         c_op: list[int] = []
-        c_value: list = []
+        c_value: list[int] = []
         float_rows: list[int] = []
-        float_values: list[float] = []
+        float_values: list[Any] = []
         for k, f in enumerate(filters):
             for c in f.constraints:
                 c_filter.append(k)
@@ -297,7 +302,7 @@ class _Table:
                     float_values.append(c.value)
                     c_value.append(0)
                 else:
-                    c_value.append(int(c.value))
+                    c_value.append(int(c.value))  # type: ignore[arg-type]  # an int or a bool here
         value = np.array(c_value, dtype=np.int64)
         if float_rows:
             value[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
@@ -307,7 +312,7 @@ class _Table:
 
     def add_item(self, item: DocumentItem) -> None:
         kind = item.kind
-        if kind == "ifconfig":
+        if kind == "ifconfig" and item.interface is not None:
             self.configure(kind, item.line)
             self.add_filters(item.interface, item.value.filters)
         elif kind == "subscribe":
@@ -329,8 +334,8 @@ class _Table:
 
     def columns(self) -> TableColumns:
         interfaces = np.array(list(self.interfaces), dtype=np.int64)
-        parts = [[] for _ in range(5)]
-        filter_interface = []
+        parts: list[list[np.ndarray]] = [[] for _ in range(5)]
+        filter_interface: list[np.ndarray] = []
         n_filters = 0
         for chunk_interfaces, cols in self.chunks:
             filter_interface.append(chunk_interfaces)

@@ -401,7 +401,7 @@ def _links_from(links, a, b, f):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
            link_buffer, interface_filters, n_live):
     """Count the filters of the matched constraints c_lo .. c_hi.
@@ -409,19 +409,33 @@ def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counter
     A constraint's links are sorted by filter, and filters are numbered in
     interface order. Once most interfaces are matched or excluded (at most a
     quarter left), a constraint with many links per remaining candidate is
-    not read link by link: the links of each candidate interface are found by
-    galloping search, and those of the other interfaces are skipped without
-    being read (the first shortcut of Carzaniga & Wolf, SIGCOMM 2003, §4.1,
-    applied to whole runs of links).
+    not read link by link (:func:`_visit_skipping`).
+
+    Inlined, so that the common case calls :func:`_visit_links` directly:
+    numba takes a reference to every array argument on entry to a compiled
+    function that passes them on to other calls and releases them on exit,
+    and for the ten arrays here those atomic updates cost as much as the
+    counting itself on small tables (``benchmarks/forward.py``, issue 15).
     """
     if c_lo >= c_hi:
         return progress[REMAINING]
-    n_words = done.shape[0]
     remaining = progress[REMAINING]
     if (4 * remaining > n_live
-            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * n_words):
+            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
         return _visit_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask, counters,
                             touched, done, out, progress, link_buffer)
+    return _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done,
+                           out, progress, link_buffer, interface_filters)
+
+
+@njit(cache=True)
+def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
+                    progress, link_buffer, interface_filters):
+    """``_visit`` once few candidates are left: the links of each candidate
+    interface are found by galloping search, and those of the other
+    interfaces are skipped without being read (the first shortcut of
+    Carzaniga & Wolf, SIGCOMM 2003, §4.1, applied to whole runs of links)."""
+    n_words = done.shape[0]
     run = link_start[c_lo]  # consecutive small constraints are read as one run of links
     for c in range(c_lo, c_hi):
         a = link_start[c]

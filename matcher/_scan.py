@@ -121,9 +121,8 @@ def _name_end(chars, p, n):
     p += 1
     while p < n:
         c = chars[p]
-        if _letter(c) or _digit(c) or c == 45 or c == 46:
-            p += 1
-        elif c == 47 and not (p + 1 < n and (chars[p + 1] == 47 or chars[p + 1] == 42)):
+        if (_letter(c) or _digit(c) or c == 45 or c == 46
+                or (c == 47 and not (p + 1 < n and (chars[p + 1] == 47 or chars[p + 1] == 42)))):
             p += 1
         else:
             break
@@ -182,17 +181,16 @@ def _number(chars, p, n):
         q += 1
         while q < n and _digit(chars[q]):
             q += 1
-    if digits > 0 or kind == K_FLOAT:
-        if q < n and (chars[q] == 101 or chars[q] == 69):  # an exponent
-            r = q + 1
-            if r < n and (chars[r] == 43 or chars[r] == 45):
-                r += 1
-            r0 = r
-            while r < n and _digit(chars[r]):
-                r += 1
-            if r > r0:
-                q = r
-                kind = K_FLOAT
+    if (digits > 0 or kind == K_FLOAT) and q < n and (chars[q] == 101 or chars[q] == 69):  # an exponent
+        r = q + 1
+        if r < n and (chars[r] == 43 or chars[r] == 45):
+            r += 1
+        r0 = r
+        while r < n and _digit(chars[r]):
+            r += 1
+        if r > r0:
+            q = r
+            kind = K_FLOAT
     if digits == 0 and kind != K_FLOAT:
         return -1, K_INT, 0, False
     slow = False

@@ -103,8 +103,6 @@ class ForwardingTable:
         self._compiled = compiled
         self._numbers = check_numbers(numbers)
         self._encode_one = _encode_attributes_sff if numbers == "sff" else _encode_attributes
-        #: (name, type, value) -> the rows an attribute becomes (see _attribute_entry)
-        self._entries: dict[tuple, Any] = {}
         self._rounds_requested = rounds_requested
         self.compile_seconds = compile_seconds
         self._local = threading.local()
@@ -316,7 +314,8 @@ class ForwardingTable:
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls)."""
-        encode_one = self._encode_cached
+        lookup = self._compiled.lookup
+        encode_one = self._encode_one
         m_off = [0]
         flat: list[int] = []
         strings: list[str] = []
@@ -324,7 +323,7 @@ class ForwardingTable:
         for msg in messages:
             if not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            n += encode_one(msg, flat, strings)
+            n += encode_one(msg, lookup, flat, strings)
             m_off.append(n)
         attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
         s_chars, s_off, maxlen = _pool(strings)
@@ -444,34 +443,10 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         strings: list[str] = []
         rows: list[int] = []
-        n = self._encode_cached(message, rows, strings)
+        n = self._encode_one(message, self._compiled.lookup, rows, strings)
         attrs = np.array(rows, dtype=np.int64).reshape(n, 3) if n else _NO_ATTRIBUTES
         chars, char_start, maxlen = _pool(strings)
         return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
-
-    def _encode_cached(self, message: Message, flat: list[int], strings: list[str]) -> int:
-        """Append the rows of ``message`` (as ``_encode_attributes`` does) and
-        return their number. What each attribute becomes is remembered by
-        (name, type, value), up to ``_ENTRIES`` attributes: messages repeat
-        names and values, and then an attribute costs one dict lookup."""
-        entries = self._entries
-        n = 0
-        for name, attr in message.attributes:
-            key = (name, attr.type, attr.value)
-            entry = entries.get(key)
-            if entry is None:
-                entry = _attribute_entry(name, attr, self._compiled.lookup, self._numbers == "sff")
-                if len(entries) >= _ENTRIES:
-                    entries.clear()
-                entries[key] = entry
-            if entry.__class__ is int:  # a string: its value goes to the pool
-                flat += (entry, T_STRING, len(strings))
-                strings.append(attr.value)
-                n += 1
-            elif entry:
-                flat += entry
-                n += len(entry) // 3
-        return n
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
@@ -658,35 +633,6 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
 
 
 _float_key = float_order_key  # the scalar of _build.float_keys
-_ENTRIES = 1 << 16
-
-
-def _attribute_entry(name: str, attr: Any, lookup: dict, sff: bool) -> int | tuple[int, ...]:
-    """What one attribute becomes for a table: its name id (an int) if it is
-    a string the table constrains, else the flat rows (name id, type, value
-    key) it adds, possibly none (``_encode_attributes``; under ``sff`` also
-    the converted row of ``_encode_attributes_sff``)."""
-    known = lookup.get(name)
-    if known is None:
-        return ()
-    name_id, used_types = known
-    type_code = TYPE_CODE[attr.type]
-    rows: tuple[int, ...] = ()
-    if (used_types >> type_code) & 1:
-        if type_code == T_STRING:
-            return name_id
-        if type_code == T_FLOAT:
-            rows = (name_id, type_code, _float_key(attr.value))
-        else:
-            rows = (name_id, type_code, int(attr.value))
-    if sff:
-        if type_code == T_INT and (used_types >> T_FLOAT) & 1:
-            rows += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
-        elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
-            x = attr.value
-            if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
-                rows += (name_id, T_INT + T_CONVERTED, int(x))
-    return rows
 
 
 def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
