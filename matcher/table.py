@@ -157,7 +157,7 @@ class ForwardingTable:
                     type_code = TYPE_CODE[c.type]
                     constraint_type.append(type_code)
                     constraint_op.append(OP_CODE[c.op])
-                    value = c.value
+                    value: Any = c.value
                     if value is None:
                         constraint_value.append(0)
                     elif type_code == T_STRING:
@@ -193,7 +193,8 @@ class ForwardingTable:
         return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers)
 
     @classmethod
-    def from_arrays(cls, *, interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value,
+    def from_arrays(cls, *, interfaces: Any, filter_interface: Any, c_filter: Any, c_name: Any, c_type: Any,
+                    c_op: Any, c_value: Any,
                     names: Sequence[str], strings: Sequence[str] = (),
                     preprocessing_rounds: int = DEFAULT_ROUNDS, numbers: str = "strict") -> ForwardingTable:
         """The fast constructor: a table given as columns, one row per constraint.
@@ -330,7 +331,7 @@ class ForwardingTable:
         return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
                             maxlen=maxlen, token=self._compiled.token, numbers=self._numbers)
 
-    def _batch_of(self, messages) -> MessageBatch:
+    def _batch_of(self, messages: Any) -> MessageBatch:
         if isinstance(messages, MessageBatch):
             if messages.token is not self._compiled.token:
                 raise ValueError("this MessageBatch was encoded for another table")
@@ -342,7 +343,8 @@ class ForwardingTable:
             raise TypeError("forward_batch expects a sequence of messages; use forward for one")
         return self.encode(messages)
 
-    def _broadcast(self, broadcast, n_messages: int, per_message_ok: bool):
+    def _broadcast(self, broadcast: Any, n_messages: int, per_message_ok: bool
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The broadcast sets as the kernels take them, (set_of_message,
         set_start, set_members): message m uses the set k = set_of_message[m]
         (-1: every interface), whose members are the dense indices
@@ -370,7 +372,7 @@ class ForwardingTable:
         set_members = np.concatenate(members) if members else np.zeros(0, np.int32)
         return set_of_message, set_start, set_members.astype(np.int32)
 
-    def _dense(self, ids) -> np.ndarray:
+    def _dense(self, ids: Any) -> np.ndarray:
         if isinstance(ids, (str, bytes)) or not isinstance(ids, (Iterable, np.ndarray)):
             raise TypeError("broadcast must be a collection of interface ids")
         arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
@@ -402,7 +404,8 @@ class ForwardingTable:
             local.stamp = getattr(local, "stamp", 0)
         return local.scratch_tuple
 
-    def _run_serial(self, batch: MessageBatch, set_of_message, set_start, set_members
+    def _run_serial(self, batch: MessageBatch, set_of_message: np.ndarray, set_start: np.ndarray,
+                    set_members: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
         """All messages on the calling thread: (count per message, dense ids).
         Runs in slices so that the output buffer (a message may go to every
@@ -480,7 +483,9 @@ class ForwardingTable:
             return out[:k].astype(np.int64)
         return compiled.interfaces[out[:k]]
 
-    def _first_forward(self, encoded, m_off, set_of_message, set_start, set_members, scratch, out, count) -> int:
+    def _first_forward(self, encoded: EncodedMessage, m_off: np.ndarray, set_of_message: np.ndarray,
+                       set_start: np.ndarray, set_members: np.ndarray, scratch: tuple, out: np.ndarray,
+                       count: np.ndarray) -> int:
         """The first serial call of this table: through ``first_call``, which
         times numba's compilation (or cache load) apart."""
         compiled = self._compiled
@@ -490,7 +495,8 @@ class ForwardingTable:
         self._warm = True
         return stamp
 
-    def forward_batch(self, messages, broadcast=None, *, threads: int | None = None) -> list[np.ndarray]:
+    def forward_batch(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
+                      ) -> list[np.ndarray]:
         """Forward many messages on all cores; one sorted id array per message.
 
         ``messages``: a sequence of Message or a :class:`MessageBatch` from
@@ -503,7 +509,7 @@ class ForwardingTable:
             return [ids] if offsets.shape[0] == 2 else []
         return np.split(ids, offsets[1:-1])
 
-    def forward_batch_csr(self, messages, broadcast=None, *, threads: int | None = None
+    def forward_batch_csr(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
                           ) -> tuple[np.ndarray, np.ndarray]:
         """Like ``forward_batch`` but returns (offsets, ids): message m went to
         ``ids[offsets[m]:offsets[m + 1]]``."""
@@ -536,7 +542,7 @@ class ForwardingTable:
         counter_proto = np.zeros(0, compiled.counter_dtype)
         per_message = 8  # estimated interfaces per message, doubled when a chunk runs out
         old = numba.get_num_threads()
-        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]  # set at import
         try:
             while lo.shape[0]:
                 longest = int(np.max(hi - lo))
@@ -587,13 +593,14 @@ def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings:
         type_code = TYPE_CODE[attr.type]
         if not (used_types >> type_code) & 1:
             continue
+        value: Any = attr.value
         if type_code == T_STRING:
             flat += (name_id, type_code, len(strings))
-            strings.append(attr.value)
+            strings.append(value)
         elif type_code == T_FLOAT:
-            flat += (name_id, type_code, _float_key(attr.value))
+            flat += (name_id, type_code, _float_key(value))
         else:
-            flat += (name_id, type_code, int(attr.value))
+            flat += (name_id, type_code, int(value))
         n += 1
     return n
 
@@ -611,21 +618,22 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
             continue
         name_id, used_types = known
         type_code = TYPE_CODE[attr.type]
+        value: Any = attr.value
         if (used_types >> type_code) & 1:
             if type_code == T_STRING:
                 flat += (name_id, type_code, len(strings))
-                strings.append(attr.value)
+                strings.append(value)
             elif type_code == T_FLOAT:
-                flat += (name_id, type_code, _float_key(attr.value))
+                flat += (name_id, type_code, _float_key(value))
             else:
-                flat += (name_id, type_code, int(attr.value))
+                flat += (name_id, type_code, int(value))
             n += 1
         if type_code == T_INT and (used_types >> T_FLOAT) & 1:
             # C++ converts long long to the nearest double, as float() does
-            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
+            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(value)))
             n += 1
         elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
-            x = attr.value
+            x = value
             if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
                 flat += (name_id, T_INT + T_CONVERTED, int(x))
                 n += 1

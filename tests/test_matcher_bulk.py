@@ -164,9 +164,13 @@ def test_bulk_and_full_parser_give_the_same_table_or_error(text, msgs):
     if reference is None:
         return
     assert_same_table(bulk, reference)
-    for m in msgs:
-        assert bulk.forward(m).tolist() == reference.forward(m).tolist()
-    assert [r.tolist() for r in bulk.forward_batch(msgs)] == [reference.forward(m).tolist() for m in msgs]
+    expected = [reference.forward(m).tolist() for m in msgs]
+    assert [bulk.forward(m).tolist() for m in msgs] == expected
+    assert [r.tolist() for r in bulk.forward_batch(msgs)] == expected
+    # no pre-processing, and the encoded fast path, forward alike
+    no_rounds = bulk.with_preprocessing_rounds(0)
+    assert [no_rounds.forward_encoded(bulk.encode_message(m)).tolist() for m in msgs] == expected
+    assert [r.tolist() for r in no_rounds.forward_batch(msgs, threads=1)] == expected
 
 
 def test_sff_workload_files_are_read_in_bulk():
