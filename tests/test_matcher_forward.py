@@ -53,4 +53,4 @@ def test_encoded_message_belongs_to_its_table_and_mode():
     with pytest.raises(ValueError, match="another table"):
         a.with_numbers("sff").forward_encoded(encoded)
     with pytest.raises(TypeError):
-        a.forward("[x = 2]")  # type: ignore[arg-type]
+        a.forward("[x = 2]")  # type: ignore[arg-type]  # the wrong type on purpose
