@@ -3,8 +3,17 @@ Figures 8–11, on the §5.1 workload (``cbalgebra.workloads.forwarding``).
 
     .venv/bin/python benchmarks/forward.py [--quick] [--out DIR] [--seed S] [--only SECTIONS]
 
-SECTIONS (comma-separated, default all): numba, targets, fig89, fig10, fig11.
+SECTIONS (comma-separated, default all): issue15, numba, targets, fig89, fig10, fig11.
 Not a test: nothing is asserted. Writes into DIR (default benchmarks/results):
+
+- ``forward_issue15.csv``   every row of issue 15's table (load a driver file
+  and compile, parse rate, the mixed 10,000-filter table, I = 20 with
+  250,000 filters: kernel, ``forward_batch``, ``forward()``), the baseline
+  revision (``--baseline``, default main; its matcher package loaded beside
+  this one) and now, medians of ``--repeats`` interleaved runs, as ratios;
+  with the environment variable ``SFF_BINARY`` naming an SFF-compatible
+  driver, also that driver on the same files (its own ``timer start;`` /
+  ``timer stop;``, minus the same selects against an empty table);
 
 - ``forward_targets.csv``   the issue's targets, measured, with the target beside;
 - ``forward_fig8_9.csv``    time per message against total constraints (I = F, 10, 20, 40; r = 0 and 10);
@@ -32,6 +41,7 @@ import json
 import logging
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -221,7 +231,7 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     table.forward(msgs[0])
     t0r = table.with_preprocessing_rounds(0)
     ft, fw = forward_times(table, msgs)
-    ft0, fw0 = forward_times(t0r, msgs)
+    ft0, _ = forward_times(t0r, msgs)
     add(f"{tag}: forward() median per message, r=10 (CPU time)", 1e6 * np.median(ft), "us", 90)
     add(f"{tag}: forward() median per message, r=10 (wall)", 1e6 * np.median(fw), "us", 90)
     add(f"{tag}: forward() p90 per message, r=10 (CPU time)", 1e6 * np.percentile(ft, 90), "us")
@@ -257,7 +267,7 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     table.forward(msgs[0])
     t0r = table.with_preprocessing_rounds(0)
     ft, fw = forward_times(table, msgs)
-    ft0, fw0 = forward_times(t0r, msgs)
+    ft0, _ = forward_times(t0r, msgs)
     add(f"{tag}: forward() median per message, r=10 (CPU time)", 1e3 * np.median(ft), "ms", 1.0)
     add(f"{tag}: forward() median per message, r=10 (wall)", 1e3 * np.median(fw), "ms", 1.0)
     add(f"{tag}: forward() median per message, r=0 (CPU time)", 1e3 * np.median(ft0), "ms")
@@ -279,6 +289,202 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     return rows
 
 
+# ------------------------------------------------------------ issue 15
+# The rows of issue 15 ("Faster than SFF end to end"): this revision beside a
+# baseline revision's matcher package (default: main), loaded side by side in
+# this process from `git show REV:matcher/*.py`, timed interleaved.
+ISSUE15_SFF = {"load": "3.6 s", "mixed": "23 us", "i20": "313 us", "parse": "-"}
+MIXED_STRING_OPS = {op: 1 for op in ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")}
+MIXED_NUMBER_OPS = {op: 1 for op in ("=", "!=", "<", ">", "<=", ">=", "any")}
+
+
+def mixed_workload(seed: int, filters: int = 10_000, messages: int = 2000) -> cb.workloads.ForwardingWorkload:
+    """The issue's mixed table: every type and every operator, 20 interfaces."""
+    return cb.workloads.forwarding(
+        interfaces=20, filters_per_interface=filters // 20, messages=messages, seed=seed,
+        type_weights={"string": 0.4, "int": 0.3, "float": 0.2, "bool": 0.1},
+        string_op_weights=MIXED_STRING_OPS, int_op_weights=MIXED_NUMBER_OPS,
+        bool_op_weights={"=": 1, "!=": 1, "any": 1})
+
+
+def driver_file(w: cb.workloads.ForwardingWorkload, *, table: bool = True, messages: bool = True,
+                per_statement: int = 1000, timer: bool = False) -> str:
+    """An SFF driver file of the workload, with at most ``per_statement``
+    filters per ``ifconfig`` (several statements for one interface add up;
+    one predicate may not exceed 10,000 filters); with ``timer``, the selects
+    sit between ``timer start;`` and ``timer stop;``."""
+    text = w.sff(table=table, messages=False) if table else ""
+    out, count, interface = [], 0, None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("ifconfig "):
+            interface, count = line.split()[1], 0
+        elif line.startswith("  | "):
+            count += 1
+            if count % per_statement == 0:
+                line = f";\nifconfig {interface} " + line[4:]
+        out.append(line)
+    if messages:
+        selects = w.sff(table=False, messages=True).split("\n", 1)[1]
+        out.append("timer start;\n" + selects + "timer stop;\n" if timer else selects)
+    return "".join(out)
+
+
+def load_baseline_matcher(rev: str, folder: Path):
+    """The matcher package of ``rev``, importable as ``baseline_matcher``."""
+    package = folder / "baseline_matcher"
+    package.mkdir()
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:matcher"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    for name in listed:
+        if name.endswith(".py"):
+            source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}"], check=True,
+                                    capture_output=True, text=True).stdout
+            (package / name).write_text(source.replace("cbalgebra.matcher", "baseline_matcher"))
+    sys.path.insert(0, str(folder))
+    import importlib
+
+    return importlib.import_module("baseline_matcher.table")
+
+
+def _median_cpu(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return float(np.median(times))
+
+
+def _forward_median(table, messages) -> float:
+    cpu = np.empty(len(messages))
+    for k, m in enumerate(messages):
+        c0 = time.thread_time()
+        table.forward(m)
+        cpu[k] = time.thread_time() - c0
+    return float(np.median(cpu))
+
+
+def _kernel(table, batch) -> float:
+    t0 = time.process_time()
+    table.forward_batch_csr(batch, threads=1)
+    return (time.process_time() - t0) / len(batch)
+
+
+def _sff_driver_seconds(binary: str, text: str, folder: Path) -> tuple[float, float]:
+    """(wall seconds of the whole run, seconds between the driver's own
+    ``timer start;`` and ``timer stop;``): the last number on a line of its
+    output that mentions time, read as milliseconds when the line says ms,
+    microseconds for us, else seconds."""
+    path = folder / "driver.sff"
+    path.write_text(text)
+    t0 = time.perf_counter()
+    done = subprocess.run([binary, str(path)], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    timed = float("nan")
+    for line in done.stdout.splitlines():
+        if "time" in line.lower():
+            numbers = [float(x) for x in re.findall(r"[0-9]+(?:\.[0-9]+)?", line)]
+            if numbers:
+                scale = 1e-3 if "ms" in line else 1e-6 if ("us" in line or "µs" in line) else 1.0
+                timed = numbers[-1] * scale
+    return wall, timed
+
+
+def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> list[dict]:
+    """Every row of issue 15's table, baseline revision vs now, interleaved;
+    medians of ``repeats`` (CPU time of this process)."""
+    from cbalgebra.matcher._bulk import table_columns
+
+    rows: list[dict] = []
+
+    def add(measure, unit, sff, base, now, target, better="low"):
+        ratio = now / base if base else float("nan")
+        met = "" if target is None else ("yes" if (now <= target if better == "low" else now >= target) else "no")
+        rows.append({"measure": measure, "unit": unit, "sff_2_0_1": sff, "baseline": round(base, 3),
+                     "now": round(now, 3), "now_over_baseline": round(ratio, 3), "target": target, "met": met,
+                     "baseline_rev": baseline_rev, "load": loadavg()})
+        log.info("%-66s baseline %10.3f  now %10.3f %-8s (x%.3f) target %s %s", measure, base, now, unit, ratio,
+                 target, met)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = load_baseline_matcher(baseline_rev, Path(tmp))
+        Base, Now = base.ForwardingTable, ForwardingTable
+        n_f = 25_000 if quick else 250_000
+        big = cb.workloads.forwarding(interfaces=20, filters_per_interface=n_f // 20, messages=2000,
+                                      attributes_per_message=10, seed=seed)
+        table_text = driver_file(big, messages=False)
+        tag = f"{n_f:,} filters ({big.n_constraints:,} constraints)"
+        # -- load and compile from a driver file; parse rate
+        Now.from_document(table_text)  # warm: numba's scanner, the parser's grammar
+        load = {"base": [], "now": []}
+        parse = {"base": [], "now": []}
+        for _ in range(repeats):
+            load["base"].append(_median_cpu(lambda: Base.from_document(table_text), 1))
+            load["now"].append(_median_cpu(lambda: Now.from_document(table_text), 1))
+            parse["base"].append(_median_cpu(lambda: cb.parse_document(table_text), 1))
+            parse["now"].append(_median_cpu(lambda: table_columns(table_text), 1))
+        add(f"load {tag} from a driver file and compile (from_document)", "s", ISSUE15_SFF["load"],
+            np.median(load["base"]), np.median(load["now"]), None if quick else 3.0)
+        add(f"parse a driver file ({tag}), filters per second", "filters/s", ISSUE15_SFF["parse"],
+            n_f / np.median(parse["base"]), n_f / np.median(parse["now"]), None if quick else 200_000,
+            better="high")
+        # -- per message
+        for key, w in (("mixed", mixed_workload(seed, 2_000 if quick else 10_000)), ("i20", big)):
+            tables = {"base": Base.from_arrays(**w.table_arrays()), "now": Now.from_arrays(**w.table_arrays())}
+            msgs = w.messages
+            batches = {k: t.encode(msgs) for k, t in tables.items()}
+            for k, t in tables.items():
+                t.forward(msgs[0])
+                t.forward_batch_csr(batches[k], threads=1)
+            first = {k: [r.tolist() for r in t.forward_batch(batches[k], threads=1)] for k, t in tables.items()}
+            if first["base"] != first["now"]:
+                raise SystemExit(f"{key}: the baseline and current tables forward differently")
+            got = {k: {"kernel": [], "batch": [], "forward": []} for k in tables}
+            for _ in range(repeats):
+                for k, t in tables.items():
+                    got[k]["kernel"].append(_kernel(t, batches[k]))
+                    got[k]["batch"].append(_median_cpu(lambda t=t, msgs=msgs: t.forward_batch(msgs, threads=1), 1)
+                                           / len(msgs))
+                    got[k]["forward"].append(_forward_median(t, msgs))
+            med = {k: {m: 1e6 * float(np.median(v)) for m, v in got[k].items()} for k in got}
+            name = (f"mixed table of {w.n_filters:,} filters (all types and operators)" if key == "mixed"
+                    else f"I = 20, {w.n_filters:,} filters, 10 attributes")
+            kernel_target = 8.0 if key == "mixed" and not quick else None
+            add(f"{name}: kernel per message (1 thread)", "us", ISSUE15_SFF[key], med["base"]["kernel"],
+                med["now"]["kernel"], kernel_target)
+            add(f"{name}: forward_batch(list of Message) per message (1 thread)", "us", "",
+                med["base"]["batch"], med["now"]["batch"], None)
+            forward_target = (round(med["now"]["kernel"] + 5, 1) if key == "mixed" else 25.0) if not quick else None
+            add(f"{name}: forward() median per message", "us", "", med["base"]["forward"], med["now"]["forward"],
+                forward_target)
+            add(f"{name}: forward() minus kernel", "us", "", med["base"]["forward"] - med["base"]["kernel"],
+                med["now"]["forward"] - med["now"]["kernel"], 5.0 if not quick else None)
+        # -- an external SFF-compatible driver on the same files
+        binary = os.environ.get("SFF_BINARY")
+        if not binary:
+            log.info("SFF_BINARY is not set: the comparison with an external SFF driver is skipped")
+            rows.append({"measure": "external SFF driver (SFF_BINARY)", "unit": "", "sff_2_0_1": "",
+                         "baseline": "", "now": "", "now_over_baseline": "", "target": "",
+                         "met": "skipped: SFF_BINARY is not set", "baseline_rev": baseline_rev, "load": loadavg()})
+        else:
+            for key, w in (("mixed", mixed_workload(seed, 2_000 if quick else 10_000)), ("i20", big)):
+                with_table = driver_file(w, timer=True)
+                empty = driver_file(w, table=False, timer=True)
+                wall_t, timed_t = _sff_driver_seconds(binary, with_table, Path(tmp))
+                wall_e, timed_e = _sff_driver_seconds(binary, empty, Path(tmp))
+                per = 1e6 * (timed_t - timed_e) / w.n_messages
+                rows.append({"measure": f"external SFF driver, {key}: per message (timer, minus the empty table)",
+                             "unit": "us", "sff_2_0_1": ISSUE15_SFF[key], "baseline": "", "now": round(per, 3),
+                             "now_over_baseline": "", "target": "", "met": "", "baseline_rev": binary,
+                             "load": loadavg()})
+                rows.append({"measure": f"external SFF driver, {key}: whole run minus the empty-table run (wall)",
+                             "unit": "s", "sff_2_0_1": "", "baseline": "", "now": round(wall_t - wall_e, 3),
+                             "now_over_baseline": "", "target": "", "met": "", "baseline_rev": binary,
+                             "load": loadavg()})
+                log.info("external SFF driver %s: %.2f us per message, run %.2f s", key, per, wall_t - wall_e)
+    return rows
+
+
 # ------------------------------------------------------------------ figures
 def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
     t_build = time.perf_counter()
@@ -287,7 +493,7 @@ def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
     tables = {r: table.with_preprocessing_rounds(r) for r in rounds}
     msgs = w.messages
     batches = {r: t.encode(msgs) for r, t in tables.items()}
-    for r, t in tables.items():
+    for t in tables.values():
         t.forward(msgs[0])
     kernel = {r: float("inf") for r in rounds}
     kernel_wall = {r: float("inf") for r in rounds}
@@ -483,8 +689,8 @@ def report(out: Path, env: dict, targets: list[dict], fig89: list[dict], fig10: 
         lines += ["## Figure 10: kernel time per message (µs, mean, CPU time) at a fixed size", "",
                   "| filters per interface | interfaces | r = 0 | r = 10 |", "|---:|---:|---:|---:|"]
         for fpi in sorted({row["filters_per_interface"] for row in fig10}):
-            r0 = [row for row in fig10 if row["filters_per_interface"] == fpi and row["rounds"] == 0][0]
-            r10 = [row for row in fig10 if row["filters_per_interface"] == fpi and row["rounds"] == 10][0]
+            r0 = next(row for row in fig10 if row["filters_per_interface"] == fpi and row["rounds"] == 0)
+            r10 = next(row for row in fig10 if row["filters_per_interface"] == fpi and row["rounds"] == 10)
             lines.append(f"| {fpi:,} | {r0['interfaces']:,} | {r0['kernel_us']:,.1f} | {r10['kernel_us']:,.1f} |")
         lines += ["", f"Paper (Fig. 10): {PAPER['fig10']}.", ""]
     if fig11:
@@ -507,7 +713,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None,
                     help="output folder (default benchmarks/results; with --quick a temporary folder)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default="numba,targets,fig89,fig10,fig11", help="sections to run")
+    ap.add_argument("--only", default="issue15,numba,targets,fig89,fig10,fig11", help="sections to run")
+    ap.add_argument("--baseline", default="main", help="git revision of the baseline matcher (section issue15)")
+    ap.add_argument("--repeats", type=int, default=5, help="interleaved repetitions per measure (section issue15)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     if args.out is None:
@@ -539,6 +747,10 @@ def main(argv: list[str] | None = None) -> int:
     env["warm_up_seconds"] = time.perf_counter() - t0
     env["threading_layer"] = numba.threading_layer()
     targets = fig89 = fig10 = fig11 = []
+    if "issue15" in sections:
+        issue15 = section_issue15(args.quick, args.seed, args.baseline, args.repeats)
+        write_csv(out / "forward_issue15.csv", issue15)
+        env["issue15_rows"] = len(issue15)
     if "targets" in sections:
         targets = section_targets(args.quick, args.seed)
         write_csv(out / "forward_targets.csv", targets)

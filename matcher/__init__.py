@@ -3,9 +3,12 @@ SIGCOMM 2003, §4: a compiled content-based forwarding table.
 
 - ``ForwardingTable.compile({iface: Predicate | Filter}, preprocessing_rounds=10)``,
   ``ForwardingTable.from_arrays(...)`` (columns, for millions of constraints) and
-  ``ForwardingTable.from_document(text)`` (SFF driver files and our documents);
+  ``ForwardingTable.from_document(text)`` (SFF driver files and our documents,
+  read in bulk into columns: ``cbalgebra.matcher._bulk``);
 - ``table.forward(message, broadcast=None)`` and
   ``table.forward_batch(messages, broadcast=None)`` (all cores);
+- ``table.encode_message(message)`` and ``table.forward_encoded(encoded, broadcast=None)``,
+  the fast path for a message forwarded more than once;
 - ``messages_from_document(text)`` and ``read_document(text)``;
 - ``warm_up()`` compiles the numba kernels once; ``compile_times()`` reports it.
 
@@ -19,6 +22,7 @@ import importlib
 from typing import Any
 
 __all__ = [
+    "EncodedMessage",
     "ForwardingTable",
     "MessageBatch",
     "compile_times",
@@ -28,6 +32,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "EncodedMessage": "cbalgebra.matcher.table",
     "ForwardingTable": "cbalgebra.matcher.table",
     "MessageBatch": "cbalgebra.matcher.table",
     "compile_times": "cbalgebra.matcher.table",

@@ -9,8 +9,9 @@ output a :class:`Compiled` holding the table's arrays
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ class Compiled:
     n_filters: int
     n_live: int
     counter_dtype: np.dtype
-    selectivity: "Selectivity"
+    selectivity: Selectivity
     stats: dict = field(default_factory=dict)
     #: identity of the message encoding (names, strings): shared by the tables
     #: ``with_preprocessing_rounds`` derives, so their MessageBatch is reusable
@@ -94,7 +95,7 @@ class Compiled:
         return int(sum(a.nbytes for a in self.arrays) + 8 * len(self.params))
 
     def array_bytes(self) -> dict[str, int]:
-        return {name: int(a.nbytes) for name, a in zip(TableArrays._fields, self.arrays)}
+        return {name: int(a.nbytes) for name, a in zip(TableArrays._fields, self.arrays, strict=True)}
 
     def with_rounds(self, rounds: int) -> Compiled:
         """A copy sharing every array but the selectivity bitmaps, which are
@@ -193,12 +194,19 @@ def _validate(raw: RawTable) -> None:
         raise ValueError("float values must be finite")
 
 
-def _dedupe_names(names: Sequence[str], c_name: np.ndarray) -> tuple[list[str], np.ndarray]:
-    index: dict[str, int] = {}
-    remap = np.empty(len(names), dtype=np.int64)
-    for i, s in enumerate(names):
-        remap[i] = index.setdefault(s, len(index))
-    return list(index), remap[c_name] if c_name.size else c_name.astype(np.int64)
+def _canonical_names(names: Sequence[str], c_name: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The distinct names the constraints use, in code-point order, and each
+    row's index among them. Sorting makes name ids (and so the key layout) a
+    function of the table's content, not of the order it was given in."""
+    c_name = np.asarray(c_name, dtype=np.int64)
+    if not c_name.size:
+        return [], c_name
+    used = _uniq(c_name)
+    distinct = sorted({names[i] for i in used})
+    pos = {s: r for r, s in enumerate(distinct)}
+    remap = np.full(len(names), -1, dtype=np.int64)
+    remap[used] = [pos[names[i]] for i in used]
+    return distinct, remap[c_name]
 
 
 def _intern_strings(strings: Sequence[str], used: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -232,6 +240,69 @@ def _group_starts(*cols: np.ndarray) -> np.ndarray:
     return new
 
 
+_SPLIT1 = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 of each value (uint64, wrapping)."""
+    z = x.astype(np.uint64) * _SPLIT1 + _SPLIT1
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _canonical_filters(link_u: np.ndarray, link_f: np.ndarray, f_iface: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Number the filters canonically and drop duplicates.
+
+    ``link_u[k]`` (distinct constraint) and ``link_f[k]`` (filter) are the
+    links, each (constraint, filter) pair once; ``f_iface`` is each filter's
+    dense interface, ascending. Within an interface, filters are ordered by
+    (size, a hash of their set of constraints) and a filter equal to the one
+    before it is dropped (a predicate is a set of filters). The compiled
+    arrays are thus a function of the table's content: a table read in bulk
+    from a document and the same table compiled from Predicate values give
+    the same arrays, whatever the order of their filters. Returns the links
+    (sorted by constraint, then by new filter id) and the new ``f_iface``.
+    Two different filters with equal hashes are both kept, in input order.
+    """
+    nf = f_iface.shape[0]
+    if nf == 0:
+        return link_u, link_f, f_iface
+    f_size = np.bincount(link_f, minlength=nf).astype(np.int64)
+    f_hash = np.zeros(nf, dtype=np.uint64)
+    np.add.at(f_hash, link_f, _mix(link_u))  # a sum: independent of the order of the links
+    order = np.lexsort((f_hash, f_size, f_iface))
+    # adjacent filters with equal (interface, size, hash): compare their constraints
+    same_key = (f_iface[order][1:] == f_iface[order][:-1]) & (f_size[order][1:] == f_size[order][:-1]) \
+        & (f_hash[order][1:] == f_hash[order][:-1])
+    duplicate = np.zeros(nf, dtype=bool)
+    pairs = np.flatnonzero(same_key)
+    if pairs.size:
+        a, b = order[pairs], order[pairs + 1]
+        by_filter = np.lexsort((link_u, link_f))
+        members = link_u[by_filter]
+        start = np.zeros(nf + 1, dtype=np.int64)
+        np.cumsum(f_size, out=start[1:])
+        sizes = f_size[a]
+        total = int(sizes.sum())
+        pair_of = np.repeat(np.arange(a.shape[0]), sizes)
+        first = np.zeros(a.shape[0], dtype=np.int64)
+        np.cumsum(sizes[:-1], out=first[1:])
+        offset = np.arange(total, dtype=np.int64) - first[pair_of]
+        differs = members[start[a][pair_of] + offset] != members[start[b][pair_of] + offset]
+        unequal = np.zeros(a.shape[0], dtype=bool)
+        np.logical_or.at(unequal, pair_of, differs)
+        duplicate[b[~unequal]] = True
+    kept = order[~duplicate[order]]
+    new_id = np.full(nf, -1, dtype=np.int64)
+    new_id[kept] = np.arange(kept.shape[0], dtype=np.int64)
+    live = ~duplicate[link_f]
+    link_u, link_f = link_u[live], new_id[link_f[live]]
+    resort = np.lexsort((link_f, link_u))
+    return link_u[resort], link_f[resort], f_iface[kept]
+
+
 def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     _validate(raw)
     stats: dict[str, float] = {}
@@ -248,11 +319,10 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     f_new = np.empty(nf, dtype=np.int64)
     f_new[f_order] = np.arange(nf, dtype=np.int64)
     f_iface = f_iface_in[f_order]
-    interface_filters = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
     c_filter = f_new[np.asarray(raw.c_filter, dtype=np.int64)] if nf else np.asarray(raw.c_filter, dtype=np.int64)
 
     # -- names and string constants
-    names, c_name = _dedupe_names(raw.names, raw.c_name)
+    names, c_name = _canonical_names(raw.names, raw.c_name)
     c_type = raw.c_type.astype(np.int64)
     c_op = raw.c_op.astype(np.int64)
     c_val_in = raw.c_value.astype(np.int64)
@@ -291,8 +361,9 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     u_of_row = np.cumsum(new_c) - 1
     n_distinct = int(new_c.sum())
     d_op, d_key, d_cv = s_op[new_c], s_key[new_c], s_cv[new_c]
-    link_u = u_of_row[keep]
-    links64 = s_f[keep]
+    link_u, links64, f_iface = _canonical_filters(u_of_row[keep], s_f[keep], f_iface)
+    nf = f_iface.shape[0]
+    interface_filters = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
     n_links = links64.shape[0]
     if n_links > INT32_MAX or nf > INT32_MAX:
         raise ValueError("table too large: more than 2**31 - 1 constraints or filters")
@@ -304,6 +375,8 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     # -- filters: size and interface packed in one word
     f_size = np.bincount(links64, minlength=nf).astype(np.int64)
     max_size = int(f_size.max()) if nf else 0
+    info_dtype: Any
+    counter_dtype: Any
     if max_size <= 255 and n_if < 2**24:
         shift, info_dtype, counter_dtype = 8, np.uint32, np.uint8
     else:

@@ -65,7 +65,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
@@ -178,7 +178,7 @@ def compile_times() -> dict[str, float]:
     return dict(_compile_times)
 
 
-def first_call(variant: str, kernel, args):
+def first_call(variant: str, kernel: Any, args: tuple) -> Any:
     """Call ``kernel(*args)``; the first call of each variant is timed and
     logged, so that compilation is reported apart from matching."""
     if variant in _compile_times:
@@ -224,7 +224,7 @@ def _cttz(typingctx, x):
 
 @njit(cache=True)
 def popcount64(x):
-    return np.int64(_ctpop(np.uint64(x)))
+    return np.int64(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # an intrinsic: numba passes the typing context
 
 
 @njit(cache=True)
@@ -339,11 +339,11 @@ def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
     mispredicted half of the time and stall the loads behind it.
     """
     remaining = progress[REMAINING]
-    l = l_lo
-    while l < l_hi:
-        hi = l + BLOCK if l + BLOCK < l_hi else l_hi
-        k = 0
-        for j in range(l, hi):
+    pos = l_lo
+    while pos < l_hi:
+        hi = pos + BLOCK if pos + BLOCK < l_hi else l_hi
+        k = np.int64(0)
+        for j in range(pos, hi):
             f = links[j]
             i = np.int64(filter_info[f] >> shift)
             link_buffer[k] = f
@@ -367,7 +367,7 @@ def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
                     if remaining == 0:
                         progress[REMAINING] = 0
                         return 0
-        l = hi
+        pos = hi
     progress[REMAINING] = remaining
     return remaining
 
@@ -401,7 +401,7 @@ def _links_from(links, a, b, f):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
            link_buffer, interface_filters, n_live):
     """Count the filters of the matched constraints c_lo .. c_hi.
@@ -409,19 +409,33 @@ def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counter
     A constraint's links are sorted by filter, and filters are numbered in
     interface order. Once most interfaces are matched or excluded (at most a
     quarter left), a constraint with many links per remaining candidate is
-    not read link by link: the links of each candidate interface are found by
-    galloping search, and those of the other interfaces are skipped without
-    being read (the first shortcut of Carzaniga & Wolf, SIGCOMM 2003, §4.1,
-    applied to whole runs of links).
+    not read link by link (:func:`_visit_skipping`).
+
+    Inlined, so that the common case calls :func:`_visit_links` directly:
+    numba takes a reference to every array argument on entry to a compiled
+    function that passes them on to other calls and releases them on exit,
+    and for the ten arrays here those atomic updates cost as much as the
+    counting itself on small tables (``benchmarks/forward.py``, issue 15).
     """
     if c_lo >= c_hi:
         return progress[REMAINING]
-    n_words = done.shape[0]
     remaining = progress[REMAINING]
     if (4 * remaining > n_live
-            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * n_words):
+            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
         return _visit_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask, counters,
                             touched, done, out, progress, link_buffer)
+    return _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done,
+                           out, progress, link_buffer, interface_filters)
+
+
+@njit(cache=True)
+def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
+                    progress, link_buffer, interface_filters):
+    """``_visit`` once few candidates are left: the links of each candidate
+    interface are found by galloping search, and those of the other
+    interfaces are skipped without being read (the first shortcut of
+    Carzaniga & Wolf, SIGCOMM 2003, §4.1, applied to whole runs of links)."""
+    n_words = done.shape[0]
     run = link_start[c_lo]  # consecutive small constraints are read as one run of links
     for c in range(c_lo, c_hi):
         a = link_start[c]
@@ -435,7 +449,7 @@ def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counter
         for w in range(n_words):
             candidates = ~done[w]  # padding and dead interfaces are set in done
             while candidates:
-                i = w * 64 + np.int64(_cttz(candidates))
+                i = w * 64 + np.int64(_cttz(candidates))  # type: ignore[call-arg]  # an intrinsic, as above
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
@@ -453,7 +467,7 @@ def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counter
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
-    for k in range(te - ts):
+    for k in range(te - ts):  # noqa: SIM110 - all() over a generator does not compile in nopython mode
         if tchars[ts + k] != chars[ms + k]:
             return False
     return True
@@ -468,7 +482,7 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, s
         c = pattern_slots[s]
         if c < 0:
             return -1
-        if b_lo <= c and c < b_hi:
+        if b_lo <= c < b_hi:
             r = constraint_value[c]
             if string_hash[r] == h and _equal_chars(string_chars, string_start[r], string_start[r + 1], chars, ms,
                                                     me):
@@ -681,15 +695,15 @@ def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_le
             continue
         lengths = pattern_lengths[pattern * n_keys + key]
         maxlen = pattern_max_length[pattern * n_keys + key]
-        top = L if L < maxlen else maxlen
-        for l in range(top + 1):
-            if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
+        top = maxlen if maxlen < L else L
+        for length in range(top + 1):
+            if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
                 if op == OP_PREFIX:
-                    h = prefix_hash[l]
-                    ps, pe = ms, ms + l
+                    h = prefix_hash[length]
+                    ps, pe = ms, ms + length
                 else:  # OP_SUFFIX
-                    h = prefix_hash[L] - prefix_hash[L - l] * hash_power[l]
-                    ps, pe = me - l, me
+                    h = prefix_hash[L] - prefix_hash[L - length] * hash_power[length]
+                    ps, pe = me - length, me
                 c = _probe(h, key, op, b_s, b_e, pattern_slots, hash_mask, cval, string_hash, string_chars,
                            string_start, chars, ps, pe)
                 if c >= 0:
@@ -739,11 +753,11 @@ def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_le
         lim = L - start
         if lim > top:
             lim = top
-        for l in range(1, lim + 1):
-            if lengths & (np.uint64(1) << np.uint64(l if l < 63 else 63)):
-                h = prefix_hash[start + l] - prefix_hash[start] * hash_power[l]
+        for length in range(1, lim + 1):
+            if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
+                h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
                 c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
-                           string_chars, string_start, chars, ms + start, ms + start + l)
+                           string_chars, string_start, chars, ms + start, ms + start + length)
                 # a pattern found twice in the value counts once per message
                 if c >= 0 and substring_mark[c - substring_base] != stamp:
                     substring_mark[c - substring_base] = stamp
@@ -886,7 +900,7 @@ def _new_scratch_entry(params, counter_proto, maxlen):
     return _new_scratch(Params(*params), counter_proto, maxlen)
 
 
-def new_scratch(params: Params, counter_dtype, maxlen: int) -> Scratch:
+def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
     """Per-thread working memory for a table with these parameters, for
     string values up to ``maxlen`` code points; counters of ``counter_dtype``."""
     return Scratch(*_new_scratch_entry(tuple(params), np.zeros(0, counter_dtype), maxlen))
@@ -943,7 +957,7 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
             if end - pos < need:
                 stop = m
                 break
-            stamp += 1
+            stamp += 1  # noqa: SIM113 - counts the messages matched, and the loop may stop early
             k = set_of_message[m]
             if k < 0:
                 set_lo, set_hi = -1, -1

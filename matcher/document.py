@@ -31,11 +31,16 @@ Decisions (documented in the README):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cbalgebra.parse import ParseError, parse_document
 from cbalgebra.values import Message, Predicate
 
-__all__ = ["DocumentTable", "read_document", "messages_from_document", "table_from_document"]
+if TYPE_CHECKING:  # the table module imports numba, which reading a document does not need
+    from cbalgebra.matcher.table import ForwardingTable
+
+__all__ = ["DocumentTable", "messages_from_document", "read_document", "table_from_document",
+           "table_from_document_objects"]
 
 
 @dataclass
@@ -71,7 +76,7 @@ def read_document(text: str) -> DocumentTable:
                              f"'{kind}' after '{other}' (line {kinds_seen[other]}): a document configures "
                              "interfaces with either ifconfig or subscribe statements, not both")
             kinds_seen.setdefault(kind, item.line)
-        if kind == "ifconfig":
+        if kind == "ifconfig" and item.interface is not None:
             filters.setdefault(item.interface, []).extend(item.value.filters)
         elif kind == "subscribe":
             filters[n_subscribe] = list(item.value.filters)
@@ -97,7 +102,27 @@ def messages_from_document(text: str) -> list[Message]:
     return read_document(text).messages
 
 
-def table_from_document(text: str, preprocessing_rounds: int | None = None, *, numbers: str = "strict"):
+def table_from_document(text: str, preprocessing_rounds: int | None = None, *,
+                        numbers: str = "strict") -> ForwardingTable:
+    """The forwarding table of a document, read in bulk into columns
+    (``cbalgebra.matcher._bulk``: no Python object per constraint, the full
+    parser for whatever the bulk reader leaves) and compiled from them. The
+    same table, arrays and errors as compiling ``read_document(text)``."""
+    from cbalgebra.matcher._bulk import table_columns
+    from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
+
+    columns = table_columns(text)
+    rounds = preprocessing_rounds
+    if rounds is None:
+        rounds = DEFAULT_ROUNDS if columns.preprocessing_limit is None else columns.preprocessing_limit
+    return ForwardingTable.from_arrays(**columns.arrays(), preprocessing_rounds=rounds, numbers=numbers)
+
+
+def table_from_document_objects(text: str, preprocessing_rounds: int | None = None, *,
+                                numbers: str = "strict") -> ForwardingTable:
+    """``table_from_document`` through the full parser and Predicate values
+    (``read_document`` then ``ForwardingTable.compile``): the reference the
+    bulk path is tested and measured against."""
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
 
     doc = read_document(text)

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate, float_order_key
 
-__all__ = ["ForwardingTable", "MessageBatch", "warm_up", "compile_times"]
+__all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"]
 
 log = logging.getLogger("cbalgebra.matcher")
 
@@ -57,6 +57,18 @@ class MessageBatch:
 
     def __len__(self) -> int:
         return int(self.m_off.shape[0] - 1)
+
+
+class EncodedMessage(NamedTuple):
+    """One message encoded for one table (``ForwardingTable.encode_message``):
+    the rows of a :class:`MessageBatch` of one message."""
+
+    attrs: np.ndarray       # int64, (n, 3)
+    chars: np.ndarray       # uint32 code points of its strings
+    char_start: np.ndarray  # int64 offsets
+    maxlen: int
+    token: object
+    numbers: str = "strict"
 
 
 # ----------------------------------------------------------- numba warm-up
@@ -95,6 +107,10 @@ class ForwardingTable:
         self.compile_seconds = compile_seconds
         self._local = threading.local()
         self._serial_variant = f"serial/{compiled.counter_dtype.name}"
+        self._warm = self._serial_variant in _kernel_compile_times()
+        # interface ids 0 .. n - 1: a dense index is its own id
+        ids = compiled.interfaces
+        self._dense_ids = bool(ids.shape[0] == 0 or (ids[0] == 0 and ids[-1] == ids.shape[0] - 1))
         self._parallel_variant = f"parallel/{compiled.counter_dtype.name}"
 
     # ----------------------------------------------------------- building
@@ -141,7 +157,7 @@ class ForwardingTable:
                     type_code = TYPE_CODE[c.type]
                     constraint_type.append(type_code)
                     constraint_op.append(OP_CODE[c.op])
-                    value = c.value
+                    value: Any = c.value
                     if value is None:
                         constraint_value.append(0)
                     elif type_code == T_STRING:
@@ -177,7 +193,8 @@ class ForwardingTable:
         return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers)
 
     @classmethod
-    def from_arrays(cls, *, interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value,
+    def from_arrays(cls, *, interfaces: Any, filter_interface: Any, c_filter: Any, c_name: Any, c_type: Any,
+                    c_op: Any, c_value: Any,
                     names: Sequence[str], strings: Sequence[str] = (),
                     preprocessing_rounds: int = DEFAULT_ROUNDS, numbers: str = "strict") -> ForwardingTable:
         """The fast constructor: a table given as columns, one row per constraint.
@@ -314,7 +331,7 @@ class ForwardingTable:
         return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
                             maxlen=maxlen, token=self._compiled.token, numbers=self._numbers)
 
-    def _batch_of(self, messages) -> MessageBatch:
+    def _batch_of(self, messages: Any) -> MessageBatch:
         if isinstance(messages, MessageBatch):
             if messages.token is not self._compiled.token:
                 raise ValueError("this MessageBatch was encoded for another table")
@@ -326,7 +343,8 @@ class ForwardingTable:
             raise TypeError("forward_batch expects a sequence of messages; use forward for one")
         return self.encode(messages)
 
-    def _broadcast(self, broadcast, n_messages: int, per_message_ok: bool):
+    def _broadcast(self, broadcast: Any, n_messages: int, per_message_ok: bool
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The broadcast sets as the kernels take them, (set_of_message,
         set_start, set_members): message m uses the set k = set_of_message[m]
         (-1: every interface), whose members are the dense indices
@@ -354,7 +372,7 @@ class ForwardingTable:
         set_members = np.concatenate(members) if members else np.zeros(0, np.int32)
         return set_of_message, set_start, set_members.astype(np.int32)
 
-    def _dense(self, ids) -> np.ndarray:
+    def _dense(self, ids: Any) -> np.ndarray:
         if isinstance(ids, (str, bytes)) or not isinstance(ids, (Iterable, np.ndarray)):
             raise TypeError("broadcast must be a collection of interface ids")
         arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
@@ -386,7 +404,8 @@ class ForwardingTable:
             local.stamp = getattr(local, "stamp", 0)
         return local.scratch_tuple
 
-    def _run_serial(self, batch: MessageBatch, set_of_message, set_start, set_members
+    def _run_serial(self, batch: MessageBatch, set_of_message: np.ndarray, set_start: np.ndarray,
+                    set_members: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
         """All messages on the calling thread: (count per message, dense ids).
         Runs in slices so that the output buffer (a message may go to every
@@ -413,14 +432,30 @@ class ForwardingTable:
         """The sorted ids (int64) of the interfaces in ``broadcast`` (default:
         all) whose predicate matches ``message``. Ids in ``broadcast`` that
         the table does not know are ignored."""
-        if not isinstance(message, Message):
+        if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        compiled = self._compiled
-        flat: list[int] = []
+        return self.forward_encoded(self.encode_message(message), broadcast)
+
+    def encode_message(self, message: Message) -> EncodedMessage:
+        """``message`` encoded for this table, for :meth:`forward_encoded`.
+
+        The fast path for callers that forward one message several times
+        (to several broadcast sets, or again later): the encoding (names to
+        ids, strings to code points, floats to order keys) is done once.
+        The result belongs to this table and the tables derived from it
+        (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         strings: list[str] = []
-        n = self._encode_one(message, compiled.lookup, flat, strings)
-        attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
-        s_chars, s_off, maxlen = _pool(strings)
+        rows: list[int] = []
+        n = self._encode_one(message, self._compiled.lookup, rows, strings)
+        attrs = np.array(rows, dtype=np.int64).reshape(n, 3) if n else _NO_ATTRIBUTES
+        chars, char_start, maxlen = _pool(strings)
+        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
+
+    def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
+        """``forward`` for a message from :meth:`encode_message`."""
+        compiled = self._compiled
+        if encoded.token is not compiled.token or encoded.numbers != self._numbers:
+            raise ValueError("this EncodedMessage was encoded for another table or numbers mode")
         if broadcast is None:
             set_of_message, set_start, set_members = _NO_BROADCAST
         else:
@@ -430,20 +465,38 @@ class ForwardingTable:
         local = self._local
         state = local.__dict__
         scratch = state.get("scratch_tuple")
-        if scratch is None or state["string_capacity"] < maxlen:
-            scratch = self._scratch(maxlen)
+        if scratch is None or state["string_capacity"] < encoded.maxlen:
+            scratch = self._scratch(encoded.maxlen)
         one = state.get("one")
         if one is None:
             one = local.one = (np.empty(max(1, compiled.n_live), np.int32), np.zeros(1, np.int64),
-                               np.array([0, 0], np.int64))
-        out, count, m_off = one
-        m_off[1] = n
-        args = (compiled.arrays_tuple, compiled.params_tuple, attrs, m_off, s_chars, s_off, set_of_message,
-                set_start, set_members, scratch, local.stamp, out, count)
-        local.stamp = first_call(self._serial_variant, forward_serial, args)
-        return compiled.interfaces[out[: count[0]]]
+                               [np.array([0, n], np.int64) for n in range(_ONE_MAX_ATTRIBUTES + 1)])
+        out, count, message_offsets = one
+        n = encoded.attrs.shape[0]
+        m_off = message_offsets[n] if n <= _ONE_MAX_ATTRIBUTES else np.array([0, n], np.int64)
+        local.stamp = forward_serial(compiled.arrays_tuple, compiled.params_tuple, encoded.attrs, m_off, encoded.chars,
+                                     encoded.char_start, set_of_message, set_start, set_members, scratch, local.stamp,
+                                     out, count) if self._warm else self._first_forward(
+            encoded, m_off, set_of_message, set_start, set_members, scratch, out, count)
+        k = int(count[0])
+        if self._dense_ids:
+            return out[:k].astype(np.int64)
+        return compiled.interfaces[out[:k]]
 
-    def forward_batch(self, messages, broadcast=None, *, threads: int | None = None) -> list[np.ndarray]:
+    def _first_forward(self, encoded: EncodedMessage, m_off: np.ndarray, set_of_message: np.ndarray,
+                       set_start: np.ndarray, set_members: np.ndarray, scratch: tuple, out: np.ndarray,
+                       count: np.ndarray) -> int:
+        """The first serial call of this table: through ``first_call``, which
+        times numba's compilation (or cache load) apart."""
+        compiled = self._compiled
+        args = (compiled.arrays_tuple, compiled.params_tuple, encoded.attrs, m_off, encoded.chars, encoded.char_start,
+                set_of_message, set_start, set_members, scratch, self._local.stamp, out, count)
+        stamp = first_call(self._serial_variant, forward_serial, args)
+        self._warm = True
+        return stamp
+
+    def forward_batch(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
+                      ) -> list[np.ndarray]:
         """Forward many messages on all cores; one sorted id array per message.
 
         ``messages``: a sequence of Message or a :class:`MessageBatch` from
@@ -456,7 +509,7 @@ class ForwardingTable:
             return [ids] if offsets.shape[0] == 2 else []
         return np.split(ids, offsets[1:-1])
 
-    def forward_batch_csr(self, messages, broadcast=None, *, threads: int | None = None
+    def forward_batch_csr(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
                           ) -> tuple[np.ndarray, np.ndarray]:
         """Like ``forward_batch`` but returns (offsets, ids): message m went to
         ``ids[offsets[m]:offsets[m + 1]]``."""
@@ -489,7 +542,7 @@ class ForwardingTable:
         counter_proto = np.zeros(0, compiled.counter_dtype)
         per_message = 8  # estimated interfaces per message, doubled when a chunk runs out
         old = numba.get_num_threads()
-        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]  # set at import
         try:
             while lo.shape[0]:
                 longest = int(np.max(hi - lo))
@@ -518,6 +571,8 @@ class ForwardingTable:
 
 
 _SERIAL_OUT_ENTRIES = 1 << 22
+_ONE_MAX_ATTRIBUTES = 64  # message offsets [0, n] kept ready for forward() up to this many rows
+_NO_ATTRIBUTES = np.zeros((0, 3), np.int64)
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
 
 
@@ -538,13 +593,14 @@ def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings:
         type_code = TYPE_CODE[attr.type]
         if not (used_types >> type_code) & 1:
             continue
+        value: Any = attr.value
         if type_code == T_STRING:
             flat += (name_id, type_code, len(strings))
-            strings.append(attr.value)
+            strings.append(value)
         elif type_code == T_FLOAT:
-            flat += (name_id, type_code, _float_key(attr.value))
+            flat += (name_id, type_code, _float_key(value))
         else:
-            flat += (name_id, type_code, int(attr.value))
+            flat += (name_id, type_code, int(value))
         n += 1
     return n
 
@@ -562,21 +618,22 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
             continue
         name_id, used_types = known
         type_code = TYPE_CODE[attr.type]
+        value: Any = attr.value
         if (used_types >> type_code) & 1:
             if type_code == T_STRING:
                 flat += (name_id, type_code, len(strings))
-                strings.append(attr.value)
+                strings.append(value)
             elif type_code == T_FLOAT:
-                flat += (name_id, type_code, _float_key(attr.value))
+                flat += (name_id, type_code, _float_key(value))
             else:
-                flat += (name_id, type_code, int(attr.value))
+                flat += (name_id, type_code, int(value))
             n += 1
         if type_code == T_INT and (used_types >> T_FLOAT) & 1:
             # C++ converts long long to the nearest double, as float() does
-            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(attr.value)))
+            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(value)))
             n += 1
         elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
-            x = attr.value
+            x = value
             if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
                 flat += (name_id, T_INT + T_CONVERTED, int(x))
                 n += 1

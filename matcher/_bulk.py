@@ -1,0 +1,383 @@
+"""Forwarding tables straight from documents, as columns.
+
+``table_columns(text)`` reads an SFF driver file or one of our documents into
+the columns of :class:`~cbalgebra.matcher._build.RawTable` without building a
+``Constraint``, ``Filter`` or ``Predicate`` per row: the body of a flat
+``ifconfig`` statement is cut into constraints by one regular expression
+(``findall``, a C loop), and its names, operators, types and values become
+numpy columns through ``map`` and ``numpy`` calls, never a Python loop per
+constraint.
+
+It reads only what it is sure of. Every other statement (keyword-spelled or
+quoted names, comments inside a statement, type words that convert a literal,
+hex or long numbers it cannot settle, any error) is left to the full parser
+(:func:`cbalgebra.parse.iter_document` drives both: this reader is asked
+first at each statement), whose items are then turned into columns. Errors
+are therefore the full parser's, with the same line and column, and a
+document the full parser rejects is rejected here too. The meaning of a
+document is that of :func:`cbalgebra.matcher.document.read_document`; the
+compiler numbers names and filters canonically (``_build``), so both paths
+give identical compiled arrays (``tests/test_matcher_bulk.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cbalgebra._fastparse import _RESERVED, _STATEMENT, _Decline, _fast_value
+from cbalgebra.matcher._scan import (
+    F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
+)
+from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, unquote
+from cbalgebra.parse import DocumentItem, _scan_document
+from cbalgebra.values import (
+    ANY,
+    OP_CODE,
+    FLOAT,
+    OPERATOR_SPECS,
+    TYPE_CODE,
+    Filter,
+    InvalidValueError,
+    Op,
+    Type,
+)
+
+__all__ = ["TableColumns", "table_columns"]
+
+T_STRING, T_INT, T_FLOAT, T_BOOL, T_ANY = (int(Type.STRING), int(Type.INT), int(Type.FLOAT), int(Type.BOOL),
+                                           int(Type.ANY))
+OP_ANY = int(Op.ANY)
+
+# allowed[type, op], from the one operator table of cbalgebra/values.py
+_ALLOWED = np.zeros((len(Type), len(Op)), dtype=bool)
+for _spec in OPERATOR_SPECS:
+    _ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True
+
+_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: float() is exact and never 0 by underflow
+
+
+class _Ids(dict):
+    """Value -> dense id, in order of first use."""
+
+    def __missing__(self, key):
+        value = self[key] = len(self)
+        return value
+
+
+@dataclass
+class _Chunk:
+    """Consecutive ``ifconfig`` statements read in bulk: their interfaces,
+    the interface of each filter and the constraint columns (``c_filter``
+    counted from 0 in the chunk)."""
+
+    line: int
+    interfaces: list[int]
+    filter_interface: np.ndarray
+    columns: tuple  # c_filter, c_name, c_type, c_op, c_value
+
+
+@dataclass
+class TableColumns:
+    """A document's forwarding table as the columns of ``ForwardingTable.from_arrays``,
+    and the pre-processing limit it sets (None if none)."""
+
+    interfaces: np.ndarray
+    filter_interface: np.ndarray
+    c_filter: np.ndarray
+    c_name: np.ndarray
+    c_type: np.ndarray
+    c_op: np.ndarray
+    c_value: np.ndarray
+    names: list[str]
+    strings: list[str]
+    preprocessing_limit: int | None = None
+    #: statements read in bulk and by the full parser (for benchmarks and tests)
+    statements: dict[str, int] = field(default_factory=dict)
+
+    def arrays(self) -> dict:
+        """Keyword arguments for ``ForwardingTable.from_arrays``."""
+        return dict(interfaces=self.interfaces, filter_interface=self.filter_interface, c_filter=self.c_filter,
+                    c_name=self.c_name, c_type=self.c_type, c_op=self.c_op, c_value=self.c_value,
+                    names=self.names, strings=self.strings)
+
+
+#: Type code of each value kind of ``_scan`` (-1: the any form, typed by its words).
+_TYPE_OF_KIND = np.array([T_STRING, T_FLOAT, T_INT, T_BOOL, -1], dtype=np.int8)
+_ROWS = 1 << 18
+
+
+class _Reader:
+    """The bulk reader of ``ifconfig`` statements (the ``render`` hook of
+    ``cbalgebra.parse._scan_document``): ``_scan.scan_ifconfigs`` cuts
+    statements into rows, then names, strings and numbers become columns
+    through their distinct values only."""
+
+    def __init__(self) -> None:
+        self.names = _Ids()
+        self.strings = _Ids()
+        self.text: str | None = None
+        self.chars: np.ndarray | None = None
+        self.rows = new_rows(_ROWS, _ROWS // 4)
+
+    def _code_points(self, text: str) -> np.ndarray | None:
+        if self.text is not text:
+            self.text = text
+            try:
+                self.chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+            except UnicodeEncodeError:  # a lone surrogate: the full parser reports it
+                self.chars = None
+        return self.chars
+
+    def __call__(self, text: str, pos: int, line: int) -> tuple[_Chunk, int] | None:
+        if not text.startswith("ifconfig", pos):
+            return None
+        chars = self._code_points(text)
+        if chars is None:
+            return None
+        while True:
+            rows = self.rows
+            count, _, end, full = scan_ifconfigs(chars, pos, rows, MAX_DNF_TERMS)
+            if count or not full:
+                break
+            self.rows = new_rows(2 * rows.name_start.shape[0], rows.statement_interface.shape[0])
+        if count and end < len(text) and _STATEMENT.match(text, end) is None:
+            count -= 1  # the full parser reads the statement before what it will report
+            end = int(rows.statement_start[count])
+        if count == 0:
+            return None
+        chunk, used = self._columns(text, chars, rows, count, line)
+        if chunk is None:
+            return None
+        return chunk, (end if used == count else int(rows.statement_start[used]))
+
+    @staticmethod
+    def _distinct(text: str, chars: np.ndarray, start: np.ndarray, end: np.ndarray, hashes: np.ndarray
+                  ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The distinct texts of the slices (by hash, confirmed by the text),
+        each slice's index among them, and the slices whose hash another text shares."""
+        _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        rep_start, rep_end = start[first], end[first]
+        collision = ~same_slices(chars, start, end, rep_start[inverse], rep_end[inverse])
+        texts = [text[a:b] for a, b in zip(rep_start.tolist(), rep_end.tolist(), strict=True)]
+        return texts, inverse, collision
+
+    def _columns(self, text: str, chars: np.ndarray, rows: ScanRows, count: int, line: int
+                 ) -> tuple[_Chunk | None, int]:
+        n = int(rows.statement_row[count])
+        name_start, name_end = rows.name_start[:n], rows.name_end[:n]
+        kind, op = rows.kind[:n], rows.op[:n]
+        names, name_of_row, bad = self._distinct(text, chars, name_start, name_end, rows.name_hash[:n])
+        reserved = np.fromiter((name in _RESERVED for name in names), bool, len(names))
+        bad |= reserved[name_of_row]  # a keyword-spelled name: the full parser follows both readings
+        type_ = _TYPE_OF_KIND[kind]
+        prefix, suffix = rows.type_word[:n], rows.any_type[:n]
+        is_any = kind == K_ANY
+        # a type word before a literal must name the literal's own type (the
+        # full parser converts or rejects the others); `type name any` or
+        # SFF's `name any type` need exactly one of the two
+        bad |= (prefix >= 0) & ~is_any & (prefix != type_)
+        bad |= is_any & ((prefix >= 0) == (suffix >= 0))
+        type_ = np.where(is_any, np.maximum(prefix, suffix), type_).astype(np.int8)
+        bad |= ~_ALLOWED[np.maximum(type_, 0), op] | (type_ < 0)
+        value = rows.int_value[:n].copy()
+        value_start, value_end = rows.value_start[:n], rows.value_end[:n]
+        slow = (rows.flags[:n] & F_SLOW) != 0
+        for k in np.flatnonzero(slow & (kind == K_INT)).tolist():
+            try:
+                value[k] = _fast_value(text[value_start[k]:value_end[k]], None)[1]
+            except (_Decline, InvalidValueError, OverflowError):
+                bad[k] = True
+        for wanted, convert in ((K_FLOAT, _float), (K_STRING, _string)):
+            where = np.flatnonzero(kind == wanted)
+            if not where.size:
+                continue
+            texts, of_row, collision = self._distinct(text, chars, value_start[where], value_end[where],
+                                                      rows.value_hash[:n][where])
+            converted = [convert(t) for t in texts]
+            failed = np.fromiter((c is None for c in converted), bool, len(converted))
+            bad[where] |= collision | failed[of_row]
+            if wanted == K_FLOAT:
+                bits = np.array([0.0 if c is None else c for c in converted], dtype=np.float64).view(np.int64)
+            else:
+                bits = np.fromiter((0 if c is None else self.strings[c] for c in converted), np.int64,
+                                   len(converted))
+            value[where] = bits[of_row]
+        used = count
+        if bad.any():  # keep the statements before the first row read wrongly
+            used = int(np.searchsorted(rows.statement_row[: count + 1], int(np.argmax(bad)), side="right")) - 1
+            n = int(rows.statement_row[used])
+            if used == 0:
+                return None, 0
+        name_ids = np.fromiter(map(self.names.__getitem__, names), np.int64, len(names))
+        filters = rows.statement_filters[:used]
+        first_filter = np.zeros(used, dtype=np.int64)
+        np.cumsum(filters[:-1], out=first_filter[1:])
+        statement_of_row = np.repeat(np.arange(used), np.diff(rows.statement_row[: used + 1]))
+        c_filter = rows.filter[:n] + first_filter[statement_of_row]
+        interfaces = rows.statement_interface[:used]
+        chunk = _Chunk(line, interfaces.tolist(), np.repeat(interfaces, filters),
+                       (c_filter, name_ids[name_of_row[:n]], type_[:n].copy(), op[:n].copy(), value[:n]))
+        return chunk, used
+
+
+def _float(text: str) -> float | None:
+    if _PLAIN_FLOAT.fullmatch(text):
+        return float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
+    try:
+        literal_type, number = _fast_value(text, None)
+    except (_Decline, InvalidValueError):
+        return None
+    return number if literal_type == FLOAT else None
+
+
+def _string(raw: str) -> str | None:
+    if "\\" not in raw:
+        return raw
+    from lark import Token
+
+    try:
+        return unquote(Token("STRING", '"' + raw + '"'))
+    except LocatedError:
+        return None
+
+
+class _Table:
+    """The state of a document being read, as in ``read_document``: the
+    interfaces in order of declaration and their filters as column chunks."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self.clear()
+        self.n_subscribe = 0
+        self.limit: int | None = None
+        self.kinds_seen: dict[str, int] = {}
+        self.error: tuple[int, str] | None = None  # the first, raised once the whole text has parsed
+
+    def clear(self) -> None:
+        self.interfaces: dict[int, None] = {}
+        self.chunks: list[tuple[np.ndarray, tuple]] = []  # (interface of each filter, columns)
+
+    def configure(self, kind: str, line: int) -> None:
+        other = "subscribe" if kind == "ifconfig" else "ifconfig"
+        if other in self.kinds_seen and self.error is None:
+            self.error = (line, f"'{kind}' after '{other}' (line {self.kinds_seen[other]}): a document "
+                                "configures interfaces with either ifconfig or subscribe statements, not both")
+        self.kinds_seen.setdefault(kind, line)
+
+    def add_chunk(self, chunk: _Chunk) -> None:
+        self.configure("ifconfig", chunk.line)
+        for interface in chunk.interfaces:
+            self.interfaces.setdefault(interface, None)
+        self.chunks.append((chunk.filter_interface, chunk.columns))
+
+    def add_filters(self, interface: int, filters: tuple[Filter, ...]) -> None:
+        """Filters the full parser built (a statement the bulk reader left)."""
+        self.interfaces.setdefault(interface, None)
+        names, strings = self.reader.names, self.reader.strings
+        c_filter: list[int] = []
+        c_name: list[int] = []
+        c_type: list[int] = []
+        c_op: list[int] = []
+        c_value: list[int] = []
+        float_rows: list[int] = []
+        float_values: list[Any] = []
+        for k, f in enumerate(filters):
+            for c in f.constraints:
+                c_filter.append(k)
+                c_name.append(names[c.name])
+                t = TYPE_CODE[c.type]
+                c_type.append(t)
+                c_op.append(OP_CODE[c.op])
+                if c.op == ANY:
+                    c_value.append(0)
+                elif t == T_STRING:
+                    c_value.append(strings[c.value])
+                elif t == T_FLOAT:
+                    float_rows.append(len(c_value))
+                    float_values.append(c.value)
+                    c_value.append(0)
+                else:
+                    c_value.append(int(c.value))  # type: ignore[arg-type]  # an int or a bool here
+        value = np.array(c_value, dtype=np.int64)
+        if float_rows:
+            value[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
+        self.chunks.append((np.full(len(filters), interface, dtype=np.int64),
+                            (np.array(c_filter, np.int64), np.array(c_name, np.int64), np.array(c_type, np.int8),
+                             np.array(c_op, np.int8), value)))
+
+    def add_item(self, item: DocumentItem) -> None:
+        kind = item.kind
+        if kind == "ifconfig" and item.interface is not None:
+            self.configure(kind, item.line)
+            self.add_filters(item.interface, item.value.filters)
+        elif kind == "subscribe":
+            self.configure(kind, item.line)
+            self.add_filters(self.n_subscribe, item.value.filters)
+            self.n_subscribe += 1
+        elif kind == "command":
+            words = item.value
+            if words and words[0] == "clear":
+                self.clear()
+            elif len(words) >= 2 and words[0] == "set" and words[1] in ("preprocessing_limit",
+                                                                          "preprocessing_rounds"):
+                value = words[-1]
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    if self.error is None:
+                        self.error = (item.line, f"{words[1]} must be an int >= 0, not {value!r}")
+                else:
+                    self.limit = value
+
+    def columns(self) -> TableColumns:
+        interfaces = np.array(list(self.interfaces), dtype=np.int64)
+        parts: list[list[np.ndarray]] = [[] for _ in range(5)]
+        filter_interface: list[np.ndarray] = []
+        n_filters = 0
+        for chunk_interfaces, cols in self.chunks:
+            filter_interface.append(chunk_interfaces)
+            parts[0].append(cols[0] + n_filters)
+            for k in range(1, 5):
+                parts[k].append(cols[k])
+            n_filters += chunk_interfaces.shape[0]
+        dtypes = (np.int64, np.int64, np.int8, np.int8, np.int64)
+        c_filter, c_name, c_type, c_op, c_value = (
+            np.concatenate(p) if p else np.zeros(0, d) for p, d in zip(parts, dtypes, strict=True))
+        return TableColumns(
+            interfaces=interfaces,
+            filter_interface=np.concatenate(filter_interface) if filter_interface else np.zeros(0, np.int64),
+            c_filter=c_filter, c_name=c_name, c_type=c_type.astype(np.int8), c_op=c_op.astype(np.int8),
+            c_value=c_value, names=list(self.reader.names), strings=list(self.reader.strings),
+            preprocessing_limit=self.limit,
+        )
+
+
+def table_columns(text: str) -> TableColumns:
+    """The forwarding table of a document (see the module docstring).
+
+    Raises the :class:`cbalgebra.parse.ParseError` that
+    ``cbalgebra.matcher.document.read_document`` raises on the same text.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a document is text (str), not {type(text).__name__}")
+    reader = _Reader()
+    table = _Table(reader)
+    bulk = full = 0
+    for item in _scan_document(text, render=reader):
+        if isinstance(item, _Chunk):
+            table.add_chunk(item)
+            bulk += len(item.interfaces)
+        else:
+            table.add_item(item)
+            full += 1
+    if table.error is not None:
+        from cbalgebra.matcher.document import _error
+
+        line, reason = table.error
+        raise _error(text, line, reason)
+    columns = table.columns()
+    columns.statements = {"bulk": bulk, "full": full}
+    return columns

@@ -1,0 +1,56 @@
+"""The single-message path: ``forward``, ``encode_message`` / ``forward_encoded``
+and ``forward_batch`` give the same interfaces, with 0 and 10 pre-processing
+rounds, on every type and operator (issue 15 §3, §5)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cbalgebra as cb
+from cbalgebra.matcher import ForwardingTable
+
+ALL_STRING_OPS = {op: 1 for op in ("=", "!=", "<", ">", "<=", ">=", ">*", "*<", "*", "any")}
+ALL_NUMBER_OPS = {op: 1 for op in ("=", "!=", "<", ">", "<=", ">=", "any")}
+
+
+def mixed(seed: int, interfaces: int, per_interface: int) -> cb.workloads.ForwardingWorkload:
+    return cb.workloads.forwarding(
+        interfaces=interfaces, filters_per_interface=(1, per_interface + 1), messages=40, seed=seed,
+        attribute_names=30, string_values=20, int_values=10,
+        type_weights={"string": 0.4, "int": 0.3, "float": 0.2, "bool": 0.1},
+        string_op_weights=ALL_STRING_OPS, int_op_weights=ALL_NUMBER_OPS, bool_op_weights={"=": 1, "!=": 1, "any": 1})
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 70), st.integers(1, 30), st.sampled_from(["strict", "sff"]))
+def test_every_path_forwards_alike(seed, interfaces, per_interface, numbers):
+    w = mixed(seed, interfaces, per_interface)
+    table = w.table(preprocessing_rounds=10, numbers=numbers)
+    no_rounds = table.with_preprocessing_rounds(0)
+    predicates = w.predicates()
+    expected = [[i for i in sorted(predicates) if cb.matches(predicates[i], m, numbers=numbers)] for m in w.messages]
+    for t in (table, no_rounds):
+        assert [t.forward(m).tolist() for m in w.messages] == expected
+        assert [t.forward_encoded(table.encode_message(m)).tolist() for m in w.messages] == expected
+        for threads in (1, 2):
+            assert [r.tolist() for r in t.forward_batch(w.messages, threads=threads)] == expected
+    some = list(range(0, interfaces, 2))
+    assert [table.forward(m, broadcast=some).tolist() for m in w.messages] == [
+        [i for i in e if i in some] for e in expected]
+
+
+def test_encoded_message_belongs_to_its_table_and_mode():
+    a = ForwardingTable.compile({0: cb.parse_filter("[x > 1]")})
+    b = ForwardingTable.compile({0: cb.parse_filter("[x > 1]")})
+    m = cb.parse_message("[x = 2]")
+    encoded = a.encode_message(m)
+    assert a.forward_encoded(encoded).tolist() == [0]
+    assert a.with_preprocessing_rounds(0).forward_encoded(encoded).tolist() == [0]
+    with pytest.raises(ValueError, match="another table"):
+        b.forward_encoded(encoded)
+    with pytest.raises(ValueError, match="another table"):
+        a.with_numbers("sff").forward_encoded(encoded)
+    with pytest.raises(TypeError):
+        a.forward("[x = 2]")  # type: ignore[arg-type]  # the wrong type on purpose
