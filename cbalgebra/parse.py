@@ -19,9 +19,9 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.lexer import LexerState, LineCounter, PatternStr
@@ -29,7 +29,6 @@ from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser_state import ParseConf, ParserState
 from lark.utils import TextSlice
 from lark.exceptions import (
-    LarkError,
     UnexpectedCharacters,
     UnexpectedEOF,
     UnexpectedInput,
@@ -65,17 +64,17 @@ from cbalgebra.values import (
 )
 
 __all__ = [
-    "ParseError",
+    "MAX_DNF_TERMS",
     "DocumentItem",
-    "parse_filter",
-    "parse_predicate",
+    "ParseError",
+    "iter_document",
     "parse_advertisement",
-    "parse_message",
+    "parse_any",
     "parse_constraint",
     "parse_document",
-    "iter_document",
-    "parse_any",
-    "MAX_DNF_TERMS",
+    "parse_filter",
+    "parse_message",
+    "parse_predicate",
 ]
 
 
@@ -151,7 +150,7 @@ def _name(tree_or_token: Any) -> tuple[str, Token]:
 class _Dnf:
     """A disjunction of conjunctions under construction."""
 
-    __slots__ = ("terms", "or_token")
+    __slots__ = ("or_token", "terms")
 
     def __init__(self, terms: list[tuple[Constraint, ...]], or_token: Token | None = None) -> None:
         self.terms = terms
@@ -368,13 +367,14 @@ class _Grammar:
                       for start in ("predicate_text", "message_text", "statement")}
         name_pattern = next(t.pattern for t in lark.terminals if t.name == "NAME")
         #: Every word the grammar knows: terminal type -> its spelling.
+        name_regexp = name_pattern.to_regexp()
         self.keywords = {t.name: t.pattern.value for t in lark.terminals
-                         if isinstance(t.pattern, PatternStr) and re.fullmatch(name_pattern.to_regexp(), t.pattern.value)}
+                         if isinstance(t.pattern, PatternStr) and re.fullmatch(name_regexp, t.pattern.value)}
         #: Terminal types that can open a statement.
         self.statement_starts = frozenset(
             k for k in self.states[self.confs["statement"].start_state] if k.isupper())
 
-    def tokens(self, text: str, start: int = 0, line: int = 1, line_start: int = 0):
+    def tokens(self, text: str, start: int = 0, line: int = 1, line_start: int = 0) -> Iterator[Token]:
         counter = LineCounter("\n")
         counter.char_pos, counter.line, counter.line_start_pos = start, line, line_start
         counter.column = start - line_start + 1
@@ -403,25 +403,36 @@ class _Reading:
     statement (None between statements), the items it finished, and the token
     that opened the current statement."""
 
-    __slots__ = ("state", "items", "opener")
+    __slots__ = ("items", "opener", "state")
 
     def __init__(self, state: ParserState | None, items: tuple = (), opener: Token | None = None) -> None:
         self.state = state
         self.items = items
         self.opener = opener
 
-    def fork(self) -> "_Reading":
+    def live(self) -> ParserState:
+        """The parser state of the statement being read (there is one when called)."""
+        assert self.state is not None, "a reading between statements has no parser state"
+        return self.state
+
+    def fork(self) -> _Reading:
         state = self.state
         if state is not None:
             # Lark's LALR child filter appends to the child list of the tree it
             # extends (an EBNF repetition); give the copy lists of its own.
             values = [Tree(v.data, list(v.children)) if isinstance(v, Tree) else v for v in state.value_stack]
-            state = ParserState(state.parse_conf, None, list(state.state_stack), values)
+            state = _new_state(state.parse_conf, list(state.state_stack), values)
         return _Reading(state, self.items, self.opener)
 
 
+def _new_state(conf: ParseConf, stack: list | None = None, values: list | None = None) -> ParserState:
+    """A Lark LALR parser state that is fed tokens by this module's driver, so
+    it has no lexer thread of its own."""
+    return ParserState(conf, None, stack, values)  # type: ignore[arg-type]  # no lexer: we feed tokens
+
+
 class _Failure:
-    __slots__ = ("index", "error")
+    __slots__ = ("error", "index")
 
     def __init__(self, index: int, error: Exception) -> None:
         self.index = index
@@ -439,7 +450,7 @@ def _unexpected(token: Token, state: ParserState, statements: bool) -> Unexpecte
 
 def _feed(reading: _Reading, token: Token, failures: list, index: int) -> bool:
     try:
-        reading.state.feed_token(token)
+        reading.live().feed_token(token)
         return True
     except (UnexpectedToken, LocatedError, InvalidValueError) as e:
         failures.append(_Failure(index, e))
@@ -448,7 +459,7 @@ def _feed(reading: _Reading, token: Token, failures: list, index: int) -> bool:
 
 def _finish(reading: _Reading, end: Token, failures: list, index: int) -> bool:
     """End the current statement of ``reading``; False if it cannot end here."""
-    state = reading.state
+    state = reading.live()
     if "$END" not in _grammar().states[state.position]:
         failures.append(_Failure(index, _unexpected(end, state, True)))
         return False
@@ -457,7 +468,7 @@ def _finish(reading: _Reading, end: Token, failures: list, index: int) -> bool:
     except (UnexpectedToken, LocatedError, InvalidValueError) as e:
         failures.append(_Failure(index, e))
         return False
-    reading.items = reading.items + (item,)
+    reading.items = (*reading.items, item)
     reading.state = None
     return True
 
@@ -485,6 +496,7 @@ def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf
         options = []
         for t in types:
             if reading.state is None:
+                assert conf is not None, "only a document has readings between statements"
                 if t in states[conf.start_state]:
                     options.append((t, "start"))
                 continue
@@ -499,7 +511,8 @@ def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf
                 options = viable
         if not options:
             if reading.state is None:
-                failures.append(_Failure(index, _unexpected(token, ParserState(conf, None), True)))
+                assert conf is not None, "only a document has readings between statements"
+                failures.append(_Failure(index, _unexpected(token, _new_state(conf), True)))
             else:
                 failures.append(_Failure(index, _unexpected(token, reading.state, conf is not None)))
             continue
@@ -511,7 +524,8 @@ def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf
                 if not _finish(r, end, failures, index):
                     continue
             if r.state is None:
-                r.state, r.opener = ParserState(conf, None), token
+                assert conf is not None, "only a document has readings between statements"
+                r.state, r.opener = _new_state(conf), token
             if _feed(r, typed, failures, index):
                 out.append(r)
     return out[:_MAX_READINGS]
@@ -525,7 +539,11 @@ def _may_follow(reading: _Reading, option: tuple[str, str], following: Token, co
     accepts the following token in one of its types."""
     t, how = option
     states = _grammar().states
-    stack = list(reading.state.state_stack) if how == "continue" else [conf.start_state]
+    if how == "continue":
+        stack = list(reading.live().state_stack)
+    else:
+        assert conf is not None, "only a document starts a statement inside the input"
+        stack = [conf.start_state]
     while True:
         move = states[stack[-1]].get(t)
         if move is None:
@@ -575,7 +593,7 @@ def _best_error(failures: list[_Failure]) -> Exception:
     return best.error
 
 
-def _raise(error: Exception, text: str) -> None:
+def _raise(error: Exception, text: str) -> NoReturn:
     if isinstance(error, LocatedError):
         raise _located(error, text) from None
     if isinstance(error, UnexpectedInput):
@@ -590,7 +608,7 @@ def _drive(text: str, start: str) -> Any:
     of ambiguous words; the preferred surviving reading wins."""
     g = _grammar()
     conf = g.confs[start]
-    readings = [_Reading(ParserState(conf, None))]
+    readings = [_Reading(_new_state(conf))]
     failures: list[_Failure] = []
     last = None
     index = 0
@@ -600,7 +618,7 @@ def _drive(text: str, start: str) -> Any:
             if len(readings) == 1 and token.type not in keywords:
                 # The common case, inline: one reading, a token of one type.
                 try:
-                    readings[0].state.feed_token(token)
+                    readings[0].live().feed_token(token)
                 except (UnexpectedToken, LocatedError, InvalidValueError) as e:
                     _raise(e, text)
             else:
@@ -613,13 +631,15 @@ def _drive(text: str, start: str) -> Any:
     end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
     for reading in readings:
         try:
-            return reading.state.feed_token(end, True)
+            return reading.live().feed_token(end, True)
         except (UnexpectedToken, LocatedError, InvalidValueError) as e:
             failures.append(_Failure(index + 1, e))
     _raise(_best_error(failures), text)
 
 
-def _drive_statements(text: str, start: int = 0, line: int = 1, line_start: int = 0, handback: bool = False):
+def _drive_statements(
+    text: str, start: int = 0, line: int = 1, line_start: int = 0, handback: bool = False,
+) -> Generator[Any, None, int | None]:
     """Yield the statements of ``text`` from offset ``start`` as DocumentItems,
     each as soon as every other reading of the input is ruled out.
 
@@ -644,6 +664,7 @@ def _drive_statements(text: str, start: int = 0, line: int = 1, line_start: int 
                 yield from only.items
                 only.items = ()
                 if handback:
+                    assert only.opener is not None, "a finished statement had an opening token"
                     return only.opener.start_pos
     except UnexpectedCharacters as e:
         raise _from_lark(e, text) from None
@@ -712,7 +733,8 @@ def _end_position(text: str) -> tuple[int, int]:
 
 def _from_lark(err: UnexpectedInput, text: str) -> ParseError:
     if isinstance(err, UnexpectedCharacters):
-        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        pos = err.pos_in_stream if err.pos_in_stream is not None else len(text)
+        ch = text[pos] if pos < len(text) else ""
         if ch == '"':
             reason = "unterminated string literal"
         elif ch == "\n":
@@ -739,9 +761,8 @@ def _from_lark(err: UnexpectedInput, text: str) -> ParseError:
 
 def _located(err: LocatedError, text: str) -> ParseError:
     token = err.token
-    if token is None or getattr(token, "line", None) is None:
-        line, column = 1, 1
-    else:
+    line, column = 1, 1
+    if token is not None and token.line is not None and token.column is not None:
         line, column = token.line, token.column
     return ParseError(err.reason, line, column, _context(text, line, column))
 
@@ -757,7 +778,7 @@ def _run(text: str, start: str) -> Any:
     return _guarded(lambda: _drive(text, start), text)
 
 
-def _guarded(run, text: str) -> Any:
+def _guarded(run: Callable[[], Any], text: str) -> Any:
     try:
         return run()
     except LocatedError as e:
@@ -849,7 +870,9 @@ def iter_document(source: Any) -> Iterator[DocumentItem]:
     yield from _scan_document(text)
 
 
-def _scan_document(text: str, render=None) -> Iterator[Any]:
+def _scan_document(
+    text: str, render: Callable[[str, int, int], tuple[Any, int] | None] | None = None,
+) -> Iterator[Any]:
     """The loop of :func:`iter_document`. With ``render(text, pos, line)``,
     a reader asked first at each statement, which returns (its output, the
     offset of the next statement) or None; its outputs are yielded among the
@@ -879,7 +902,7 @@ def _scan_document(text: str, render=None) -> Iterator[Any]:
         pos = resume
 
 
-def _grammar_statements(text: str, pos: int, line: int, line_start: int):
+def _grammar_statements(text: str, pos: int, line: int, line_start: int) -> Generator[Any, None, int | None]:
     """The grammar's reading from ``pos``, until it can hand back to the fast
     scanner; errors become located ParseErrors."""
     try:

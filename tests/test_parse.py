@@ -1,4 +1,6 @@
-"""The grammar: everything DESIGN.md accepts, located errors, and a fuzz test."""
+"""The grammar: everything the grammar of docs/design.md accepts, located errors, and a fuzz test."""
+
+import contextlib
 
 import pytest
 from hypothesis import given, settings
@@ -135,7 +137,8 @@ def test_documents_mix_our_statements_and_sff_driver_statements():
         (cb.parse_filter, "", "empty input", 1, 1),
         (cb.parse_message, "[x > 1]", "expected '='", 1, 4),
         (cb.parse_advertisement, "x = 1 || y = 2", "an advertisement cannot hold a disjunction", 1, 7),
-        (cb.parse_document, "ifconfig -1 x = 1;", "interface number out of range: it must be an integer from 0 to 4294967295", 1, 10),
+        (cb.parse_document, "ifconfig -1 x = 1;",
+         "interface number out of range: it must be an integer from 0 to 4294967295", 1, 10),
         (cb.parse_document, "subscribe x = 1\npublish [x = 1] junk", "unexpected", 2, 17),
     ],
 )
@@ -148,7 +151,7 @@ def test_errors_are_located_and_explained(parse, text, reason, line, column):
     assert "\n" not in e.reason
     assert (e.line, e.column) == (line, column)
     caret_line = e.context.splitlines()[-1]
-    assert caret_line.strip() == "^" and len(caret_line) - 1 == column - 1 or column > 60
+    assert (caret_line.strip() == "^" and len(caret_line) - 1 == column - 1) or column > 60
 
 
 def test_dnf_expansion_is_bounded():
@@ -177,14 +180,12 @@ KINDS = ["filter", "predicate", "advertisement", "message", "document", "constra
 
 def _only_parse_errors(text: str) -> None:
     for kind in KINDS:
-        try:
+        with contextlib.suppress(cb.ParseError):
             parse_module.parse_any(text, kind)
-        except cb.ParseError:
-            pass
 
 
 @settings(max_examples=600)
-@given(st.lists(st.sampled_from(list('[](){}<>=!*|&,;"\\ \n\tabxyz019.-+_/#∧∨') + [" any ", "int ", " or "])).map("".join))
+@given(st.lists(st.sampled_from([*'[](){}<>=!*|&,;"\\ \n\tabxyz019.-+_/#∧∨', " any ", "int ", " or "])).map("".join))
 def test_fuzz_random_text_raises_only_parse_errors(text):
     _only_parse_errors(text)
 
@@ -201,7 +202,7 @@ def mutated(draw):
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(text)))
         action = draw(st.sampled_from(["insert", "delete", "replace", "duplicate"]))
-        ch = draw(st.sampled_from(list('[]"\\,;|&=<>*!-.0123456789 \nx') + ["\x00", "é", "any", "9" * 25]))
+        ch = draw(st.sampled_from([*'[]"\\,;|&=<>*!-.0123456789 \nx', "\x00", "é", "any", "9" * 25]))
         if action == "insert":
             text = text[:i] + ch + text[i:]
         elif action == "delete":

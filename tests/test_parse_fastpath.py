@@ -68,7 +68,7 @@ SEEDS = {
                  "ifconfig 0 company = \"x\" | anyway > 0x10;\nconsolidate;\n"],
 }
 
-TOKENS = (list('[](){}<>=!*|&,;"\\ \n.-+_/#0123456789abxyz') + ["\x00", "é", "３", "٣٤", "0x", "1e-400", "9" * 25]
+TOKENS = (list('[](){}<>=!*|&,;"\\ \n.-+_/#0123456789abxyz') + ["\x00", "é", "\uff13", "٣٤", "0x", "1e-400", "9" * 25]
           + [f" {k} " for k in KEYWORDS] + KEYWORDS + [f"x{k}" for k in KEYWORDS] + [f"{k}x" for k in KEYWORDS])
 
 
@@ -90,7 +90,7 @@ def mutated(draw, kind):
         else:
             words = text.split(" ")
             j = draw(st.integers(0, len(words) - 1))
-            text = " ".join(words[:j] + [words[j]] + words[j:])
+            text = " ".join([*words[:j], words[j], *words[j:]])
     return text
 
 

@@ -47,7 +47,7 @@ FILTER_ERRORS = [
     ("float f = 1" + "0" * 320, "out of range for a float", 1, 11),
     ("x = 0x8000000000000000", "int literal out of 64-bit range", 1, 5),
     ("x = 0x" + "f" * 5000, "int literal out of range", 1, 5),
-    ("x = ３", "unexpected character", 1, 5),
+    ("x = \uff13", "unexpected character", 1, 5),  # a FULLWIDTH DIGIT THREE
     ("x = ٣٤", "unexpected character", 1, 5),
     ("x = 1٣", "unexpected character", 1, 6),
 ]

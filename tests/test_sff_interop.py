@@ -74,7 +74,7 @@ def assert_sff_reads_like_us(text: str) -> list:
     theirs = sff_oracle.parse(text)
     ours = cb.parse_document(text)
     assert [s.kind for s in theirs] == [i.kind if i.kind != "command" else i.value[0] for i in ours]
-    for s, item in zip(theirs, ours):
+    for s, item in zip(theirs, ours, strict=True):
         if s.kind == "ifconfig":
             assert s.interface == item.interface
             assert {frozenset(map(_key, f)) for f in s.filters} == \
