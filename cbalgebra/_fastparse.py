@@ -57,6 +57,11 @@ _VALUE = (r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?
           r"|true" + _WORD_END + "|false" + _WORD_END + ")")
 
 _WS = re.compile(_BLANK + "*")
+
+
+def _blank_end(text: str, pos: int) -> int:
+    """Where the blanks that start at ``pos`` end (``pos`` itself when there are none)."""
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]  # "blank*" matches the empty string
 _FAST_CONSTRAINT = re.compile(
     _TYPE_WORD + _NAME + _BLANK + "*(" + _SYMBOL_OPERATOR + "|any" + _WORD_END + ")" + _BLANK + "*" + _VALUE + "?"
 )
@@ -133,7 +138,7 @@ def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
     """Constraints from ``pos`` up to a closing bracket, '||' or the end."""
     bracket = text.startswith("[", pos)
     if bracket:
-        pos = _WS.match(text, pos + 1).end()
+        pos = _blank_end(text, pos + 1)
         if text.startswith("]", pos):
             return [], pos + 1
     constraints: list[Constraint] = []
@@ -142,7 +147,7 @@ def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
         constraints.append(c)
         sep = _FAST_SEP.match(text, pos)
         if sep is not None:
-            pos = _WS.match(text, sep.end()).end()
+            pos = _blank_end(text, sep.end())
             if bracket and text.startswith("]", pos):
                 return constraints, pos + 1
             if pos == len(text) or text.startswith("||", pos):
@@ -150,7 +155,7 @@ def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
                     raise _Decline
                 return constraints, pos
             continue
-        pos = _WS.match(text, pos).end()
+        pos = _blank_end(text, pos)
         if bracket:
             if text.startswith("]", pos):
                 return constraints, pos + 1
@@ -161,20 +166,20 @@ def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
 def fast_dnf(text: str) -> list[list[Constraint]] | None:
     """The flat DNF of ``text``, or None when the fast path is not sure."""
     try:
-        pos = _WS.match(text).end()
+        pos = _blank_end(text, 0)
         terms = []
         while True:
             constraints, pos = _fast_conjunction(text, pos)
             terms.append(constraints)
             if len(terms) > MAX_DNF_TERMS:
                 return None  # Lark reports the limit, located, whatever the spelling
-            pos = _WS.match(text, pos).end()
+            pos = _blank_end(text, pos)
             if pos == len(text):
                 return terms
             m = _FAST_OR.match(text, pos)
             if m is None:
                 return None
-            pos = _WS.match(text, m.end()).end()
+            pos = _blank_end(text, m.end())
     except (_Decline, InvalidValueError):
         return None
 
@@ -197,10 +202,10 @@ def _flat_attribute(text: str, pos: int, attrs: dict[str, Attribute]) -> int:
 
 def fast_message(text: str) -> Message | None:
     try:
-        pos = _WS.match(text).end()
+        pos = _blank_end(text, 0)
         if not text.startswith("[", pos):
             return None
-        pos = _WS.match(text, pos + 1).end()
+        pos = _blank_end(text, pos + 1)
         attrs: dict[str, Attribute] = {}
         while not text.startswith("]", pos):
             pos = _flat_attribute(text, pos, attrs)
@@ -209,8 +214,8 @@ def fast_message(text: str) -> Message | None:
                 if sep.group(1) == "&&":
                     return None
                 pos = sep.end()
-            pos = _WS.match(text, pos).end()
-        if _WS.match(text, pos + 1).end() != len(text):
+            pos = _blank_end(text, pos)
+        if _blank_end(text, pos + 1) != len(text):
             return None
         return Message(attrs)
     except (_Decline, InvalidValueError):
@@ -252,7 +257,7 @@ _ORIGIN = re.compile("from" + _BLANK + r"+(?:([A-Za-z_][A-Za-z0-9_\-.]*+|[0-9]+)
 
 def skip(text: str, pos: int) -> int:
     """The offset after any blanks and comments at ``pos``."""
-    return _SKIP.match(text, pos).end()
+    return _SKIP.match(text, pos).end()  # type: ignore[union-attr]  # the pattern matches the empty string
 
 
 def _statement_follows(text: str, pos: int) -> bool:
@@ -271,7 +276,7 @@ def _origin(text: str, pos: int) -> tuple[str | None, int]:
     if m is None or (m.group(1) is not None and m.group(1) in _RESERVED):
         raise _Decline
     origin = m.group(1) if m.group(1) is not None else m.group(2)
-    return origin, _SKIP.match(text, m.end()).end()
+    return origin, skip(text, m.end())
 
 
 def _origin_follows(text: str, pos: int) -> bool:
@@ -283,25 +288,25 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
     conjunctions joined by '||', ending where the next statement starts."""
     terms: list[tuple[Constraint, ...]] = []
     while True:
-        pos = _WS.match(text, pos).end()
+        pos = _blank_end(text, pos)
         if text.startswith("[", pos):
             constraints, pos = _fast_conjunction(text, pos)
             terms.append(tuple(constraints))
         else:
-            constraints: list[Constraint] = []
+            constraints = []
             while True:
                 c, pos = _flat_constraint(text, pos)
                 constraints.append(c)
                 sep = _DOC_SEP.match(text, pos)
                 if sep is None:
                     break
-                after = _SKIP.match(text, sep.end()).end()
+                after = skip(text, sep.end())
                 if _statement_follows(text, after) or _origin_follows(text, after) or text.startswith("||", after):
                     pos = sep.end()
                     break
                 pos = after
             terms.append(tuple(constraints))
-        after = _SKIP.match(text, pos).end()
+        after = skip(text, pos)
         if text.startswith("||", after):
             pos = after + 2
             continue
@@ -320,7 +325,7 @@ def _sff_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
     """An `ifconfig` body: constraints joined by ',' and filters by '|', up to ';'."""
     terms: list[tuple[Constraint, ...]] = []
     constraints: list[Constraint] = []
-    pos = _WS.match(text, pos).end()
+    pos = _blank_end(text, pos)
     while True:
         c, pos = _flat_constraint(text, pos)
         constraints.append(c)
@@ -344,7 +349,7 @@ def _sff_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
 def _select_body(text: str, pos: int) -> tuple[Message, int]:
     attrs: dict[str, Attribute] = {}
     while True:
-        pos = _WS.match(text, pos).end()
+        pos = _blank_end(text, pos)
         m = _SEMI.match(text, pos)
         if m is not None:
             return Message(attrs), m.end()
@@ -366,8 +371,9 @@ def fast_statement(text: str, pos: int) -> tuple[str, Any, int | None, str | Non
         word, pos = m.group(1), m.end()
         origin = None
         interface = None
+        value: Any  # conjunctions, a message, or a command's arguments, by ``word``
         if word in ("subscribe", "advertise"):
-            if text.startswith("false", _WS.match(text, pos).end()):
+            if text.startswith("false", _blank_end(text, pos)):
                 return None
             value, pos = _our_predicate(text, pos)
             origin, pos = _origin(text, pos)
@@ -394,7 +400,7 @@ def fast_statement(text: str, pos: int) -> tuple[str, Any, int | None, str | Non
             if word == "set" and args[0] in _RESERVED:
                 return None
             value, word, pos = (word, *args), "command", cm.end()
-        end = _SKIP.match(text, pos).end()
+        end = skip(text, pos)
         if end < len(text) and _STATEMENT.match(text, end) is None:
             return None  # let the grammar report what follows
         return word, value, interface, origin, end
