@@ -605,32 +605,10 @@ class IPS(_PerSource):
     scheme = "ips"
 
     def _setup(self) -> None:
-        paths, n = self.paths, self.n
-        cls = source_classes(paths)             # cls[u, v]: class id of source v at u
-        ok = _rewrite_safe(paths, cls)          # ok[v, u]: condition of R for source v at u
+        n = self.n
+        cls, rewrite, self.arriving = ips_structure(self.paths, self.senders)
         self.class_of = cls
-        # R_u(C) = AND over v in C of ok[v, u]
-        rewrite = np.ones_like(cls, dtype=bool)  # rewrite[u, v] = R_u(I_u(v))
-        for u in range(n):
-            classes = cls[u]
-            bad = np.zeros(int(classes.max()) + 1, dtype=bool)
-            np.logical_or.at(bad, classes, ~ok[:, u])
-            rewrite[u] = ~bad[classes]
         self.rewrite = rewrite
-        # Which header values can reach each processor (per sender, down T_v).
-        arriving: list[set[int]] = [set() for _ in range(n)]
-        for v in sorted(self.senders):
-            header = np.full(n, -1, dtype=np.int64)
-            header[v] = v
-            order = np.argsort(paths.dist[v], kind="stable")
-            parent = paths.parent[v]
-            arriving[v].add(v)
-            for y in order[1:].tolist():
-                p = int(parent[y])
-                h = int(header[p])
-                header[y] = p if rewrite[p, h] else h
-                arriving[y].add(int(header[y]))
-        self.arriving = [frozenset(a) for a in arriving]
         # Python lists: per-packet lookups in numpy arrays cost microseconds each.
         self._class_rows = cls.tolist()
         self._rewrite_rows = rewrite.tolist()
@@ -659,14 +637,23 @@ class IPS(_PerSource):
         return [(meta[i], out_header) for i in interfaces]
 
     def _memory_of(self, u):
-        headers = self.arriving[u]
-        classes = {int(self.class_of[u, h]) for h in headers}
-        identity = len(classes) == len(headers)
-        i_bits = 0 if identity else len(headers) * id_bits(max(2, len(classes)))
-        r_values = {bool(self.rewrite[u, h]) for h in headers}
-        r_bits = 0 if len(r_values) <= 1 else len(classes)
+        i_bits, r_bits = ips_lookup_bits(self.class_of[u], self.rewrite[u], self.arriving[u])
         return {"init": self.id_bits if u in self.senders else 0, "I": i_bits, "R": r_bits,
                 "predicate_constraints": self._row_constraints(u)}
+
+
+def ips_lookup_bits(class_row: np.ndarray, rewrite_row: np.ndarray, headers: Iterable[int]) -> tuple[int, int]:
+    """Bits of I_u and R_u at a processor u (§3.2) from its row of classes and
+    of rewrite flags and the header values that can reach it: I_u costs
+    |H_u|·⌈log2 |classes|⌉ bits, 0 when each class is reached by one header
+    only (the identity, as on a tree); R_u one bit per class, 0 when constant."""
+    headers = list(headers)
+    classes = {int(class_row[h]) for h in headers}
+    identity = len(classes) == len(headers)
+    i_bits = 0 if identity else len(headers) * id_bits(max(2, len(classes)))
+    r_values = {bool(rewrite_row[h]) for h in headers}
+    r_bits = 0 if len(r_values) <= 1 else len(classes)
+    return i_bits, r_bits
 
 
 class PIF(Routing):
@@ -897,6 +884,37 @@ def source_classes(paths: ShortestPaths) -> np.ndarray:
         rank = np.argsort(np.argsort(first))
         cls[u] = rank[inverse.ravel()]
     return cls
+
+
+def ips_structure(paths: ShortestPaths, senders: Iterable[int]
+                  ) -> tuple[np.ndarray, np.ndarray, list[frozenset[int]]]:
+    """iPS's state apart from its predicates (§3.2): ``cls[u, v]`` the class
+    of source v at u (:func:`source_classes`), ``rewrite[u, v]`` = R_u(I_u(v))
+    (u rewrites a header v to u: every source of v's class passes the
+    condition of :func:`_rewrite_safe`), and ``arriving[u]`` the header values
+    that can reach u from the ``senders`` (followed down each T_v)."""
+    n = paths.n
+    cls = source_classes(paths)
+    ok = _rewrite_safe(paths, cls)          # ok[v, u]: condition of R for source v at u
+    rewrite = np.ones_like(cls, dtype=bool)
+    for u in range(n):
+        classes = cls[u]
+        bad = np.zeros(int(classes.max()) + 1, dtype=bool)
+        np.logical_or.at(bad, classes, ~ok[:, u])
+        rewrite[u] = ~bad[classes]
+    arriving: list[set[int]] = [set() for _ in range(n)]
+    for v in sorted(senders):
+        header = np.full(n, -1, dtype=np.int64)
+        header[v] = v
+        order = np.argsort(paths.dist[v], kind="stable")
+        parent = paths.parent[v]
+        arriving[v].add(v)
+        for y in order[1:].tolist():
+            p = int(parent[y])
+            h = int(header[p])
+            header[y] = p if rewrite[p, h] else h
+            arriving[y].add(int(header[y]))
+    return cls, rewrite, [frozenset(a) for a in arriving]
 
 
 def _depths(paths: ShortestPaths, v: int) -> np.ndarray:
