@@ -114,12 +114,13 @@ class Grid:
     base_k: int = 10
     base_scenario: str = "zipf-500"
     base_reducer: str = "none"
-    reducer_ns: tuple[int, ...] = (20, 40, 80)
+    reducer_ns: tuple[int, ...] = (16, 32, 64)
     design: str = "oat"
     # per-cell work
     sources: int = 8
     messages: int = 4
     siena_max: int = 100
+    siena_subscriptions_max: int = 600
     check_max: int = 40
     exact_processors_max: int = 120
     sample_processors: int = 24
@@ -194,6 +195,7 @@ def routing_cells(grid: Grid, seed: int) -> list[dict]:
 
 def _work(grid: Grid) -> dict:
     return {"sources": grid.sources, "messages": grid.messages, "siena_max": grid.siena_max,
+            "siena_subscriptions_max": grid.siena_subscriptions_max,
             "check_max": grid.check_max, "exact_processors_max": grid.exact_processors_max,
             "sample_processors": grid.sample_processors, "traffic_reducer_max": grid.traffic_reducer_max}
 
@@ -207,7 +209,7 @@ def cell_cost(cell: dict) -> float:
     cost = 1.0 + (n / 100) ** 2.3 * (0.3 + cell["s_frac"]) * (cell["k"] / 10) ** 0.7
     if cell["reducer"] != "none":
         cost *= _REDUCER_COST.get(cell["reducer"], 5.0) * (1 + (n / 40) ** 1.5)
-    if n <= cell.get("siena_max", 100):
+    if siena_runs(cell, n, math.ceil(cell["r_frac"] * n)):
         cost += (n / 50) ** 2 * _REDUCER_COST.get(cell["reducer"], 5.0)
     return float(cost)
 
@@ -371,6 +373,13 @@ def seed_key(cell: dict, exclude: Sequence[str] = ()) -> list:
     return [f"{cell[c]:g}" if isinstance(cell[c], float) else cell[c] for c in KEY_COLUMNS if c not in exclude]
 
 
+def siena_runs(cell: dict, n: int, receivers: int) -> bool:
+    """Whether Siena is simulated: its covering posets grow with the
+    subscriptions (r·k conjunctions at every server), so only for n ≤
+    ``siena_max`` and r·k ≤ ``siena_subscriptions_max``."""
+    return n <= cell["siena_max"] and receivers * cell["k"] <= cell.get("siena_subscriptions_max", 600)
+
+
 def _finite(x: float) -> float:
     return 1.0 if x is None or not math.isfinite(x) else float(x)
 
@@ -404,7 +413,7 @@ def _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips) ->
             out[scheme] = {"id_bits": e["id_bits"], "predicate_bits": pred_bits,
                            "total_bits": e["id_bits"] + pred_bits, "se": est.standard_error * BITS_PER_CONSTRAINT,
                            "alpha": pred_bits / e["predicate_bits"] if e["predicate_bits"] else _nan()}
-    if N <= cell["siena_max"]:
+    if siena_runs(cell, N, len(predicates)):
         m = build("siena", graph, predicates, reducer=reducer, senders=senders, paths=paths).memory()
         unreduced = (m["predicate_bits"] if reducer == "none" else
                      build("siena", graph, predicates, reducer="none", senders=senders, paths=paths)
@@ -462,7 +471,7 @@ def _traffic(cell, graph, paths, predicates, receivers, senders, names, distribu
         "optimum_size_mean": float(np.mean([o.size - 1 for o in optima])),
     }
     for scheme in SCHEMES:
-        if scheme == "siena" and N > cell["siena_max"]:
+        if scheme == "siena" and not siena_runs(cell, N, len(receivers)):
             for col in ("packets", "packets_se", "excess", "duplicates", "header_bits", "latency_minimal",
                         "correct"):
                 out[f"{scheme}_{col}"] = _nan()
