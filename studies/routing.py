@@ -59,7 +59,11 @@ import numpy as np
 from cbalgebra.studies.seeding import cell_rng, cell_seed
 
 if TYPE_CHECKING:
+    import networkx as nx
     import pyarrow as pa
+
+    from cbalgebra.network.paths import ShortestPaths
+    from cbalgebra.values import Predicate
 
     from cbalgebra.clibase import Subparsers
     from cbalgebra.studies.runner import Study
@@ -229,7 +233,7 @@ def transit_stub_params(n: int) -> dict:
     return {"transit_domains": domains, "transit_nodes": 4, "stubs_per_transit": 3, "stub_nodes": stub}
 
 
-def make_network(topology_name: str, n: int, seed: int, replicate: int):
+def make_network(topology_name: str, n: int, seed: int, replicate: int) -> nx.Graph:
     """The cell's graph: a family at target size n (seeded by the base seed,
     the family, n and the replicate) or a real network (n = 0)."""
     from cbalgebra.network import topology
@@ -309,8 +313,8 @@ def run_routing_cell(cell: dict) -> dict:
     start = time.perf_counter()
     seed, topo, n, rep = int(cell["seed"]), cell["topology"], int(cell["n"]), int(cell["replicate"])
     graph = make_network(topo, n, seed, rep)
-    N = graph.number_of_nodes()
-    receivers, senders = roles(N, cell["r_frac"], cell["s_frac"], seed, topo, n, rep)
+    nodes = graph.number_of_nodes()
+    receivers, senders = roles(nodes, cell["r_frac"], cell["s_frac"], seed, topo, n, rep)
     names, distribution = scenario_parameters(cell["scenario"])
     pred_seed = cell_seed(seed, ("predicates", MODEL_VERSION, topo, n, rep, cell["k"], cell["scenario"]))
     predicates = processor_predicates(receivers, int(cell["k"]), names=names, distribution=distribution,
@@ -319,14 +323,14 @@ def run_routing_cell(cell: dict) -> dict:
     orders = tree_orders(paths)
     ips = ips_structure(paths, senders)
     row: dict[str, Any] = {c: cell[c] for c in (*KEY_COLUMNS, "seed", "designs")}
-    idb = id_bits(N)
-    degrees = np.array([graph.degree[u] for u in range(N)])
-    hops_all = orders.hops.sum() / max(1, N * (N - 1))
+    idb = id_bits(nodes)
+    degrees = np.array([graph.degree[u] for u in range(nodes)])
+    hops_all = orders.hops.sum() / max(1, nodes * (nodes - 1))
     sizes = {x: p.size for x, p in predicates.items()}
     constraint_hops = float(sum(int(orders.hops[senders, x].sum()) * sz for x, sz in sizes.items()))
     mp = float(np.mean(list(sizes.values())))
     row.update({
-        "n_actual": N, "links": graph.number_of_edges(), "r": len(receivers), "s": len(senders),
+        "n_actual": nodes, "links": graph.number_of_edges(), "r": len(receivers), "s": len(senders),
         "d": float(hops_all), "delta": int(degrees.max()), "mean_degree": float(degrees.mean()),
         "diameter_hops": int(orders.hops.max()), "id_bits_per_id": idb, "mp_constraints": mp,
         "receiver_constraints": int(sum(sizes.values())), "constraint_hops": constraint_hops,
@@ -336,7 +340,7 @@ def run_routing_cell(cell: dict) -> dict:
     exact = exact_memory(paths, predicates, senders, orders=orders, ips=ips)
     classes = exact["ips"].pop("classes")
     all_classes = ips[0].max(axis=1) + 1
-    hist = dict(sorted(((int(c), int(k)) for c, k in zip(*np.unique(classes, return_counts=True)))))
+    hist = dict(sorted(((int(c), int(k)) for c, k in zip(*np.unique(classes, return_counts=True), strict=True))))
     row.update({
         "ips_classes_mean": float(classes.mean()), "ips_classes_median": float(np.median(classes)),
         "ips_classes_p90": float(np.percentile(classes, 90)), "ips_classes_max": int(classes.max()),
@@ -344,7 +348,7 @@ def run_routing_cell(cell: dict) -> dict:
     })
     memory = _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips)
     row["memory_seconds"] = time.perf_counter() - t_mem
-    row["memory_checked"] = _check_memory(cell, graph, paths, predicates, senders, exact, N)
+    row["memory_checked"] = _check_memory(cell, graph, paths, predicates, senders, exact, nodes)
     for scheme in SCHEMES:
         m = memory[scheme]
         row[f"{scheme}_id_bits"] = m["id_bits"]
@@ -358,9 +362,9 @@ def run_routing_cell(cell: dict) -> dict:
     r, s, delta = len(receivers), len(senders), int(degrees.max())
     row["psf_exact_formula"] = psf_exact_formula(s, idb, constraint_hops, BITS_PER_CONSTRAINT)
     row["psf_simple_formula"] = psf_simplified_formula(idb, s, r, mp_bits, float(hops_all))
-    row["ips_tree_formula"] = ips_tree_formula(N, r, mp_bits, _finite(row["ips_alpha"]))
-    row["pif_formula"] = pif_formula(N, s, delta, idb, r, mp_bits, _finite(row["pif_alpha"]))
-    row["drp_formula"] = drp_formula(N, r, idb, s, mp_bits)
+    row["ips_tree_formula"] = ips_tree_formula(nodes, r, mp_bits, _finite(row["ips_alpha"]))
+    row["pif_formula"] = pif_formula(nodes, s, delta, idb, r, mp_bits, _finite(row["pif_alpha"]))
+    row["drp_formula"] = drp_formula(nodes, r, idb, s, mp_bits)
     t_traffic = time.perf_counter()
     row.update(_traffic(cell, graph, paths, predicates, receivers, senders, names, distribution))
     row["traffic_seconds"] = time.perf_counter() - t_traffic
@@ -384,12 +388,13 @@ def _finite(x: float) -> float:
     return 1.0 if x is None or not math.isfinite(x) else float(x)
 
 
-def _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips) -> dict:
+def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
+                         senders: list[int], exact: dict, ips: tuple) -> dict:
     """Per scheme {id_bits, predicate_bits, total_bits, se, alpha}."""
     from cbalgebra.network.memory import estimate_total, make_combiner, processor_constraints
     from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, build
 
-    reducer, N = cell["reducer"], graph.number_of_nodes()
+    reducer, nodes = cell["reducer"], graph.number_of_nodes()
     out: dict[str, Any] = {}
     method = "exact (alpha = 1)" if reducer == "none" else "exact (every processor reduced)"
     for scheme in ("psf", "ips", "pif", "drp"):
@@ -398,22 +403,23 @@ def _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips) ->
                        "total_bits": e["total_bits"], "se": 0.0, "alpha": 1.0}
     if reducer != "none":
         combiner = make_combiner(predicates, reducer)
-        if N <= cell["exact_processors_max"]:
-            sample = list(range(N))
+        if nodes <= cell["exact_processors_max"]:
+            sample = list(range(nodes))
         else:
             rng = cell_rng(cell["seed"], ("processor-sample", MODEL_VERSION, *seed_key(cell)))
-            sample = sorted(int(u) for u in rng.choice(N, size=min(N, cell["sample_processors"]), replace=False))
-            method = f"sampled {len(sample)} of {N} processors"
+            size = min(nodes, cell["sample_processors"])
+            sample = sorted(int(u) for u in rng.choice(nodes, size=size, replace=False))
+            method = f"sampled {len(sample)} of {nodes} processors"
         for scheme in ("psf", "ips", "pif"):
             ys = [processor_constraints(scheme, u, paths, predicates, senders, reducer, combiner=combiner, ips=ips)
                   for u in sample]
-            est = estimate_total(ys, N)
+            est = estimate_total(ys, nodes)
             e = exact[scheme]
             pred_bits = est.total * BITS_PER_CONSTRAINT
             out[scheme] = {"id_bits": e["id_bits"], "predicate_bits": pred_bits,
                            "total_bits": e["id_bits"] + pred_bits, "se": est.standard_error * BITS_PER_CONSTRAINT,
                            "alpha": pred_bits / e["predicate_bits"] if e["predicate_bits"] else _nan()}
-    if siena_runs(cell, N, len(predicates)):
+    if siena_runs(cell, nodes, len(predicates)):
         m = build("siena", graph, predicates, reducer=reducer, senders=senders, paths=paths).memory()
         unreduced = (m["predicate_bits"] if reducer == "none" else
                      build("siena", graph, predicates, reducer="none", senders=senders, paths=paths)
@@ -427,30 +433,32 @@ def _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips) ->
     return out
 
 
-def _check_memory(cell, graph, paths, predicates, senders, exact, N) -> bool:
+def _check_memory(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
+                  senders: list[int], exact: dict, nodes: int) -> bool:
     """Where n ≤ check_max: build every table and demand the exact count."""
     from cbalgebra.network.schemes import build
 
-    if N > cell["check_max"]:
+    if nodes > cell["check_max"]:
         return False
     for scheme in ("psf", "ips", "pif", "drp"):
         m = build(scheme, graph, predicates, senders=senders, paths=paths).memory()
         if (m["id_bits"], m["predicate_constraints"]) != (exact[scheme]["id_bits"],
                                                          exact[scheme]["predicate_constraints"]):
             raise RoutingStudyError(
-                f"{cell['topology']} n={N}: {scheme} tables count {m['id_bits']} id bits and "
+                f"{cell['topology']} n={nodes}: {scheme} tables count {m['id_bits']} id bits and "
                 f"{m['predicate_constraints']} constraints, the tree computation "
                 f"{exact[scheme]['id_bits']} and {exact[scheme]['predicate_constraints']}")
     return True
 
 
-def _traffic(cell, graph, paths, predicates, receivers, senders, names, distribution) -> dict:
+def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
+             receivers: list[int], senders: list[int], names: int, distribution: str) -> dict:
     """Sampled deliveries of every scheme (see the module docstring)."""
     from cbalgebra.network.delivery import smallest_latency_minimal_tree
     from cbalgebra.network.schemes import build
     from cbalgebra.network.workload import messages
 
-    N = graph.number_of_nodes()
+    nodes = graph.number_of_nodes()
     key = seed_key(cell, exclude=("reducer",))
     rng = cell_rng(cell["seed"], ("traffic", MODEL_VERSION, *key))
     sources = sorted(int(v) for v in rng.choice(senders, size=min(len(senders), cell["sources"]), replace=False))
@@ -459,11 +467,11 @@ def _traffic(cell, graph, paths, predicates, receivers, senders, names, distribu
     msgs = messages(len(sources) * per, names=names, distribution=distribution, seed=msg_seed,
                     aim_at=predicates)
     srcs = [v for v in sources for _ in range(per)]
-    reducer = cell["reducer"] if N <= cell["traffic_reducer_max"] else "none"
+    reducer = cell["reducer"] if nodes <= cell["traffic_reducer_max"] else "none"
     from cbalgebra.semantics import matches
 
     interested = [frozenset(x for x, p in predicates.items() if matches(p, m)) for m in msgs]
-    optima = [smallest_latency_minimal_tree(graph, v, w, paths=paths) for v, w in zip(srcs, interested)]
+    optima = [smallest_latency_minimal_tree(graph, v, w, paths=paths) for v, w in zip(srcs, interested, strict=True)]
     out: dict[str, Any] = {
         "traffic_sources": len(sources), "deliveries": len(msgs), "traffic_reducer": reducer,
         "interested_mean": float(np.mean([len(w) for w in interested])),
@@ -471,7 +479,7 @@ def _traffic(cell, graph, paths, predicates, receivers, senders, names, distribu
         "optimum_size_mean": float(np.mean([o.size - 1 for o in optima])),
     }
     for scheme in SCHEMES:
-        if scheme == "siena" and not siena_runs(cell, N, len(receivers)):
+        if scheme == "siena" and not siena_runs(cell, nodes, len(receivers)):
             for col in ("packets", "packets_se", "excess", "duplicates", "header_bits", "latency_minimal",
                         "correct"):
                 out[f"{scheme}_{col}"] = _nan()
@@ -480,11 +488,11 @@ def _traffic(cell, graph, paths, predicates, receivers, senders, names, distribu
         routing = build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths)
         deliveries = routing.deliver_many(msgs, srcs)
         packets, excess, dups, header, minimal = [], [], 0, [], 0
-        for d, want, opt in zip(deliveries, interested, optima):
+        for d, want, opt in zip(deliveries, interested, optima, strict=True):
             report = d.report
             if report.interested != want or not report.correct:
                 raise RoutingStudyError(
-                    f"{scheme} on {cell['topology']} (n={N}, replicate {cell['replicate']}): the message "
+                    f"{scheme} on {cell['topology']} (n={nodes}, replicate {cell['replicate']}): the message "
                     f"from {d.source} missed {sorted(report.missed)}; the study stops")
             packets.append(d.transmissions)
             header.append(d.header_bits)

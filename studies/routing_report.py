@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ import pandas as pd
 from cbalgebra.studies.report import Finding, _compose, _f, _table, findings_section, timing_section
 
 SCHEMES = ("psf", "ips", "pif", "drp", "siena")
+#: the four schemes of the paper (Siena is our addition)
+PAPER_SCHEMES = ("psf", "ips", "pif", "drp")
 FAMILIES = ("tree", "power_law", "transit_stub", "gnp")
 GROUP = ["topology", "n", "r_frac", "s_frac", "k", "scenario", "reducer"]
 RATIOS = {  # column of the ratio: (measured, formula)
@@ -58,7 +61,9 @@ def summarise(results: pd.DataFrame, config: dict) -> pd.DataFrame:
     summary["memory_method"] = grouped["memory_method"].first().to_numpy()
     totals = summary[[f"{s}_total_bits" for s in SCHEMES]]
     summary["winner"] = totals.idxmin(axis=1, skipna=True).str.removesuffix("_total_bits")
-    summary["winner_with_siena"] = ~summary["siena_total_bits"].isna()
+    paper = summary[[f"{s}_total_bits" for s in PAPER_SCHEMES]]
+    summary["winner_paper"] = paper.idxmin(axis=1).str.removesuffix("_total_bits")
+    summary["siena_simulated"] = ~summary["siena_total_bits"].isna()
     drop = [c for c in summary.columns if c.endswith("_seconds")]
     return summary.drop(columns=drop)
 
@@ -81,7 +86,7 @@ def _real(frame: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------
 # Fits
 
-def fit_exponent(n: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+def fit_exponent(n: Sequence[float] | pd.Series, y: Sequence[float] | pd.Series) -> tuple[float, float]:
     """Least-squares slope of log y on log n, with its standard error."""
     x, z = np.log(np.asarray(n, float)), np.log(np.asarray(y, float))
     ok = np.isfinite(x) & np.isfinite(z)
@@ -96,9 +101,9 @@ def fit_exponent(n: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     return float(slope), se
 
 
-def linear_fit(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float]:
+def linear_fit(xs: Sequence[float] | pd.Series, ys: Sequence[float] | pd.Series) -> tuple[float, float, float]:
     """Slope, intercept and R² of y on x."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
     slope, intercept = np.polyfit(x, y, 1)
     resid = y - (slope * x + intercept)
     total = ((y - y.mean()) ** 2).sum()
@@ -131,14 +136,14 @@ def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all
     return paths
 
 
-def _panels(plt, count: int, width: float = 4.2, height: float = 3.6):
+def _panels(plt: Any, count: int, width: float = 4.2, height: float = 3.6) -> tuple[Any, list[Any]]:
     fig, axes = plt.subplots(1, count, figsize=(width * count, height), squeeze=False)
     return fig, list(axes[0])
 
 
-def _memory_figure(plt, growth, families, real):
+def _memory_figure(plt: Any, growth: pd.DataFrame, families: list[str], real: pd.DataFrame) -> Any:
     fig, axes = _panels(plt, len(families))
-    for ax, fam in zip(axes, families):
+    for ax, fam in zip(axes, families, strict=False):
         g = _family(growth, fam)
         for s in SCHEMES:
             ok = g[f"{s}_total_bits"].notna()
@@ -162,10 +167,10 @@ def _memory_figure(plt, growth, families, real):
     return fig
 
 
-def _ratio_figure(plt, growth, families, real):
+def _ratio_figure(plt: Any, growth: pd.DataFrame, families: list[str], real: pd.DataFrame) -> Any:
     fig, axes = _panels(plt, len(RATIOS), width=3.4)
-    markers = dict(zip(FAMILIES, "osD^"))
-    for ax, (col, (num, den)) in zip(axes, RATIOS.items()):
+    markers = dict(zip(FAMILIES, "osD^", strict=True))
+    for ax, col in zip(axes, RATIOS, strict=True):
         for fam in families:
             g = _family(growth, fam)
             ax.plot(g["n_actual"], g[col], marker=markers[fam], ms=3, label=fam)
@@ -182,7 +187,7 @@ def _ratio_figure(plt, growth, families, real):
     return fig
 
 
-def _classes_figure(plt, growth, families, real):
+def _classes_figure(plt: Any, growth: pd.DataFrame, families: list[str], real: pd.DataFrame) -> Any:
     fig, axes = _panels(plt, 1, width=5.5, height=4.2)
     ax = axes[0]
     for fam in families:
@@ -205,9 +210,9 @@ def _classes_figure(plt, growth, families, real):
     return fig
 
 
-def _traffic_figure(plt, growth, families, real):
+def _traffic_figure(plt: Any, growth: pd.DataFrame, families: list[str], real: pd.DataFrame) -> Any:
     fig, axes = _panels(plt, len(families))
-    for ax, fam in zip(axes, families):
+    for ax, fam in zip(axes, families, strict=True):
         g = _family(growth, fam)
         for s in SCHEMES:
             ok = g[f"{s}_packets"].notna()
@@ -233,41 +238,49 @@ def _winner_frame(summary: pd.DataFrame, config: dict) -> pd.DataFrame:
               & (rs["reducer"] == config["base_reducer"])]
 
 
-def _winner_figure(plt, wins: pd.DataFrame):
+def _winner_figure(plt: Any, wins: pd.DataFrame) -> Any:
     from matplotlib.colors import ListedColormap
 
-    tops = list(dict.fromkeys(wins.sort_values(["topology"]).sort_values("topology", key=lambda c: c.map(is_real))
-                              ["topology"]))
-    fig, axes = _panels(plt, len(tops), width=2.6, height=2.9)
-    cmap = ListedColormap([_COLORS[s] for s in SCHEMES])
-    for ax, topo in zip(axes, tops):
+    tops = sorted(wins["topology"].unique(), key=lambda t: (is_real(t), t))
+    cols = min(4, len(tops))
+    rows = math.ceil(len(tops) / cols)
+    fig, grid_axes = plt.subplots(rows, cols, figsize=(2.9 * cols, 2.8 * rows), squeeze=False)
+    axes = [ax for line in grid_axes for ax in line]
+    cmap = ListedColormap([_COLORS[s] for s in PAPER_SCHEMES])
+    for ax, topo in zip(axes, tops, strict=False):
         g = wins[wins["topology"] == topo]
         rs, ss = sorted(g["r_frac"].unique()), sorted(g["s_frac"].unique())
         grid = np.full((len(rs), len(ss)), np.nan)
         for _, row in g.iterrows():
             i, j = rs.index(row["r_frac"]), ss.index(row["s_frac"])
-            grid[i, j] = SCHEMES.index(row["winner"])
-            second = sorted((row[f"{s}_total_bits"], s) for s in SCHEMES if pd.notna(row[f"{s}_total_bits"]))
-            margin = second[1][0] / second[0][0] if len(second) > 1 else math.nan
-            ax.text(j, i, f"{row['winner']}\n×{margin:.2f}", ha="center", va="center", fontsize=6, color="white")
-        ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=len(SCHEMES) - 0.5, origin="lower")
+            best = row["winner_paper"]
+            grid[i, j] = PAPER_SCHEMES.index(best)
+            ranked = sorted((row[f"{s}_total_bits"], s) for s in PAPER_SCHEMES)
+            text = f"{best}\n2nd {ranked[1][1]} ×{ranked[1][0] / ranked[0][0]:.2f}"
+            if pd.notna(row["siena_total_bits"]):
+                text += f"\nsiena ×{row['siena_total_bits'] / ranked[0][0]:.2f}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=5.5, color="white")
+        ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=len(PAPER_SCHEMES) - 0.5, origin="lower")
         ax.set_xticks(range(len(ss)), [f"{x:g}" for x in ss])
         ax.set_yticks(range(len(rs)), [f"{x:g}" for x in rs])
-        ax.set_xlabel("s/n")
-        ax.set_title(f"{short_name(topo)} (n≈{int(round(g['n_actual'].mean()))})", fontsize=7)
-    axes[0].set_ylabel("r/n")
-    fig.suptitle("Smallest M(S) (×: next smallest over smallest)", fontsize=9)
+        ax.set_xlabel("s/n", fontsize=7)
+        ax.set_ylabel("r/n", fontsize=7)
+        ax.set_title(f"{short_name(topo)} (n≈{round(g['n_actual'].mean())})", fontsize=7)
+    for ax in axes[len(tops):]:
+        ax.axis("off")
+    fig.suptitle("Smallest M(S) of the paper's four schemes (×: M over the smallest; siena where simulated)",
+                 fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def _alpha_figure(plt, red: pd.DataFrame):
+def _alpha_figure(plt: Any, red: pd.DataFrame) -> Any:
     reducers = [r for r in ("siena", "merge", "cover") if r in set(red["reducer"])]
     fig, axes = _panels(plt, max(1, len(reducers)))
-    for ax, reducer in zip(axes, reducers):
+    for ax, reducer in zip(axes, reducers, strict=False):
         g = red[red["reducer"] == reducer]
         for s in ("psf", "ips", "pif", "siena"):
-            for fam, mk in zip(FAMILIES, "osD^"):
+            for fam, mk in zip(FAMILIES, "osD^", strict=True):
                 f = g[g["topology"] == fam].sort_values("n_actual")
                 if f[f"{s}_alpha"].notna().any():
                     ax.plot(f["n_actual"], f[f"{s}_alpha"], marker=mk, color=_COLORS[s], ms=3, lw=0.8,
@@ -388,7 +401,8 @@ def chung_lu_distance(growth: pd.DataFrame) -> Finding:
     verdict = "agree" if r1 >= r2 else "partly"
     return Finding(
         "§3.1 (Chung & Lu, PNAS 2002): d = O(log log n) in power-law random graphs (exponent 2 < β < 3)",
-        f"Chung–Lu graphs, β = 2.5, n = {int(n.min())}–{int(n.max())}: d = {_f(f['d'].min(), 2)}–{_f(f['d'].max(), 2)}; "
+        f"Chung–Lu graphs, β = 2.5, n = {int(n.min())}–{int(n.max())}: "
+        f"d = {_f(f['d'].min(), 2)}–{_f(f['d'].max(), 2)}; "
         f"d against log log n: slope {_f(b1, 2)}, R² {_f(r1, 3)}; against log n: slope {_f(b2, 2)}, R² {_f(r2, 3)}. "
         "Over n ≤ 1,000 log log n spans only 1.10–1.93, so the two laws are hard to tell apart",
         verdict)
@@ -447,16 +461,33 @@ def sr_dominates(summary: pd.DataFrame, config: dict) -> Finding:
     wins = _winner_frame(summary, config)
     if wins.empty:
         return Finding("§3.1: the product s r is the crucial factor of M(PSF)", "no r/n × s/n sweep", "partly")
-    counts = wins["winner"].value_counts().to_dict()
-    psf_wins = wins[wins["winner"] == "psf"]
+    counts = wins["winner_paper"].value_counts().to_dict()
     high_s = wins[wins["s_frac"] == wins["s_frac"].max()]
+    psf_over = (wins["psf_total_bits"] / wins[[f"{s}_total_bits" for s in PAPER_SCHEMES]].min(axis=1))
     text = ", ".join(f"{k} {v}" for k, v in counts.items())
     return Finding(
         "§3.1: \"the product of the number of senders and receivers sr … is a crucial factor in the memory "
         "requirement of PSF\"; PIF and DRP avoid it",
-        f"smallest M(S) over {len(wins)} (topology, r/n, s/n) points: {text}; PSF is smallest in "
-        f"{len(psf_wins)} points, at s/n = max never ({int((high_s['winner'] == 'psf').sum())})",
-        "agree" if (high_s["winner"] != "psf").all() else "partly")
+        f"smallest of the four schemes over {len(wins)} (topology, r/n, s/n) points: {text}; PSF is "
+        f"{_f(psf_over.min(), 2)}–{_f(psf_over.max(), 2)} times the smallest, and smallest at the largest s/n in "
+        f"{int((high_s['winner_paper'] == 'psf').sum())} of {len(high_s)} points",
+        "agree" if (high_s["winner_paper"] != "psf").all() else "partly")
+
+
+def winner_section(summary: pd.DataFrame, config: dict) -> str | None:
+    wins = _winner_frame(summary, config)
+    if wins.empty:
+        return None
+    rows = []
+    for topo in sorted(wins["topology"].unique(), key=lambda t: (is_real(t), t)):
+        g = wins[wins["topology"] == topo].sort_values(["r_frac", "s_frac"])
+        cells = [f"{r:g}/{s:g}: {w}" for r, s, w in zip(g["r_frac"], g["s_frac"], g["winner_paper"], strict=True)]
+        siena = g[g["siena_simulated"] & (g["winner"] == "siena")]
+        rows.append((short_name(topo), round(g["n_actual"].mean()), "; ".join(cells),
+                     ", ".join(f"{r:g}/{s:g}" for r, s in zip(siena["r_frac"], siena["s_frac"], strict=True))
+                     or "–"))
+    return ("## Which scheme is smallest where (r/n / s/n: smallest of PSF, iPS, PIF, DRP)\n\n"
+            + _table(("network", "n", "winner by r/n / s/n", "where Siena is smaller still"), rows) + "\n")
 
 
 def alpha_of_tables(summary: pd.DataFrame) -> Finding:
@@ -562,6 +593,7 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
                         ("memory_vs_n", "formula_ratios", "ips_classes", "traffic", "winner_map", "alpha_tables"))
     return _compose([
         header_section(results, config), headline_section(growth), findings_section(findings),
-        exponent_table, method_section(results, config), "## Figures\n\n" + figures + "\n",
+        exponent_table, winner_section(summary, config), method_section(results, config),
+        "## Figures\n\n" + figures + "\n",
         timing_section(timing),
     ])

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -126,7 +127,7 @@ def exact_memory(paths: ShortestPaths, predicates: Mapping[int, Predicate], send
     idb = id_bits(n)
     out: dict[str, dict] = {}
 
-    def record(scheme: str, ids: int, constraints: int, **extra) -> None:
+    def record(scheme: str, ids: int, constraints: int, **extra: Any) -> None:
         out[scheme] = {"id_bits": int(ids), "predicate_constraints": int(constraints),
                        "predicate_bits": int(constraints) * BITS_PER_CONSTRAINT,
                        "total_bits": int(ids) + int(constraints) * BITS_PER_CONSTRAINT, **extra}
