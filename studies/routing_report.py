@@ -286,6 +286,7 @@ def _alpha_figure(plt: Any, red: pd.DataFrame) -> Any:
                     ax.plot(f["n_actual"], f[f"{s}_alpha"], marker=mk, color=_COLORS[s], ms=3, lw=0.8,
                             label=f"{s}" if fam == FAMILIES[0] else None)
         ax.set_title(f"reducer {reducer}")
+        ax.set_xscale("log")
         ax.set_xlabel("n (markers: o tree, s power-law, D transit-stub, ^ gnp)", fontsize=7)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
