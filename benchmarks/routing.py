@@ -134,7 +134,8 @@ def main(argv=None) -> int:
         r["part"] = "target"
         rows.append(r)
         print(f"{scheme:7} {r['build_s']:9.2f} {r['deliver_s']:10.2f} {r['per_10000_s']:10.2f} {r['packets']:9d} "
-              f"{r['correct']:>7}/{r['latency_minimal']}/{r['checked']:<5} {r['memory_bits'] / 1e6:12.2f} {r['predicate_constraints']:12d} "
+              f"{r['correct']:>7}/{r['latency_minimal']}/{r['checked']:<5} {r['memory_bits'] / 1e6:12.2f} "
+              f"{r['predicate_constraints']:12d} "
               f"{r['compiled_constraints']:10d} {r['load_avg']:5.1f}", flush=True)
 
     if not args.no_growth:

@@ -119,7 +119,7 @@ def test_bad_inputs():
     g.add_node(2)
     with pytest.raises(ValueError, match="connected"):
         ShortestPaths(g)
-    with pytest.raises(ValueError, match="0..n-1"):
+    with pytest.raises(ValueError, match=r"0\.\.n-1"):
         ShortestPaths(nx.Graph([("a", "b")]))
     sp = ShortestPaths(nx.Graph([(0, 1)]))
     with pytest.raises(ValueError, match="not a processor"):

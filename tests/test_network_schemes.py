@@ -65,10 +65,7 @@ def small_messages(draw):
 def problems(draw, networks=None, all_receivers: bool = False):
     g = draw(networks if networks is not None else small_networks(min_n=1, max_n=8))
     n = g.number_of_nodes()
-    if all_receivers:
-        nodes = list(range(n))
-    else:
-        nodes = draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
+    nodes = list(range(n)) if all_receivers else draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
     preds = {x: draw(small_predicates) for x in nodes}
     msgs = draw(st.lists(small_messages(), min_size=1, max_size=3))
     return g, preds, msgs
@@ -524,7 +521,7 @@ def test_deliver_many_is_deliver_for_every_message(problem, data):
     for scheme in SCHEMES:
         routing = build(scheme, g, preds)
         many = routing.deliver_many(batch, sources)
-        for m, v, d in zip(batch, sources, many):
+        for m, v, d in zip(batch, sources, many, strict=True):
             one = routing.deliver(m, v)
             assert sorted(d.packets, key=repr) == sorted(one.packets, key=repr)
             assert d.source == v and d.message == m

@@ -60,7 +60,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # Lazy re-exports: `from cbalgebra.network import topology` loads only
     # the topology module, not scipy's optimiser or topohub.
     if name in _HOME:

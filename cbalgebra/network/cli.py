@@ -15,8 +15,17 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
-from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNAVAILABLE, UnavailableError, UsageError, read_text
+from cbalgebra.clibase import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    UnavailableError,
+    UsageError,
+    read_text,
+)
 
 _DESCRIPTION = """\
 Build one routing scheme of Carzaniga, Rembert & Wolf, "Understanding
@@ -42,7 +51,7 @@ one random receiver (--random-messages: no such aim).
 .png through Graphviz's dot, .html (self-contained, needs nothing) or .dot."""
 
 
-def register(subparsers) -> None:
+def register(subparsers: Any) -> None:
     from cbalgebra.network.schemes import SCHEMES
 
     p = subparsers.add_parser(
@@ -110,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERNAL
 
 
-def _value(text: str):
+def _value(text: str) -> Any:
     if "," in text:
         return tuple(_value(t) for t in text.split(","))
     for kind in (int, float):
@@ -156,14 +165,14 @@ def _read(path: str, stdin_used: list) -> str:
         raise _BadInput(str(e)) from None
 
 
-def _numbered_lines(text: str):
+def _numbered_lines(text: str) -> Any:
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped and not stripped.startswith(("#", "//")):
             yield number, line
 
 
-def _split_id(line: str, number: int, path: str, required: bool):
+def _split_id(line: str, number: int, path: str, required: bool) -> Any:
     """'x: rest' -> (x, rest, column of rest); without a prefix (x None)."""
     head, sep, rest = line.partition(":")
     if sep and head.strip().lstrip("-").isdigit():
@@ -173,7 +182,7 @@ def _split_id(line: str, number: int, path: str, required: bool):
     return None, line, 0
 
 
-def _located(e, path: str, number: int, offset: int):
+def _located(e: Any, path: str, number: int, offset: int) -> Any:
     e._cb_where = f"{path}: "
     if e.line == 1:
         e.column += offset
@@ -207,7 +216,7 @@ def read_messages(text: str, path: str) -> list:
     return out
 
 
-def _route(args) -> int:
+def _route(args: argparse.Namespace) -> int:
     from cbalgebra.network import topology
     from cbalgebra.network.schemes import SCHEMES, build
     from cbalgebra.network.workload import messages, processor_predicates
@@ -276,8 +285,9 @@ def _route(args) -> int:
         "memory": {k: v for k, v in memory.items() if k != "per_processor"},
         "drawn": drawn,
     }
-    if getattr(routing, "tree_root", None) is not None:
-        summary["siena_tree"] = f"shortest-path tree of the centre, processor {routing.tree_root}"
+    tree_root = getattr(routing, "tree_root", None)
+    if tree_root is not None:
+        summary["siena_tree"] = f"shortest-path tree of the centre, processor {tree_root}"
     if args.json:
         sys.stdout.write(json.dumps({"summary": summary, "deliveries": [] if args.quiet else records}) + "\n")
         return EXIT_OK
@@ -289,7 +299,7 @@ def _route(args) -> int:
     return EXIT_OK
 
 
-def _record(i: int, d) -> dict:
+def _record(i: int, d: Any) -> dict:
     best = d.optimum
     return {
         "delivery": i, "source": d.source, "message": str(d.message),
@@ -303,11 +313,11 @@ def _record(i: int, d) -> dict:
     }
 
 
-def _yes(b) -> str:
+def _yes(b: Any) -> str:
     return "unknown" if b is None else ("yes" if b else "NO")
 
 
-def _print_record(r: dict, out) -> None:
+def _print_record(r: dict, out: Any) -> None:
     best = f"{r['smallest']}" + ("" if r["smallest_exact"] else " (bound)")
     dups = ", ".join(f"{k}×{v}" for k, v in r["duplicates"].items()) or "none"
     print(f"delivery {r['delivery']}: from {r['source']}: {r['message']}", file=out)
@@ -323,14 +333,14 @@ def _print_record(r: dict, out) -> None:
     print(line, file=out)
 
 
-def _set(xs) -> str:
+def _set(xs: Any) -> str:
     xs = list(xs)
     if len(xs) > 30:
         return "{" + ", ".join(map(str, xs[:30])) + f", … ({len(xs)} in all)}}"
     return "{" + ", ".join(map(str, xs)) + "}"
 
 
-def _print_summary(s: dict, out) -> None:
+def _print_summary(s: dict, out: Any) -> None:
     m = s["memory"]
     print(f"summary: {s['scheme']} on {s['topology']} (n={s['n']}, {s['links']} links), "
           f"reducer {s['reducer']}, predicates {s['predicates']}", file=out)

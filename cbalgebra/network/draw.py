@@ -23,8 +23,12 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
+
+if TYPE_CHECKING:
+    from .schemes import Delivery
 
 __all__ = ["GraphvizMissing", "layout", "render", "to_dot", "to_html"]
 
@@ -64,7 +68,7 @@ def _weight(w: float) -> str:
     return f"{w:g}"
 
 
-def _title(delivery) -> str:
+def _title(delivery: Delivery) -> str:
     r = delivery.routing
     return (f"{r.scheme.upper()} on {r.graph.graph.get('name', 'network')}: message from {delivery.source}, "
             f"{delivery.size} packets, {len(delivery.interested)} interested, "
@@ -73,7 +77,7 @@ def _title(delivery) -> str:
             + (f", duplicates at {', '.join(map(str, sorted(delivery.duplicates)))}" if delivery.duplicates else ""))
 
 
-def to_dot(delivery, scale: float = 640.0) -> str:
+def to_dot(delivery: Delivery, scale: float = 640.0) -> str:
     """The delivery as Graphviz DOT, positions fixed in points (render with
     neato -n; ``scale`` is the picture's width)."""
     g = delivery.routing.graph
@@ -104,7 +108,7 @@ def to_dot(delivery, scale: float = 640.0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _header(h) -> str:
+def _header(h: Any) -> str:
     if isinstance(h, frozenset):
         return "{" + ", ".join(map(str, sorted(h))) + "}"
     return "-" if h is None else str(h)
@@ -114,7 +118,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def render(delivery, path: str | Path) -> Path:
+def render(delivery: Delivery, path: str | Path) -> Path:
     """Write the delivery to ``path``: .svg or .png through Graphviz, .html
     or .dot without it. Raises GraphvizMissing when dot is needed and absent,
     ValueError for any other suffix."""
@@ -140,7 +144,7 @@ def render(delivery, path: str | Path) -> Path:
     return path
 
 
-def to_html(delivery, width: int = 900, height: int = 700) -> str:
+def to_html(delivery: Delivery, width: int = 900, height: int = 700) -> str:
     """One self-contained HTML page: an inline SVG picture and the packets."""
     g = delivery.routing.graph
     pos = layout(g)

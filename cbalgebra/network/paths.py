@@ -37,7 +37,7 @@ __all__ = ["TIE_TOLERANCE", "ShortestPaths", "dist", "same_length", "shortest_pa
 TIE_TOLERANCE = 1e-9
 
 
-def same_length(a, b) -> bool:
+def same_length(a: float, b: float) -> bool:
     """Whether two path lengths are equal up to :data:`TIE_TOLERANCE`."""
     return abs(a - b) <= TIE_TOLERANCE * max(1.0, abs(a), abs(b))
 
@@ -210,7 +210,7 @@ class ShortestPaths:
         """Every arc (u, x) on some shortest path from v, sorted."""
         self._check(v)
         tight = self._tight(np.array([v]))[0]
-        return sorted(zip(self._tail[tight].tolist(), self._head[tight].tolist()))
+        return sorted(zip(self._tail[tight].tolist(), self._head[tight].tolist(), strict=True))
 
     def dag(self, v: int) -> nx.DiGraph:
         """The shortest-path DAG rooted at v: every node, every tight arc."""

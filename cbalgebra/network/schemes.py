@@ -14,7 +14,7 @@ shortest-path tree of v with the smallest-id tie-break of
 :mod:`cbalgebra.network.paths`):
 
 ``psf`` (§3.1)
-    F_u(v, w) = ⋁ pred(x) over x ∈ T_v/(u, w). Header: the source v, never
+    F_u(v, w) = OR of pred(x) over x ∈ T_v/(u, w). Header: the source v, never
     rewritten. Fwd_u(v, m) = {w | m ∈ F_u(v, w)}.
 ``ips`` (§3.2)
     Sources v1, v2 are *indistinguishable* at u when child_u(v1) =
@@ -32,7 +32,7 @@ shortest-path tree of v with the smallest-id tie-break of
     in are stored. On a tree the classes at u are {u} and, for each
     neighbour w, the sources reached through w; R_u = 1 throughout.
 ``pif`` (§3.3)
-    F*_u(w) = ⋁_v F_u(v, w) over the senders, plus child_u(v) for every
+    F*_u(w) = OR of F_u(v, w) over the senders v, plus child_u(v) for every
     sender. Header: the source. Fwd_u(v, m) = {w ∈ child_u(v) | m ∈ F*_u(w)}.
 ``drp`` (§3.4)
     The source matches m against every receiver's predicate (its pred table),
@@ -44,7 +44,8 @@ shortest-path tree of v with the smallest-id tie-break of
     tie-breaks) or explicit tables show the paper's duplicates.
 ``siena``
     Siena's subscription forwarding (Carzaniga, Rosenblum & Wolf, "Content-Based
-    Addressing and Routing: A General Model and its Application", 2000, §3.5, simulated by :mod:`cbalgebra.network.siena`): every receiver's
+    Addressing and Routing: A General Model and its Application", 2000, §3.5,
+    simulated by :mod:`cbalgebra.network.siena`): every receiver's
     client subscribes each conjunction of its predicate; subscriptions
     propagate with covering; notifications follow the reverse paths. Siena
     needs an acyclic topology: on a graph that is not a tree it runs over
@@ -98,7 +99,7 @@ import math
 from collections import deque
 from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 import numpy as np
@@ -175,7 +176,7 @@ class _PredicatePool:
                 if v is None:
                     value = 0
                 elif c.type == "string":
-                    value = self.strings.setdefault(v, len(self.strings))
+                    value = self.strings.setdefault(str(v), len(self.strings))
                 elif c.type == "float":
                     self._float_rows.append((len(self._rows), float(v)))
                     value = 0
@@ -193,13 +194,13 @@ class _PredicatePool:
         for r, x in self._float_rows:
             rows[r, 4] = np.float64(x).view(np.int64)
         self._cols = rows
-        self._start_a = np.array(self._start + [len(self._rows)], dtype=np.int64)
+        self._start_a = np.array([*self._start, len(self._rows)], dtype=np.int64)
         self._nf = np.array(self._filters, dtype=np.int64)
         self._names_list = list(self.names)
         self._strings_list = list(self.strings)
         self._frozen = True
 
-    def table(self, interfaces: Iterable[int], iface: np.ndarray, pid: np.ndarray):
+    def table(self, interfaces: Iterable[int], iface: np.ndarray, pid: np.ndarray) -> Any:
         """A ForwardingTable with the given interfaces, where interface
         ``iface[k]`` holds the filters of predicate ``pid[k]`` (an interface
         may appear with several predicates: their disjunction)."""
@@ -374,7 +375,14 @@ class Routing:
         #: per processor, when it differs: the rows compiled, [(interface, predicate ids)]
         self._table_rows: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
 
+    #: PSF and iPS compile rows of equal (neighbour, predicate) once (see _PerSource)
+    shared_rows = True
+
     # -- building ------------------------------------------------------------
+    def _setup(self) -> None:
+        """Compute every processor's state (each scheme's own)."""
+        raise NotImplementedError
+
     def _compile(self, interfaces: dict[int, Iterable[int]]) -> None:
         """One table per processor from self._rows[u] = [(iface, pred ids)]."""
         self._pool.freeze()
@@ -399,7 +407,7 @@ class Routing:
             raise RoutingError(f"deliver expects a Message, not {type(message).__name__}")
         self._check_source(source)
         packets = [Packet(source, None, self._init(source, message), 0.0)]
-        queue = deque([(source, None, packets[0].header, 0.0)])
+        queue: deque[tuple[int, int | None, Any, float]] = deque([(source, None, packets[0].header, 0.0)])
         limit = 4 * self.n * self.n + 16  # far above any tree; guards against a loop bug
         while queue:
             u, parent, header, length = queue.popleft()
@@ -426,8 +434,9 @@ class Routing:
         for v in sources:
             self._check_source(v)
         headers = self._init_many(messages, sources)
-        packets: list[list[Packet]] = [[Packet(v, None, h, 0.0)] for v, h in zip(sources, headers)]
-        frontier = [(i, v, None, h, 0.0) for i, (v, h) in enumerate(zip(sources, headers))]
+        packets: list[list[Packet]] = [[Packet(v, None, h, 0.0)] for v, h in zip(sources, headers, strict=True)]
+        frontier: list[tuple[int, int, int | None, Any, float]] = [
+            (i, v, None, h, 0.0) for i, (v, h) in enumerate(zip(sources, headers, strict=True))]
         hops = 0
         while frontier:
             hops += 1
@@ -438,15 +447,16 @@ class Routing:
                 by_processor.setdefault(item[1], []).append(item)
             frontier = []
             for u, items in sorted(by_processor.items()):
-                for (i, _, parent, header, length), out in zip(items, self._forward_many(u, items, messages)):
+                for (i, _, _parent, _header, length), out in zip(items, self._forward_many(u, items, messages),
+                                                                 strict=True):
                     for w, out_header in out:
                         p = Packet(w, u, out_header, length + self._weight[u][w])
                         packets[i].append(p)
                         frontier.append((i, w, u, out_header, p.path_length))
-        return [Delivery(self, m, v, ps) for m, v, ps in zip(messages, sources, packets)]
+        return [Delivery(self, m, v, ps) for m, v, ps in zip(messages, sources, packets, strict=True)]
 
-    def _init_many(self, messages, sources) -> list:
-        return [self._init(v, m) for m, v in zip(messages, sources)]
+    def _init_many(self, messages: list[Message], sources: list[int]) -> list:
+        return [self._init(v, m) for m, v in zip(messages, sources, strict=True)]
 
     def _forward_many(self, u: int, items: list, messages: list[Message]) -> list[list]:
         """For each (message index, u, parent, header, length) held at u, the
@@ -464,35 +474,35 @@ class Routing:
             offsets, ids = table.forward_batch_csr([messages[items[k][0]] for k in asked],
                                                    [offers[k] for k in asked], threads=self.threads)
             results = [ids[offsets[j]:offsets[j + 1]] for j in range(len(asked))]
-        for k, got in zip(asked, results):
+        for k, got in zip(asked, results, strict=True):
             _, _, parent, header, _ = items[k]
             out[k] = self._decode(u, parent, header, got.tolist())
         return out
 
-    def _forward(self, u: int, parent: int | None, header, message: Message):
+    def _forward(self, u: int, parent: int | None, header: Any, message: Message | None) -> list:
         ids = self._offer(u, parent, header)
         if ids is None or len(ids) == 0:
             return []
         return self._decode(u, parent, header, self.tables[u].forward(message, ids).tolist())
 
-    def _offer(self, u: int, parent: int | None, header):
+    def _offer(self, u: int, parent: int | None, header: Any) -> Any:
         """The interfaces of u's table that may get the packet (its broadcast set)."""
         raise NotImplementedError
 
-    def _decode(self, u: int, parent: int | None, header, interfaces: list[int]) -> list:
+    def _decode(self, u: int, parent: int | None, header: Any, interfaces: list[int]) -> list:
         """(neighbour, header sent) for each matching interface."""
         raise NotImplementedError
 
-    def _check_source(self, source) -> None:
+    def _check_source(self, source: Any) -> None:
         if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or not 0 <= source < self.n:
             raise RoutingError(f"source {source!r} is not a processor of this network (0..{self.n - 1})")
         if source not in self.senders:
             raise RoutingError(f"processor {source} is not a sender of this routing (build(..., senders=...))")
 
-    def _init(self, source: int, message: Message):
+    def _init(self, source: int, message: Message) -> Any:
         return source
 
-    def _header_bits(self, header) -> int:
+    def _header_bits(self, header: Any) -> int:
         return self.id_bits
 
     # -- memory --------------------------------------------------------------
@@ -550,21 +560,25 @@ class _PerSource(Routing):
 
     shared_rows = True
 
-    def _tables_by_key(self, keys: dict[int, list[int]]) -> None:
+    def _tables_by_key(self, keys: dict[int, list[tuple[int, int]]]) -> None:
         """keys[u]: (key, representative source) pairs to build rows for."""
         paths = self.paths
         self._meta: dict[int, list[int]] = {}          # u -> neighbour of each interface id
         self._offers: dict[int, dict[int, np.ndarray]] = {}
         for u in range(self.n):
-            rows, table_rows, meta, offers, interface_of = [], [], [], {}, {}
+            rows: list[tuple[int, tuple[int, ...]]] = []
+            table_rows: list[tuple[int, tuple[int, ...]]] = []
+            meta: list[int] = []
+            offers: dict[int, np.ndarray] = {}
+            interface_of: dict[object, int] = {}
             for key, v in keys[u]:
-                ids = []
+                ids: list[int] = []
                 for w in paths.children(v, u):
                     preds = self._combine.ids(paths.subtree(v, w))
                     if not preds:
                         continue
                     rows.append((len(rows), preds))
-                    row_key = (w, preds) if self.shared_rows else len(rows)
+                    row_key: object = (w, preds) if self.shared_rows else len(rows)
                     iface = interface_of.get(row_key)
                     if iface is None:
                         iface = interface_of[row_key] = len(meta)
@@ -605,32 +619,10 @@ class IPS(_PerSource):
     scheme = "ips"
 
     def _setup(self) -> None:
-        paths, n = self.paths, self.n
-        cls = source_classes(paths)             # cls[u, v]: class id of source v at u
-        ok = _rewrite_safe(paths, cls)          # ok[v, u]: condition of R for source v at u
+        n = self.n
+        cls, rewrite, self.arriving = ips_structure(self.paths, self.senders)
         self.class_of = cls
-        # R_u(C) = AND over v in C of ok[v, u]
-        rewrite = np.ones_like(cls, dtype=bool)  # rewrite[u, v] = R_u(I_u(v))
-        for u in range(n):
-            classes = cls[u]
-            bad = np.zeros(int(classes.max()) + 1, dtype=bool)
-            np.logical_or.at(bad, classes, ~ok[:, u])
-            rewrite[u] = ~bad[classes]
         self.rewrite = rewrite
-        # Which header values can reach each processor (per sender, down T_v).
-        arriving: list[set[int]] = [set() for _ in range(n)]
-        for v in sorted(self.senders):
-            header = np.full(n, -1, dtype=np.int64)
-            header[v] = v
-            order = np.argsort(paths.dist[v], kind="stable")
-            parent = paths.parent[v]
-            arriving[v].add(v)
-            for y in order[1:].tolist():
-                p = int(parent[y])
-                h = int(header[p])
-                header[y] = p if rewrite[p, h] else h
-                arriving[y].add(int(header[y]))
-        self.arriving = [frozenset(a) for a in arriving]
         # Python lists: per-packet lookups in numpy arrays cost microseconds each.
         self._class_rows = cls.tolist()
         self._rewrite_rows = rewrite.tolist()
@@ -659,14 +651,23 @@ class IPS(_PerSource):
         return [(meta[i], out_header) for i in interfaces]
 
     def _memory_of(self, u):
-        headers = self.arriving[u]
-        classes = {int(self.class_of[u, h]) for h in headers}
-        identity = len(classes) == len(headers)
-        i_bits = 0 if identity else len(headers) * id_bits(max(2, len(classes)))
-        r_values = {bool(self.rewrite[u, h]) for h in headers}
-        r_bits = 0 if len(r_values) <= 1 else len(classes)
+        i_bits, r_bits = ips_lookup_bits(self.class_of[u], self.rewrite[u], self.arriving[u])
         return {"init": self.id_bits if u in self.senders else 0, "I": i_bits, "R": r_bits,
                 "predicate_constraints": self._row_constraints(u)}
+
+
+def ips_lookup_bits(class_row: np.ndarray, rewrite_row: np.ndarray, headers: Iterable[int]) -> tuple[int, int]:
+    """Bits of I_u and R_u at a processor u (§3.2) from its row of classes and
+    of rewrite flags and the header values that can reach it: I_u costs
+    |H_u|·⌈log2 |classes|⌉ bits, 0 when each class is reached by one header
+    only (the identity, as on a tree); R_u one bit per class, 0 when constant."""
+    headers = list(headers)
+    classes = {int(class_row[h]) for h in headers}
+    identity = len(classes) == len(headers)
+    i_bits = 0 if identity else len(headers) * id_bits(max(2, len(classes)))
+    r_values = {bool(rewrite_row[h]) for h in headers}
+    r_bits = 0 if len(r_values) <= 1 else len(classes)
+    return i_bits, r_bits
 
 
 class PIF(Routing):
@@ -732,7 +733,7 @@ class DRP(Routing):
     def _forward_many(self, u, items, messages):
         return [self._forward(u, parent, header, None) for _, _, parent, header, _ in items]
 
-    def _set_unicast(self, unicast, seed: int) -> None:
+    def _set_unicast(self, unicast: Any, seed: int) -> None:
         """unicast_u(x): by default u's first hop on T_u. Those tables are
         *consistent*: with the smallest-id tie-break, the tree of a processor
         a on T_v's path to x continues that path (a parent tight from a is
@@ -785,7 +786,7 @@ class DRP(Routing):
                 parts.setdefault(self.next_hop(u, x), set()).add(x)
         return [(w, frozenset(xs)) for w, xs in sorted(parts.items())]
 
-    def _header_bits(self, header) -> int:
+    def _header_bits(self, header: Any) -> int:
         return len(header) * self.id_bits
 
     def _memory_of(self, u):
@@ -817,7 +818,7 @@ class Siena(Routing):
             for y in sorted(self.tree[u]):
                 held = [v for v in poset.subscriptions(y)]
                 filters = [f for v in held for f in (v.filters if isinstance(v, Predicate) else (v,))]
-                ids = self._combine.ids_of_filters(filters)
+                ids = self._combine.ids_of_filters(cast(list[Filter], filters))
                 if ids:
                     rows.append((y, ids))
             self._rows[u] = rows
@@ -834,7 +835,7 @@ class Siena(Routing):
     def _init(self, source, message):
         return None
 
-    def _header_bits(self, header) -> int:
+    def _header_bits(self, header: Any) -> int:
         return 0
 
     def _memory_of(self, u):
@@ -899,6 +900,37 @@ def source_classes(paths: ShortestPaths) -> np.ndarray:
     return cls
 
 
+def ips_structure(paths: ShortestPaths, senders: Iterable[int]
+                  ) -> tuple[np.ndarray, np.ndarray, list[frozenset[int]]]:
+    """iPS's state apart from its predicates (§3.2): ``cls[u, v]`` the class
+    of source v at u (:func:`source_classes`), ``rewrite[u, v]`` = R_u(I_u(v))
+    (u rewrites a header v to u: every source of v's class passes the
+    condition of :func:`_rewrite_safe`), and ``arriving[u]`` the header values
+    that can reach u from the ``senders`` (followed down each T_v)."""
+    n = paths.n
+    cls = source_classes(paths)
+    ok = _rewrite_safe(paths, cls)          # ok[v, u]: condition of R for source v at u
+    rewrite = np.ones_like(cls, dtype=bool)
+    for u in range(n):
+        classes = cls[u]
+        bad = np.zeros(int(classes.max()) + 1, dtype=bool)
+        np.logical_or.at(bad, classes, ~ok[:, u])
+        rewrite[u] = ~bad[classes]
+    arriving: list[set[int]] = [set() for _ in range(n)]
+    for v in sorted(senders):
+        header = np.full(n, -1, dtype=np.int64)
+        header[v] = v
+        order = np.argsort(paths.dist[v], kind="stable")
+        parent = paths.parent[v]
+        arriving[v].add(v)
+        for y in order[1:].tolist():
+            p = int(parent[y])
+            h = int(header[p])
+            header[y] = p if rewrite[p, h] else h
+            arriving[y].add(int(header[y]))
+    return cls, rewrite, [frozenset(a) for a in arriving]
+
+
 def _depths(paths: ShortestPaths, v: int) -> np.ndarray:
     parent = paths.parent[v]
     depth = np.full(paths.n, -1, dtype=np.int64)
@@ -954,7 +986,7 @@ def siena_tree(graph: nx.Graph, paths: ShortestPaths) -> tuple[nx.Graph, int | N
 
 def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
           reducer: str | None = None, senders: Iterable[int] | None = None,
-          paths: ShortestPaths | None = None, *, unicast=None, unicast_seed: int = 0,
+          paths: ShortestPaths | None = None, *, unicast: Any = None, unicast_seed: int = 0,
           shared_rows: bool = True) -> Routing:
     """Build routing ``scheme`` (one of :data:`SCHEMES`) on ``graph`` (a
     topology: nodes 0..n-1, connected, positive weights) for the receivers
@@ -987,18 +1019,18 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     if senders is None:
         sender_set = frozenset(range(n))
     else:
-        sender_set = set()
+        chosen: set[int] = set()
         for v in senders:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
                 raise RoutingError(f"sender {v!r} is not a processor of the network (0..{n - 1})")
-            sender_set.add(int(v))
-        sender_set = frozenset(sender_set)
+            chosen.add(int(v))
+        sender_set = frozenset(chosen)
     if paths is None:
         paths = ShortestPaths(graph)
     routing = _CLASSES[scheme](graph, paths, dict(sorted(preds.items())), sender_set, reducer)
     if not shared_rows:
         routing.shared_rows = False
-    if scheme == "drp":
+    if isinstance(routing, DRP):
         routing._set_unicast(unicast, unicast_seed)
     elif unicast is not None:
         raise RoutingError("unicast applies to the drp scheme only")
@@ -1006,7 +1038,7 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     return routing
 
 
-def _checked_graph(graph) -> nx.Graph:
+def _checked_graph(graph: Any) -> nx.Graph:
     from .topology import TopologyError, _finish
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         raise RoutingError("the network must be an undirected networkx Graph (see cbalgebra.network.topology)")

@@ -36,7 +36,7 @@ every client receives exactly the messages its subscriptions match.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,7 +158,7 @@ class Network:
         self.record = record
         self.sent: list[Sent] = []
         self._active: dict[Hashable, list] = {}  # client → active subscriptions (reference model)
-        self._client_covers = None
+        self._client_covers: Callable[[Any, Any], bool] | None = None
         self._component_edges: dict[Hashable, int] = {}
         for comp in nx.connected_components(graph):
             edges = graph.subgraph(comp).number_of_edges()
@@ -233,7 +233,7 @@ class Network:
                 if not m._alive or m in changed_set:
                     if not (m._alive and self._is_member(m, y)):
                         leaving.append(m)
-                elif target_enters and m is not target and (
+                elif target_enters and target is not None and m is not target and (
                     m in below_target if below_target is not None else self._covered_by(poset, target, m)
                 ):
                     leaving.append(m)
@@ -312,7 +312,7 @@ class Network:
         else:
             raise KeyError(f"no server or client {at!r}")
         reached: set = set()
-        queue = deque([(start, came_from)])
+        queue: deque[tuple[Hashable, Hashable | None]] = deque([(start, came_from)])
         while queue:
             name, sender = queue.popleft()
             for s in self.servers[name].poset.match(message):

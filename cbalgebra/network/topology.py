@@ -35,8 +35,9 @@ import difflib
 import functools
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 import networkx as nx
@@ -52,7 +53,7 @@ class TopologyError(ValueError):
 # ---------------------------------------------------------------------------
 # Validation shared by every source of topologies
 
-def _check_weight(value, where: str) -> float:
+def _check_weight(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         try:
             value = float(value)
@@ -72,7 +73,7 @@ def _finish(g: nx.Graph, name: str) -> nx.Graph:
         raise TopologyError(f"{name}: nodes must be 0..{n - 1}")
     if g.is_directed() or g.is_multigraph():
         raise TopologyError(f"{name}: the network must be a simple undirected graph")
-    for u, v in nx.selfloop_edges(g):
+    for u, _ in nx.selfloop_edges(g):
         raise TopologyError(f"{name}: self-loop at processor {u}")
     for u, v, data in g.edges(data=True):
         if "weight" not in data:
@@ -101,7 +102,7 @@ def _connect(g: nx.Graph, rng: random.Random) -> None:
         joined.extend(component)
 
 
-def _need_n(n, name: str, minimum: int = 1) -> int:
+def _need_n(n: Any, name: str, minimum: int = 1) -> int:
     if n is None:
         raise TopologyError(f"{name}: give the number of processors n")
     if isinstance(n, bool) or not isinstance(n, int) or n < minimum:
@@ -109,7 +110,7 @@ def _need_n(n, name: str, minimum: int = 1) -> int:
     return n
 
 
-def _probability(p, what: str) -> float:
+def _probability(p: Any, what: str) -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise TopologyError(f"{what} must be a probability in [0, 1], not {p!r}")
     return float(p)
@@ -120,7 +121,7 @@ def _unit_weights(g: nx.Graph) -> None:
         data.setdefault("weight", 1)
 
 
-def _random_weights(g: nx.Graph, weight_range, rng: random.Random, name: str) -> None:
+def _random_weights(g: nx.Graph, weight_range: Any, rng: random.Random, name: str) -> None:
     """Integer weights drawn uniformly from ``weight_range = (lo, hi)``, edge
     by edge in sorted edge order (so the draw does not depend on the order
     networkx happens to store edges in)."""
@@ -137,7 +138,7 @@ def _random_weights(g: nx.Graph, weight_range, rng: random.Random, name: str) ->
 # ---------------------------------------------------------------------------
 # Seeded generators
 
-def _tree(n, rng: random.Random, kind: str = "random", k: int = 2) -> nx.Graph:
+def _tree(n: Any, rng: random.Random, kind: str = "random", k: int = 2) -> nx.Graph:
     """``kind="random"``: random recursive tree (node i attaches to a uniform
     earlier node). ``kind="kary"``: the complete k-ary tree on n nodes in heap
     order (the parent of i is (i-1)//k), balanced by construction."""
@@ -157,14 +158,14 @@ def _tree(n, rng: random.Random, kind: str = "random", k: int = 2) -> nx.Graph:
     return g
 
 
-def _ring(n, rng: random.Random) -> nx.Graph:
+def _ring(n: Any, rng: random.Random) -> nx.Graph:
     n = _need_n(n, "ring", 3)
     g = nx.cycle_graph(n)
     _unit_weights(g)
     return g
 
 
-def _grid(n, rng: random.Random, rows: int | None = None, cols: int | None = None) -> nx.Graph:
+def _grid(n: Any, rng: random.Random, rows: int | None = None, cols: int | None = None) -> nx.Graph:
     """A rows x cols lattice, node r*cols + c at row r, column c. Given only n,
     rows is the largest divisor of n not above sqrt(n) (so a prime n gives a
     1 x n path): the grid always has exactly n nodes."""
@@ -193,7 +194,7 @@ def _grid(n, rng: random.Random, rows: int | None = None, cols: int | None = Non
     return g
 
 
-def _gnp(n, rng: random.Random, p: float | None = None, avg_degree: float = 4.0) -> nx.Graph:
+def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float = 4.0) -> nx.Graph:
     """Erdős–Rényi G(n, p) (p defaults to avg_degree/(n-1)), made connected
     by :func:`_connect` (one extra edge per extra component)."""
     n = _need_n(n, "gnp")
@@ -210,7 +211,7 @@ def _gnp(n, rng: random.Random, p: float | None = None, avg_degree: float = 4.0)
     return g
 
 
-def _power_law(n, rng: random.Random, model: str = "ba", m: int = 2, gamma: float = 2.5,
+def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma: float = 2.5,
                avg_degree: float = 4.0) -> nx.Graph:
     """Power-law graphs, the two models seed 002 §3.1 leans on.
 
@@ -262,7 +263,7 @@ def _power_law(n, rng: random.Random, model: str = "ba", m: int = 2, gamma: floa
     return g
 
 
-def _waxman(n, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
+def _waxman(n: Any, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
             weight: str = "distance") -> nx.Graph:
     """Waxman graph: nodes uniform in the unit square, edge {u, v} with
     probability ``alpha * exp(-d(u, v) / (beta * L))``, L = sqrt(2) the
@@ -307,7 +308,7 @@ TRANSIT_STUB_DEFAULTS = {
 }
 
 
-def _transit_stub(n, rng: random.Random, **params) -> nx.Graph:
+def _transit_stub(n: Any, rng: random.Random, **params: Any) -> nx.Graph:
     """GT-ITM transit-stub graph.
 
     ``transit_domains`` domains of ``transit_nodes`` nodes are each a G(n, p)
@@ -348,7 +349,7 @@ def _transit_stub(n, rng: random.Random, **params) -> nx.Graph:
                             f"(transit_domains*transit_nodes*(1 + stubs_per_transit*stub_nodes))")
     g = nx.Graph()
 
-    def domain(nodes: list[int], prob: float, w) -> None:
+    def domain(nodes: list[int], prob: float, w: float) -> None:
         sub = nx.Graph()
         sub.add_nodes_from(nodes)
         for i, u in enumerate(nodes):
@@ -402,7 +403,7 @@ def generator_names() -> tuple[str, ...]:
     return tuple(_GENERATORS)
 
 
-def _generate(name: str, n, seed, params: dict) -> nx.Graph:
+def _generate(name: str, n: Any, seed: Any, params: dict) -> nx.Graph:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TopologyError(f"{name}: seed must be an int, not {seed!r}")
     weight_range = params.pop("weight_range", None)
@@ -482,7 +483,7 @@ def _resolve_real(name: str) -> str:
         return name
     folded = name.casefold()
 
-    def aliases(key: str):
+    def aliases(key: str) -> Iterator[str]:
         parts = key.split("/")
         yield key
         yield parts[-1]
@@ -526,10 +527,7 @@ def _load_real(name: str, weight: str = "km") -> nx.Graph:
     for edge in data["edges"]:
         u, v = ids[edge["source"]], ids[edge["target"]]
         length = edge.get("dist")
-        if weight == "hop" or length is None:
-            w = 1
-        else:
-            w = float(length) if length > 0 else ZERO_LENGTH_KM
+        w: float = 1 if weight == "hop" or length is None else (float(length) if length > 0 else ZERO_LENGTH_KM)
         if g.has_edge(u, v):  # never seen in topohub 1.5.1; keep the shorter link
             w = min(w, g.edges[u, v]["weight"])
         g.add_edge(u, v, weight=w, length_km=length)
@@ -556,7 +554,7 @@ def _relabel(g: nx.Graph, order: list) -> nx.Graph:
     return h
 
 
-def _int_label(text: str):
+def _int_label(text: str) -> int | str:
     try:
         return int(text)
     except ValueError:
@@ -663,7 +661,7 @@ def _looks_like_path(name: str) -> bool:
 # ---------------------------------------------------------------------------
 # The entry point
 
-def topology(name, n: int | None = None, seed: int = 0, **params) -> nx.Graph:
+def topology(name: Any, n: int | None = None, seed: int = 0, **params: Any) -> nx.Graph:
     """Build the network called ``name`` (see the module docstring).
 
     ``n`` is the number of processors for generators (``transit_stub`` derives

@@ -18,7 +18,7 @@ possible at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from cbalgebra.values import INT, STRING, Attribute, Message, Predicate
 __all__ = ["messages", "processor_predicates"]
 
 
-def processor_predicates(nodes, k: int = 10, *, names: int = 500, distribution: str = "zipf",
+def processor_predicates(nodes: Iterable[int] | int, k: int = 10, *, names: int = 500, distribution: str = "zipf",
                          seed: int = 0) -> dict[int, Predicate]:
     """``{x: pred(x)}`` for the processors in ``nodes`` (an int n means 0..n-1),
     each the disjunction of ``k`` seed-002 random conjunctions."""
