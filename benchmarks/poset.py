@@ -1,4 +1,4 @@
-"""Poset benchmark: inserting the seed-002 workload into one filters poset,
+"""Poset benchmark: inserting the random DNF workload into one filters poset,
 and the subscription traffic covering saves on a network of servers.
 
     .venv/bin/python benchmarks/poset.py [--n 10000] [--traffic-n 2000] [--seed 1]
@@ -192,7 +192,7 @@ def markdown(result: dict) -> str:
     if ins:
         s, st = ins["shape"], ins["stats"]
         out += [
-            "## Inserting the seed-002 workload into one poset", "",
+            "## Inserting the random DNF workload into one poset", "",
             f"Workload: {ins['workload']}.", "",
             "| measure | value |", "|---|---|",
             f"| filters inserted | {ins['n']:,} |",

@@ -1,5 +1,5 @@
 """Reducer benchmark: time against n, the growth exponent, α for the four
-seed-002 scenarios, and the sympy budget of the minimal reducer.
+random DNF scenarios, and the sympy budget of the minimal reducer.
 
     .venv/bin/python benchmarks/reduce.py [--part scaling,alpha,sympy] [--seed S]
                                           [--max-n N] [--cover-max-n N] [--out DIR]

@@ -1,6 +1,6 @@
 """Routing schemes at scale (issue 11 §6): build time and delivery time of
 PSF, iPS, PIF and DRP (and Siena with --siena) on power-law networks with
-seed 002's DNF predicates, every processor a sender and a receiver.
+Carzaniga, Rembert & Wolf 2006's DNF predicates, every processor a sender and a receiver.
 
     .venv/bin/python benchmarks/routing.py            # the full run
     .venv/bin/python benchmarks/routing.py --quick    # a few minutes
@@ -16,7 +16,7 @@ Part 2, growth: the same for n up to 1,000 (fewer deliveries, scaled to
 10,000 in the printout), with the ratio of each time to the smallest n. A
 scheme whose build at the previous size took longer than --build-budget
 seconds is not run at larger sizes, and PSF/iPS are not run where M(PSF) at
-α = 1 (seed 002 §3.1: Σ_v Σ_x hops(v, x)·size(pred x), about n² log n
+α = 1 (Carzaniga, Rembert & Wolf 2006, §3.1: Σ_v Σ_x hops(v, x)·size(pred x), about n² log n
 constraints) exceeds --max-constraints (150 M by default: n = 1,000 needs
 114 M, and about 2-3 GB of memory while its tables are built); both are
 reported as skipped.
@@ -61,7 +61,7 @@ def load() -> float:
 
 
 def psf_constraints(n: int, k: int, seed: int = 0) -> int:
-    """M(PSF)'s predicate part at α = 1 (seed 002 §3.1): Σ_v Σ_x hops(v, x)·size(pred x),
+    """M(PSF)'s predicate part at α = 1 (Carzaniga, Rembert & Wolf 2006, §3.1): Σ_v Σ_x hops(v, x)·size(pred x),
     an upper bound for iPS, computed without building anything."""
     g = topology("power_law", n, seed=seed)
     d = ShortestPaths(g).dist

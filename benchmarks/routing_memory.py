@@ -1,6 +1,6 @@
 """M(S) without tables (issue 12): time of ``cbalgebra.network.memory.exact_memory``
 against building every scheme's tables and calling ``Routing.memory()``, on
-Chung–Lu power-law networks (exponent 2.5) with seed 002's DNF predicates
+Chung–Lu power-law networks (exponent 2.5) with Carzaniga, Rembert & Wolf 2006's DNF predicates
 (k = 10), every processor a sender and a receiver. Both give the same bits
 (checked here on every row); the ratio is what makes the routing study's
 n = 1,000 cells affordable.

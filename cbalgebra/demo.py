@@ -46,7 +46,7 @@ def run(out: Path, study: bool = True) -> int:
     print(f'{x} covers {y}: {cb.covers(x, y)}; counterexample: {cb.counterexample(x, y)}')
 
     _title("Reduce a small disjunction")
-    # The seed-002 examples, plus pairs that only merging or covering by a
+    # The examples of Carzaniga, Rembert & Wolf 2006, plus pairs that only merging or covering by a
     # disjunction can reduce.
     disjunction = cb.parse_predicate(
         "[int x > 10, int y = 100] || [int y > 0] || [int severity > 2] || [int severity > 3]"

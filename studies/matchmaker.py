@@ -247,7 +247,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
 
     p = subparsers.add_parser(
-        "matchmaker", help="Figures 7 and 8 of Matchmaker (seed 003): All-P, All-S, MCM, TDM costs",
+        "matchmaker", help="Figures 7 and 8 of Matchmaker (Ge, Ji, Kurose & Towsley): All-P, All-S, MCM, TDM costs",
         description="Ge, Ji, Kurose & Towsley, \"Matchmaker\", §4.4: random transit-stub instances "
                     "(100 nodes, |P| = |S| = 20, bounded-Pareto CD counts) solved on shared (CBT) and "
                     "per-source (DVMRP) trees by All-P, All-S, MCM and TDM; Figure 7 (Cost CDFs, shared "

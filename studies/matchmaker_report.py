@@ -234,7 +234,7 @@ def header(config: dict) -> str:
     points = config.get("points", [])
     total = sum(p[3] for p in points)
     return (
-        "# Matchmaker: the cost of link markings (seed 003, §4.4)\n\n"
+        "# Matchmaker: the cost of link markings (Ge, Ji, Kurose & Towsley, §4.4)\n\n"
         "Ge, Ji, Kurose & Towsley, \"Matchmaker: Signaling for Dynamic Publish/Subscribe Applications\": "
         "random GT-ITM transit-stub instances, publishers and subscribers on stub nodes, bounded-Pareto "
         "CD counts (k = 1, p = 100, α = 1); each instance solved on shared (CBT) and on per-source "

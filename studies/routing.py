@@ -681,8 +681,9 @@ def add_command(sub: Subparsers) -> None:
     from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
 
     p = sub.add_parser(
-        "routing", help="memory and traffic of PSF, iPS, PIF, DRP and Siena against seed 002's formulas",
-        description="Routing schemes of seed 002 §3 (Carzaniga, Rembert & Wolf 2006) on generated and real "
+        "routing",
+        help="memory and traffic of PSF, iPS, PIF, DRP and Siena against the formulas of Carzaniga, Rembert & Wolf",
+        description="Routing schemes of Carzaniga, Rembert & Wolf 2006, §3, on generated and real "
                     "networks: measured M(S) per scheme, alpha of the combined tables, iPS classes, sampled "
                     "traffic, and the paper's formulas beside them. Default: a growth sweep plus "
                     "one-axis-at-a-time sweeps (--design factorial runs the full product).")

@@ -518,7 +518,7 @@ def header_section(results: pd.DataFrame, config: dict) -> str:
               "values; at n ≈ base_n, r/n × s/n on every family and three real networks, k, the four name "
               "scenarios; reducers over small n)" if config["design"] == "oat" else "full factorial")
     return "\n".join([
-        "# Routing schemes of seed 002 §3, measured",
+        "# Routing schemes of Carzaniga, Rembert & Wolf 2006, §3, measured",
         "",
         "Carzaniga, Rembert & Wolf, *Understanding Content-Based Routing Schemes*, TR 2006/05, §3: PSF, iPS, "
         "PIF and DRP, with Siena's subscription forwarding beside them (`cbalgebra.network.schemes`). Memory "

@@ -1,4 +1,4 @@
-"""The seed-002 §4.2 random DNF predicate generator."""
+"""The Carzaniga, Rembert & Wolf 2006 (§4.2) random DNF predicate generator."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Delivery trees (seed 002 §2.2-2.3): the checks, and the smallest
+"""Delivery trees (Carzaniga, Rembert & Wolf 2006, §2.2-2.3): the checks, and the smallest
 latency-minimal tree against brute force and against unions of shortest
 paths."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from cbalgebra.cli import main
 
-FIGURE_3 = "# seed 002 Figure 3, processors 1-4 numbered 0-3\n0 1 2.5\n0 3 1\n3 2 1\n2 1 1\n"
+FIGURE_3 = "# Carzaniga, Rembert & Wolf 2006, Figure 3, processors 1-4 numbered 0-3\n0 1 2.5\n0 3 1\n3 2 1\n2 1 1\n"
 FIGURE_3_PREDICATES = "".join(f"{x}: [int p{x + 1} = 1]\n" for x in range(4))
 
 

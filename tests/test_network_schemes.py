@@ -1,4 +1,4 @@
-"""The routing schemes of seed 002 §3 (Carzaniga, Rembert & Wolf,
+"""The routing schemes of §3 of Carzaniga, Rembert & Wolf,
 "Understanding Content-Based Routing Schemes", 2006) and the paper's claims
 about them (issue 11 §4), over random small networks and literal ones.
 

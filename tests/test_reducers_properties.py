@@ -103,7 +103,7 @@ def test_reducers_against_the_pure_z3_oracle(p):
 
 def test_the_oracle_decides_almost_every_reduction():
     """Undecided oracle cases are skipped above; this bounds how many there
-    are, on a fixed seed-002 sample (Carzaniga, Rembert & Wolf 2006, §4.2), so
+    are, on a fixed random DNF sample (Carzaniga, Rembert & Wolf 2006, §4.2), so
     that the cross-check cannot silently decide nothing."""
     preds = cb.workloads.dnf_predicates(36, 30, "zipf", 7)
     undecided = decided = 0

@@ -43,7 +43,7 @@ through Graphviz's dot, or .dot (needs nothing)."""
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
-        "matchmaker", help="mark p-links and s-links: All-P, All-S, MCM, TDM (seed 003)",
+        "matchmaker", help="mark p-links and s-links: All-P, All-S, MCM, TDM (Ge, Ji, Kurose & Towsley)",
         description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("instance", metavar="INSTANCE", help="instance JSON file, - for standard input")
     p.add_argument("--algorithms", default=",".join(ALGORITHM_NAMES), metavar="LIST",

@@ -14,7 +14,7 @@ integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
   iPS, PIF, DRP) and Siena's subscription forwarding
   (:mod:`cbalgebra.network.siena`) and delivers messages with them:
   ``build(scheme, graph, predicates)``, ``Routing.deliver``, ``Routing.memory``.
-- :mod:`cbalgebra.network.workload` draws processor predicates (seed 002's
+- :mod:`cbalgebra.network.workload` draws processor predicates (Carzaniga, Rembert & Wolf 2006's
   DNF generator) and messages; :mod:`cbalgebra.network.draw` pictures one
   delivery.
 

@@ -1,5 +1,5 @@
 """``cbalgebra route TOPOLOGY``: run a content-based routing scheme over a
-network and check every delivery (seed 002 §2-§3).
+network and check every delivery (Carzaniga, Rembert & Wolf 2006, §2-§3).
 
 Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success (even when
 a check fails: the checks are printed), 2 bad input or usage (one line on
@@ -41,7 +41,7 @@ transit_stub; give -n), topohub:<network> (a real network), or a file
 
 Predicates (pred(x) of processor x): --predicates FILE, one line per
 receiver, "x: predicate" (e.g. 3: [int x > 1] || [string s >* "a"]);
-otherwise seed 002's DNF generator gives every processor -k conjunctions.
+otherwise the DNF generator of Carzaniga, Rembert & Wolf 2006 (§4.2) gives every processor -k conjunctions.
 Messages: --messages FILE, one per line, "[v:] message" (v: the source;
 default: --source, else senders in turn); otherwise --count random messages
 over the generator's names, each made to match one random conjunction of
@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
     from cbalgebra.network.schemes import SCHEMES
 
     p = subparsers.add_parser(
-        "route", help="run a routing scheme (PSF, iPS, PIF, DRP, Siena) over a network (seed 002)",
+        "route", help="run a routing scheme (PSF, iPS, PIF, DRP, Siena) over a network",
         description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("topology", metavar="TOPOLOGY")
     p.add_argument("--scheme", default="psf", metavar="|".join(SCHEMES),
@@ -237,7 +237,7 @@ def _route(args: argparse.Namespace) -> int:
     else:
         preds = processor_predicates(n, args.k, names=args.names, distribution=args.distribution,
                                      seed=args.workload_seed)
-        where = f"seed-002 DNF generator, k={args.k}"
+        where = f"DNF generator of Carzaniga, Rembert & Wolf 2006, k={args.k}"
     senders = _ids(args.senders, "--senders")
     t_topology = time.perf_counter() - t0
     routing = build(args.scheme, graph, preds, reducer=args.reducer, senders=senders,

@@ -197,7 +197,7 @@ def smallest_latency_minimal_tree(graph: nx.Graph, source: int, interested: Iter
                                   paths: ShortestPaths | None = None,
                                   exact_limit: int = EXACT_LIMIT) -> SteinerResult:
     """The smallest latency-minimal delivery tree for a message from
-    ``source`` that ``interested`` processors want (seed 002 §2.3).
+    ``source`` that ``interested`` processors want (Carzaniga, Rembert & Wolf 2006, §2.3).
 
     Latency-minimality forces every edge on the way to an interested x to lie
     on a shortest path, so such a tree lives in the shortest-path DAG rooted

@@ -1,4 +1,4 @@
-"""Pictures of one delivery over its network, as in seed 002's Figures 1-4
+"""Pictures of one delivery over its network, as in Carzaniga, Rembert & Wolf 2006's Figures 1-4
 (Carzaniga, Rembert & Wolf, "Understanding Content-Based Routing Schemes",
 2006): links in grey with their lengths, the source in green, interested
 processors filled in orange, processors the message reached outlined in

@@ -1,4 +1,4 @@
-"""Subscription forwarding over a network of servers (seed 004 §3.5).
+"""Subscription forwarding over a network of servers (Carzaniga, Rosenblum & Wolf 2000, §3.5).
 
 Servers sit on an acyclic graph (Siena's hierarchical and acyclic
 peer-to-peer topologies); each keeps a filters poset whose subscribers are

@@ -213,7 +213,7 @@ def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float =
 
 def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma: float = 2.5,
                avg_degree: float = 4.0) -> nx.Graph:
-    """Power-law graphs, the two models seed 002 §3.1 leans on.
+    """Power-law graphs, the two models that Carzaniga, Rembert & Wolf 2006 (§3.1) lean on.
 
     ``model="ba"``: Barabási–Albert preferential attachment, each new node
     bringing ``m`` edges (connected by construction).

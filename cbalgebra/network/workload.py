@@ -1,6 +1,6 @@
 """Predicates and messages for routing experiments.
 
-Processor predicates come from the seed-002 DNF generator
+Processor predicates come from the DNF generator of Carzaniga, Rembert & Wolf 2006 (§4.2)
 (:func:`cbalgebra.workloads.dnf_predicates`, Carzaniga, Rembert & Wolf,
 "Understanding Content-Based Routing Schemes", 2006, §4.2): processor ``x``
 gets the disjunction of ``k`` of its one-conjunction predicates, namely
@@ -30,7 +30,7 @@ __all__ = ["messages", "processor_predicates"]
 def processor_predicates(nodes: Iterable[int] | int, k: int = 10, *, names: int = 500, distribution: str = "zipf",
                          seed: int = 0) -> dict[int, Predicate]:
     """``{x: pred(x)}`` for the processors in ``nodes`` (an int n means 0..n-1),
-    each the disjunction of ``k`` seed-002 random conjunctions."""
+    each the disjunction of ``k`` random conjunctions of the DNF generator."""
     from cbalgebra.workloads import dnf_predicates
 
     nodes = list(range(nodes)) if isinstance(nodes, int) else sorted(nodes)
