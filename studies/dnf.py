@@ -13,23 +13,18 @@ Nothing here imports Spark.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-import cbalgebra.covering
-import cbalgebra.reducers
-import cbalgebra.values
 from cbalgebra.reducers import alpha
+from cbalgebra.studies import fingerprint
 from cbalgebra.studies.seeding import cell_seed
 from cbalgebra.values import Predicate
-import cbalgebra.workloads._dnf as dnf_generator
 from cbalgebra.workloads._dnf import dnf_predicates
 
 
@@ -160,24 +155,11 @@ def run_dnf_cell(cell: dict) -> dict:
 
 
 def code_fingerprint() -> str:
-    """A short hash of the code a DNF cell's result depends on.
-
-    The generator (with its word list), the reducers, covering and the value
-    types: a rerun into an output directory made by other versions of them
-    must not mix old and new results.
-    """
-    digest = hashlib.sha256(f"dnf-model-{MODEL_VERSION}".encode())
-    roots: list[Path] = []
-    for module in (dnf_generator, cbalgebra.reducers, cbalgebra.covering, cbalgebra.values):
-        origin = Path(str(module.__file__))
-        if origin.name == "__init__.py":  # a package: every module in it
-            roots.extend(sorted(p for p in origin.parent.rglob("*.py")))
-        else:
-            roots.append(origin)
-            data = origin.parent / "data"
-            if module is dnf_generator and data.is_dir():  # the generator's word list
-                roots.extend(sorted(p for p in data.iterdir() if p.is_file()))
-    for path in roots:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    """A short hash of what the code a DNF cell's result depends on does: the
+    generator (with its word list), the reducers, covering and the value types
+    (``cbalgebra.studies.fingerprint``)."""
+    return fingerprint.code_fingerprint(
+        f"dnf-model-{MODEL_VERSION}",
+        ("cbalgebra.workloads._dnf", "cbalgebra.reducers", "cbalgebra.covering", "cbalgebra.values"),
+        data_folders=("cbalgebra.workloads._dnf:data",),
+    )

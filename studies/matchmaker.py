@@ -27,14 +27,14 @@ pure (its result depends on the cell only).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cbalgebra.studies import fingerprint
 
 if TYPE_CHECKING:
     from cbalgebra.studies.runner import Study
@@ -181,24 +181,12 @@ def schema():
 
 
 def code_fingerprint() -> str:
-    """A short hash of the code a cell's numbers depend on: the matchmaker
-    package and the transit-stub generator. A rerun into a directory made by
-    other versions of them refuses to mix results."""
-    import importlib
-
-    import cbalgebra.matchmaker
-
-    # cbalgebra.network re-exports a function named topology: import the module by name.
-    topology_module = importlib.import_module("cbalgebra.network.topology")
-
-    digest = hashlib.sha256(f"matchmaker-model-{MODEL_VERSION}".encode())
-    package = Path(cbalgebra.matchmaker.__file__).parent
-    files = [package / f"{name}.py" for name in ("instance", "costs", "algorithms", "pareto")]
-    files.append(Path(str(topology_module.__file__)))
-    for path in files:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    """A short hash of what the code a cell's numbers depend on does: the
+    matchmaker's model and algorithms and the transit-stub generator
+    (``cbalgebra.studies.fingerprint``)."""
+    modules = [f"cbalgebra.matchmaker.{name}" for name in ("instance", "costs", "algorithms", "pareto")]
+    return fingerprint.code_fingerprint(
+        f"matchmaker-model-{MODEL_VERSION}", (*modules, "cbalgebra.network.topology"))
 
 
 def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.sweep_samples,

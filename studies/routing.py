@@ -44,7 +44,6 @@ imports Spark.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -56,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cbalgebra.studies import fingerprint
 from cbalgebra.studies.seeding import cell_rng, cell_seed
 
 if TYPE_CHECKING:
@@ -549,23 +549,14 @@ VOLATILE_COLUMNS = ("memory_seconds", "traffic_seconds", "task_seconds", "host",
 
 
 def code_fingerprint() -> str:
-    """A short hash of the code a cell's numbers depend on: a rerun into a
-    directory written by other versions of it must not mix results."""
-    import importlib.util
-    from pathlib import Path
-
-    digest = hashlib.sha256(f"routing-model-{MODEL_VERSION}".encode())
-    for module in ("cbalgebra.network", "cbalgebra.workloads._dnf", "cbalgebra.reducers", "cbalgebra.values"):
-        spec = importlib.util.find_spec(module)
-        if spec is None or spec.origin is None:
-            continue
-        origin = Path(spec.origin)
-        files = sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
-        for f in files:
-            if f.name in ("draw.py", "cli.py"):
-                continue
-            digest.update(f.read_bytes())
-    return digest.hexdigest()[:16]
+    """A short hash of what the code a cell's numbers depend on does: the
+    network package, the DNF generator with its word list, the reducers and
+    the value types (``cbalgebra.studies.fingerprint``)."""
+    return fingerprint.code_fingerprint(
+        f"routing-model-{MODEL_VERSION}",
+        ("cbalgebra.network", "cbalgebra.workloads._dnf", "cbalgebra.reducers", "cbalgebra.values"),
+        data_folders=("cbalgebra.workloads._dnf:data",),
+    )
 
 
 def routing_study(grid: Grid, seed: int = 2003, quick: bool = False) -> Study:
