@@ -21,8 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cbalgebra.poset.layout import Box, layered_layout
+from cbalgebra.poset.stats import shape as shape_of
+
 if TYPE_CHECKING:
-    from cbalgebra.poset.core import Element, Poset, Shape
+    from cbalgebra.poset.core import Element, Poset
+    from cbalgebra.poset.stats import Shape
 
 __all__ = [
     "MAX_NODES",
@@ -118,7 +122,7 @@ def select(
         raise ValueError("max_nodes must be at least 1")
     if top_levels is not None and top_levels < 1:
         raise ValueError("top_levels must be at least 1")
-    shape = poset.shape()
+    shape = shape_of(poset)
     _, levels, level_of = poset._levels()
     notes: list[str] = []
     limit = len(levels) if top_levels is None else min(top_levels, len(levels))
@@ -340,8 +344,6 @@ def node_size(lines: list[str]) -> tuple[float, float]:
 
 def draw(view: View, *, id_prefix: str = "") -> Drawing:
     """Lay out and draw a view as SVG markup (used by the HTML page)."""
-    from cbalgebra.poset.layout import Box, layered_layout
-
     labels = {e: view.labels(e) for e in view.elements}
     boxes = {}
     for e in view.elements:
