@@ -4,7 +4,6 @@ transitive reduction of covering computed independently."""
 
 from __future__ import annotations
 
-import networkx as nx
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -244,20 +243,21 @@ SUBSCRIBERS = st.sampled_from(("u1", "u2", "u3", "u4"))
 
 
 def reference_reduction(values: list) -> tuple[set, set]:
-    """Edges and roots of the Hasse diagram of covering over ``values``,
-    computed from pairwise cb.covers with networkx."""
-    g = nx.DiGraph()
-    g.add_nodes_from(range(len(values)))
-    for i, a in enumerate(values):
-        for j, b in enumerate(values):
-            if i != j and cb.covers(a, b):
-                g.add_edge(i, j)
-    cond = nx.condensation(g)
-    assert all(len(cond.nodes[n]["members"]) == 1 for n in cond), "equivalent elements stored twice"
-    red = nx.transitive_reduction(cond)
-    member = {n: next(iter(cond.nodes[n]["members"])) for n in cond}
-    edges = {(str(values[member[u]]), str(values[member[v]])) for u, v in red.edges}
-    roots = {str(values[member[n]]) for n in red if red.in_degree(n) == 0}
+    """Edges and roots of the Hasse diagram of covering over ``values``, by
+    brute force: decide cb.covers for every ordered pair, then keep a → b
+    when a strictly covers b and no third value lies strictly between them
+    (the transitive reduction of the strict order)."""
+    n = len(values)
+    above = [[i != j and cb.covers(values[i], values[j]) for j in range(n)] for i in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            assert not (above[i][j] and above[j][i]), f"equivalent elements stored twice: {values[i]}, {values[j]}"
+    edges = {
+        (str(values[i]), str(values[j]))
+        for i in range(n) for j in range(n)
+        if above[i][j] and not any(above[i][k] and above[k][j] for k in range(n))
+    }
+    roots = {str(values[i]) for i in range(n) if not any(above[j][i] for j in range(n))}
     return edges, roots
 
 
@@ -558,3 +558,72 @@ def test_ascending_chain_finds_predecessor_in_few_checks(op):
     values = list(p)
     edges, roots = reference_reduction(values)
     assert edges_of(p) == edges and {str(r) for r in p.roots()} == roots
+
+
+# ------------------------------------------------------ adversarial families
+# The cliffs of covering (same names, many `!=`, substrings, chains, equal
+# spellings) as insert/remove sequences, against the same reference: the
+# transitive reduction of covering decided for every pair.
+INT_BOUNDS = ("<", ">", "<=", ">=")
+PIECES = ("", "a", "b", "ab", "ba", "aba", "bab")
+
+
+@st.composite
+def adversarial_filters(draw):
+    family = draw(st.sampled_from(("int-ne", "string-ne", "substring", "chain", "equal")))
+    cs: list[Constraint] = []
+    if family == "int-ne":
+        # Many `!=` on one name: [a != S] covers [a != T] iff S ⊆ T (within a bound).
+        for v in draw(st.sets(st.integers(-3, 3), min_size=1, max_size=6)):
+            cs.append(Constraint("int", "a", "!=", v))
+        if draw(st.booleans()):
+            cs.append(Constraint("int", "a", draw(st.sampled_from(INT_BOUNDS)), draw(st.integers(-3, 3))))
+    elif family == "string-ne":
+        for v in draw(st.sets(st.sampled_from(PIECES), min_size=1, max_size=5)):
+            cs.append(Constraint("string", "s", "!=", v))
+        if draw(st.booleans()):
+            cs.append(Constraint("string", "s", draw(st.sampled_from((">*", "*<", "*"))), draw(st.sampled_from(PIECES))))
+    elif family == "substring":
+        for _ in range(draw(st.integers(1, 3))):
+            op = draw(st.sampled_from(("*", ">*", "*<", "=", "!=")))
+            cs.append(Constraint("string", "s", op, draw(st.sampled_from(PIECES))))
+    elif family == "chain":
+        cs.append(Constraint("int", "a", draw(st.sampled_from(INT_BOUNDS)), draw(st.integers(-6, 6))))
+        if draw(st.booleans()):
+            cs.append(Constraint("string", "s", ">*", draw(st.sampled_from(("a", "ab")))))
+    else:
+        # Different spellings of a few message sets: equivalent filters are one element.
+        return draw(st.sampled_from(EQUAL_SPELLINGS))
+    return Filter(cs)
+
+
+EQUAL_SPELLINGS = tuple(F(text) for text in (
+    "[int a > 1]", "[int a >= 2]", "[int a > 1, int a any]", "[int a >= 2, int a > 0]",
+    "[int a > 1, int a != 1]", "[int a < 0]", "[int a <= -1]", "[int a < 0, int a != 3]",
+    '[string s >* "ab"]', '[string s >* "ab", string s >* "a"]', '[string s >* "ab", string s * "b"]',
+    '[string s = "ab"]', '[string s = "ab", string s >* "a", string s *< "b"]',
+    "[int a > 2, int a < 1]", '[string s = "a", string s = "b"]',
+))
+
+
+class AdversarialMachine(PosetMachine):
+    values = adversarial_filters()
+
+
+class AdversarialFromBelowMachine(AdversarialMachine):
+    """The same families with the searches from below (nearest bounds, leaves) at every size."""
+
+    def __init__(self):
+        super().__init__()
+        self.poset._seed_above = 0
+        self.poset._leaves_limit = 1 << 30
+
+
+TestAdversarialMachine = AdversarialMachine.TestCase
+TestAdversarialMachine.settings = settings(
+    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+TestAdversarialFromBelowMachine = AdversarialFromBelowMachine.TestCase
+TestAdversarialFromBelowMachine.settings = settings(
+    max_examples=100, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
