@@ -174,7 +174,8 @@ def small_filters(draw):
     cs = []
     for _ in range(draw(st.integers(1, 2))):
         op = draw(st.sampled_from(INT_OPS))
-        cs.append(Constraint("int", draw(st.sampled_from(NAMES)), op, None if op == "any" else draw(st.integers(-2, 2))))
+        name = draw(st.sampled_from(NAMES))
+        cs.append(Constraint("int", name, op, None if op == "any" else draw(st.integers(-2, 2))))
     return Filter(cs)
 
 

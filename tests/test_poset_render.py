@@ -123,7 +123,7 @@ def test_layout_keeps_levels_in_rows_without_overlap():
         assert all(a[1] <= b[0] + 1e-6 for a, b in itertools.pairwise(spans))
     ys = [rows[k][0][2] for k in sorted(rows)]
     assert ys == sorted(ys)  # roots on top
-    for (a, b), pts in lay.routes.items():
+    for pts in lay.routes.values():
         assert pts[0][1] < pts[-1][1]  # edges go down, from covering to covered
 
 

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # Network and Server live in cbalgebra.network.siena, which imports this
     # package's core; resolving them lazily avoids an import cycle.
     if name in ("Network", "Server"):

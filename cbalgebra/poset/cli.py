@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +53,9 @@ from cbalgebra.values import InvalidValueError
 
 __all__ = ["outline", "register", "run"]
 FORMATS = ("text", "dot", "svg", "png", "html")
-_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".txt": "text"}
+_EXTENSIONS = {
+    ".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".txt": "text",
+}
 
 
 def outline(poset: Poset, title: str | None = None) -> str:
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format
     out = args.output
     if fmt is None:
-        fmt = _EXTENSIONS.get(Path(out).suffix.lower(), None) if out else "text"
+        fmt = _EXTENSIONS.get(Path(out).suffix.lower()) if out else "text"
         if fmt is None:
             return _fail(f"cannot tell the format from {out!r}: give --format ({', '.join(FORMATS)})")
     if fmt == "png" and not out:

@@ -254,15 +254,16 @@ class Poset:
         # the minimal ones.
         up, complete = search.coverers_or_minimal(self, x, xsig, xbot, known, "insert_checks")
         held = self._by_sub.get(subscriber)
-        if held:
-            if not complete:
-                if len(held) <= 32:
-                    hits = [u for u in held if self._check(u.value, x, "insert_checks")]
-                    if hits:
-                        return InsertResult(COVERED, min(hits, key=by_age))
-                    held = None
-                else:
-                    up, complete = search.upward_closure(up), True
+        if held and not complete:
+            # Only x's minimal coverers are known: check the subscriber's few
+            # elements directly, or close the set upwards for many.
+            if len(held) <= 32:
+                hits = [u for u in held if self._check(u.value, x, "insert_checks")]
+                if hits:
+                    return InsertResult(COVERED, min(hits, key=by_age))
+                held = None
+            else:
+                up, complete = search.upward_closure(up), True
         if held:
             hits = [u for u in held if u in up] if len(held) < len(up) else [u for u in up if u in held]
             if hits:
@@ -469,10 +470,8 @@ class Poset:
         self.stats.satisfiability_checks += 1
         if isinstance(x, Filter):
             sig = frozenset(c.name for c in x.constraints)
-            if self._exact:
-                bottom = not satisfiable(x)
-            else:
-                bottom = bool(self._covers and self._covers(_UNSAT_FILTER, x))
+            # With a custom relation, x is least iff it is covered by a filter no message matches.
+            bottom = not satisfiable(x) if self._exact else bool(self._covers and self._covers(_UNSAT_FILTER, x))
         else:
             names = set()
             for c in x.constraints:

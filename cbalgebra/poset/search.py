@@ -74,7 +74,7 @@ def one_constraint(c: Constraint) -> Filter:
     return f
 
 
-def implied_by(x: Filter) -> Callable[[Filter, Filter], bool]:
+def implied_by(x: Filter) -> Callable[[Value, Value], bool]:
     """``filter_covers(g, x)`` for one satisfiable x and many g.
 
     g covers a satisfiable x iff x implies each constraint of g (DESIGN.md,
@@ -84,7 +84,7 @@ def implied_by(x: Filter) -> Callable[[Filter, Filter], bool]:
     """
     memo: dict[Constraint, bool] = {}
 
-    def covers(g: Filter, _x: Filter) -> bool:
+    def covers(g: Value, _x: Value) -> bool:
         for c in g.constraints:
             r = memo.get(c)
             if r is None:
