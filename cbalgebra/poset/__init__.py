@@ -65,7 +65,9 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # Network and Server live in cbalgebra.network.siena, which imports this
-    # package's core; resolving them lazily avoids an import cycle.
+    # package's core and its drawings (a server draws its table). Resolving
+    # them on first use avoids the import cycle and keeps the drawing modules
+    # out of `import cbalgebra.poset.core`, which runs this file first.
     if name in ("Network", "Server"):
         from cbalgebra.network import siena
 
