@@ -478,7 +478,7 @@ class Poset:
                 ok = self._constraint_sat.get(c)
                 if ok is None:
                     if self._exact:
-                        ok = satisfiable(search.one_constraint(c))
+                        ok = satisfiable(Filter((c,)))  # once per constraint: remembered above
                     else:
                         ok = not (self._covers and self._covers(_EMPTY_AD, Advertisement([c])))
                     self._constraint_sat[c] = ok

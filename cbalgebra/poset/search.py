@@ -36,7 +36,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from cbalgebra.covering import filter_covers
+from cbalgebra.covering import constraint_covers_filter
 from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS, Element, Value
 from cbalgebra.poset.queries import ancestors, descendants_within
 from cbalgebra.values import GE, GT, RANGE_OPERATORS, Constraint, Filter
@@ -51,7 +51,6 @@ __all__ = [
     "implied_by",
     "maximal_covered",
     "minimal",
-    "one_constraint",
     "upward_closure",
 ]
 
@@ -60,25 +59,12 @@ __all__ = [
 _SEED_WINDOW = 4
 _SEED_TRIES = 8
 
-_ONE_CONSTRAINT: dict[Constraint, Filter] = {}
-
-
-def one_constraint(c: Constraint) -> Filter:
-    """The filter of the single constraint c (interned: covering caches its
-    normal form on the value, so the form is computed once per constraint)."""
-    f = _ONE_CONSTRAINT.get(c)
-    if f is None:
-        if len(_ONE_CONSTRAINT) > 1 << 16:
-            _ONE_CONSTRAINT.clear()
-        f = _ONE_CONSTRAINT[c] = Filter((c,))
-    return f
-
 
 def implied_by(x: Filter) -> Callable[[Value, Value], bool]:
-    """``filter_covers(g, x)`` for one satisfiable x and many g.
+    """``filter_covers(g, x)`` for one x and many g.
 
-    g covers a satisfiable x iff x implies each constraint of g (DESIGN.md,
-    "Deciding covering"), and filters of the same names share most of their
+    g covers x iff each constraint of g covers x (docs/design.md, "Deciding
+    covering"), and filters of the same names share most of their
     constraints: so the answer per constraint of g is remembered, and most
     of a check is a lookup.
     """
@@ -88,7 +74,7 @@ def implied_by(x: Filter) -> Callable[[Value, Value], bool]:
         for c in g.constraints:
             r = memo.get(c)
             if r is None:
-                r = memo[c] = filter_covers(one_constraint(c), x)
+                r = memo[c] = constraint_covers_filter(c, x)
             if not r:
                 return False
         return True
