@@ -38,6 +38,7 @@ import networkx as nx
 import cbalgebra as cb
 from cbalgebra.poset import COVERED, INSERTED, MERGED, Poset
 from cbalgebra.poset.network import Network
+from cbalgebra.poset.stats import shape as shape_of
 from cbalgebra.workloads import dnf_predicates
 
 
@@ -69,7 +70,7 @@ def bench_insert(n: int, seed: int) -> dict:
     insert_seconds = time.perf_counter() - t0
     insert_cpu = time.process_time() - c0
     stats = poset.stats.as_dict()
-    shape = poset.shape().as_dict()
+    shape = shape_of(poset).as_dict()
     shape["level_sizes"] = shape["level_sizes"][:12] + (["…"] if len(shape["level_sizes"]) > 12 else [])
 
     order = list(range(n))

@@ -71,7 +71,7 @@ def run(out: Path, study: bool = True) -> int:
     print(f"forward(message) -> interfaces {table.forward(message).tolist()}")
 
     _title("The filters poset (Carzaniga, Rosenblum & Wolf 2000, §3.4): Hasse diagram of covering")
-    from cbalgebra.poset import Poset
+    from cbalgebra.poset import Poset, html, render, stats
 
     poset = Poset()
     for subscriber, text in [
@@ -81,14 +81,14 @@ def run(out: Path, study: bool = True) -> int:
         ("g", '[string airline = "UA", string dest = "ARN", int price < 300]'),
     ]:
         poset.insert(cb.parse_filter(text), subscriber)
-    shape = poset.shape()
+    shape = stats.shape(poset)
     print(f"{len(poset)} elements; roots: {', '.join(str(r) for r in poset.roots())}")
     print(f"shape: {shape}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "poset.html").write_text(poset.to_html(), encoding="utf-8")
+    (out / "poset.html").write_text(html.to_html(poset), encoding="utf-8")
     print(f"wrote {out / 'poset.html'} (pan, zoom, search, click to highlight)")
     if clibase.graphviz_available():
-        (out / "poset.svg").write_text(poset.to_svg(), encoding="utf-8")
+        (out / "poset.svg").write_text(render.to_svg(poset), encoding="utf-8")
         print(f"wrote {out / 'poset.svg'}")
     else:
         print(f"skipped poset.svg: Graphviz 'dot' is not installed ({clibase.GRAPHVIZ_HOWTO})")

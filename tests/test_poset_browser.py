@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from cbalgebra.poset import Poset
+from cbalgebra.poset.html import to_html
+from cbalgebra.poset.queries import covered
 from cbalgebra.values import Constraint, Filter
 
 pytestmark = pytest.mark.browser
@@ -76,7 +78,7 @@ def flights() -> Poset:
 
 def open_page(driver, poset: Poset, tmp_path: Path, **options) -> None:
     page = tmp_path / "poset.html"
-    page.write_text(poset.to_html(**options), encoding="utf-8")
+    page.write_text(to_html(poset, **options), encoding="utf-8")
     driver.get(page.as_uri())
 
 
@@ -107,7 +109,7 @@ def test_page_as_a_person_sees_it(browser, tmp_path):
     node = browser.find_element(By.CSS_SELECTOR, f'g.node[data-id="{ids[str(root)]}"] rect')
     ActionChains(browser).move_to_element(node).click().perform()
     highlighted = {e.get_attribute("data-id") for e in browser.find_elements(By.CSS_SELECTOR, "g.node.covered")}
-    assert highlighted == {ids[str(v)] for v in poset.covered(root)}
+    assert highlighted == {ids[str(v)] for v in covered(poset, root)}
     assert len(highlighted) == 6
     selected = browser.find_elements(By.CSS_SELECTOR, "g.node.selected")
     assert [e.get_attribute("data-id") for e in selected] == [ids[str(root)]]

@@ -35,6 +35,7 @@ from cbalgebra.values import ANYTYPE, Advertisement, Constraint, Filter, Message
 __all__ = [
     "UndecidedError",
     "constraint_covers",
+    "constraint_covers_filter",
     "counterexample",
     "covers",
     "equivalent",
@@ -84,6 +85,20 @@ def filter_counterexample_against(f: Filter, ps: tuple[Filter, ...]) -> Message 
     from cbalgebra.covering import solver  # imports z3 (slow): only for the questions that reach it
 
     return solver.covering_counterexample(f, relevant)
+
+
+def constraint_covers_filter(c: Constraint, f: Filter) -> bool:
+    """Whether every message matched by the filter f satisfies the constraint c.
+
+    The step filter covering is made of: g covers f iff each constraint of g
+    covers f. A caller testing many filters g against one f (the poset's
+    insert) can remember the answer per constraint, since such filters share
+    most of their constraints."""
+    form = rules.form_of(f)
+    if not form.satisfiable:
+        return True
+    attribute = form.forms.get(c.name)
+    return attribute is not None and attribute.implies(c)
 
 
 def predicate_covers_filter(p: Predicate | Filter, f: Filter) -> bool:

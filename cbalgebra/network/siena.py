@@ -47,6 +47,9 @@ from cbalgebra.poset.core import (
     Poset,
     RemoveResult,
 )
+from cbalgebra.poset.html import to_html
+from cbalgebra.poset.queries import descendants_within, match
+from cbalgebra.poset.render import to_dot
 
 __all__ = ["Network", "Sent", "Server"]
 
@@ -99,11 +102,11 @@ class Server:
         """This server's poset, each element labelled with subscribers and
         forwards (as in the paper's Figures 3-5)."""
         options.setdefault("title", f"Server {self.name}: subscriptions poset")
-        return self.poset.to_dot(annotate=self._forwards_line, **options)
+        return to_dot(self.poset, annotate=self._forwards_line, **options)
 
     def to_html(self, **options: Any) -> str:
         options.setdefault("title", f"Server {self.name}: subscriptions poset")
-        return self.poset.to_html(annotate=self._forwards_line, **options)
+        return to_html(self.poset, annotate=self._forwards_line, **options)
 
     def __repr__(self) -> str:
         return f"<Server {self.name}: {len(self.poset)} elements, neighbours {list(self.neighbors)}>"
@@ -221,7 +224,7 @@ class Network:
         changed.extend(result.released)
         changed_set = set(changed)
         budget = sum(len(f) for f in server.forwarded.values())
-        below_target = poset.descendants_within(target, budget) if target is not None else None
+        below_target = descendants_within(target, budget) if target is not None else None
         for y in server.neighbors:
             old = server.forwarded[y]
             entering = [
@@ -315,7 +318,7 @@ class Network:
         queue: deque[tuple[Hashable, Hashable | None]] = deque([(start, came_from)])
         while queue:
             name, sender = queue.popleft()
-            for s in self.servers[name].poset.match(message):
+            for s in match(self.servers[name].poset, message):
                 if s == sender:
                     continue
                 if s in self.servers:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -42,52 +41,21 @@ from cbalgebra.clibase import (
     plugin_main,
     read_text,
 )
-from cbalgebra.poset.core import ADVERTISEMENTS, SUBSCRIPTIONS, Poset
+from cbalgebra.covering import UndecidedError
+from cbalgebra.parse import ParseError, parse_document
+from cbalgebra.poset.build import from_document
+from cbalgebra.poset.core import ADVERTISEMENTS, Poset
+from cbalgebra.poset.html import to_html
+from cbalgebra.poset.render import GraphvizError, to_dot, to_png, to_svg
+from cbalgebra.poset.stats import shape
+from cbalgebra.reducers.progress import Progress, wanted
+from cbalgebra.values import InvalidValueError
 
-__all__ = ["from_document", "outline", "register", "run"]
+__all__ = ["outline", "register", "run"]
 FORMATS = ("text", "dot", "svg", "png", "html")
-_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".txt": "text"}
-
-
-def from_document(
-    source: str | Iterable[Any], *, advertisements: bool = False, subscriber: Any = None,
-    progress: Any = None,
-) -> tuple[Poset, int]:
-    """Build a poset from a document's text (or parsed items).
-
-    Returns the poset and the number of statements used. See the module
-    docstring for who the subscriber of each statement is.
-    ``progress(stage, done, total)`` hears how the inserts go.
-    """
-    from cbalgebra.parse import parse_document
-    from cbalgebra.values import Predicate
-
-    items = parse_document(source) if isinstance(source, str) else list(source)
-    poset = Poset(ADVERTISEMENTS if advertisements else SUBSCRIPTIONS)
-    used = 0
-    for k, item in enumerate(items, 1):
-        if progress is not None and not k & 255:
-            progress("poset: insert", k, len(items))
-        if advertisements:
-            if item.kind != "advertise":
-                continue
-        elif item.kind not in ("subscribe", "ifconfig"):
-            continue
-        if subscriber is not None:
-            who = subscriber
-        elif item.kind == "ifconfig":
-            who = item.interface
-        elif getattr(item, "origin", None) is not None:
-            who = item.origin
-        else:
-            who = f"L{item.line}" if getattr(item, "line", 0) else f"#{k}"
-        used += 1
-        if advertisements:
-            poset.insert(item.value, who)
-        else:
-            for f in Predicate.of(item.value):
-                poset.insert(f, who)
-    return poset, used
+_EXTENSIONS = {
+    ".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".txt": "text",
+}
 
 
 def outline(poset: Poset, title: str | None = None) -> str:
@@ -97,7 +65,7 @@ def outline(poset: Poset, title: str | None = None) -> str:
     the first time, as ``(see above)`` without its successors.
     """
     kind = "Advertisements" if poset.kind == ADVERTISEMENTS else "Subscriptions"
-    lines = [f"{title or kind + ' poset'}: {poset.shape()}"]
+    lines = [f"{title or kind + ' poset'}: {shape(poset)}"]
     shown: set = set()
     for root in poset.elements():
         if not root.is_root:
@@ -155,15 +123,10 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cbalgebra.covering.errors import UndecidedError
-    from cbalgebra.parse import ParseError
-    from cbalgebra.poset.render import GraphvizError
-    from cbalgebra.values import InvalidValueError
-
     fmt = args.format
     out = args.output
     if fmt is None:
-        fmt = _EXTENSIONS.get(Path(out).suffix.lower(), None) if out else "text"
+        fmt = _EXTENSIONS.get(Path(out).suffix.lower()) if out else "text"
         if fmt is None:
             return _fail(f"cannot tell the format from {out!r}: give --format ({', '.join(FORMATS)})")
     if fmt == "png" and not out:
@@ -177,8 +140,6 @@ def run(args: argparse.Namespace) -> int:
         text = read_text(args.file)
     except UsageError as e:
         return _fail(str(e))
-
-    from cbalgebra.reducers.progress import Progress, wanted
 
     progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
     try:
@@ -195,8 +156,6 @@ def run(args: argparse.Namespace) -> int:
             progress.close()  # before any other output: the line is rewritten in place
 
     if used == 0:
-        from cbalgebra.parse import parse_document
-
         kinds = [item.kind for item in parse_document(text)]
         if not args.advertisements and "advertise" in kinds:
             return _fail(f"{args.file} has no subscriptions; it has {kinds.count('advertise')} "
@@ -211,13 +170,13 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "text":
             data: str | bytes = outline(poset, args.title)
         elif fmt == "dot":
-            data = poset.to_dot(**options)
+            data = to_dot(poset, **options)
         elif fmt == "svg":
-            data = poset.to_svg(**options)
+            data = to_svg(poset, **options)
         elif fmt == "png":
-            data = poset.to_png(**options)
+            data = to_png(poset, **options)
         else:
-            data = poset.to_html(**options)
+            data = to_html(poset, **options)
     except GraphvizError as e:
         return _fail(str(e), EXIT_UNAVAILABLE)
 
@@ -229,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
                 Path(out).write_text(data, encoding="utf-8")
         except OSError as e:
             return _fail(f"cannot write {out}: {e.strerror}")
-        print(f"wrote {out}: {poset.shape()}")
+        print(f"wrote {out}: {shape(poset)}")
     else:
         sys.stdout.write(data if isinstance(data, str) else data.decode("latin-1"))
     return EXIT_OK

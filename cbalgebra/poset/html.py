@@ -15,6 +15,7 @@ import json
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from cbalgebra.poset.queries import descendants
 from cbalgebra.poset.render import MAX_NODES, draw, select, summary_line
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def to_html(
             "root": e.is_root,
             "succ": [view.ids[s] for s in e.successors if s in drawn],
             "pred": [view.ids[p] for p in e.predecessors if p in drawn],
-            "covers": len(poset.descendants(e)),
+            "covers": len(descendants(e)),
             "equivalents": [str(v) for v in e.equivalents],
             "search": (text + " " + " ".join(subs) + " " + " ".join(str(v) for v in e.equivalents)).lower(),
         }

@@ -213,7 +213,7 @@ def _coordinates(order: list[list], up: dict, down: dict, width: dict, passes: i
             for n in layer:
                 ns = nbrs[n]
                 targets.append(sum(x[m] for m in ns) / len(ns) if ns else x[n])
-            for n, v in zip(layer, _place(layer, targets, width)):
+            for n, v in zip(layer, _place(layer, targets, width), strict=True):
                 x[n] = v
     return x
 
@@ -224,15 +224,15 @@ def _place(layer: list, targets: list[float], width: dict) -> list[float]:
     offsets = [0.0]
     for a, b in itertools.pairwise(layer):
         offsets.append(offsets[-1] + (width[a] + width[b]) / 2 + H_GAP)
-    values = [t - o for t, o in zip(targets, offsets)]
-    blocks: list[list[float]] = []  # [sum, count]
+    values = [t - o for t, o in zip(targets, offsets, strict=True)]
+    blocks: list[tuple[float, int]] = []  # (sum, count) of each pooled block
     for v in values:
-        blocks.append([v, 1])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+        total, count = v, 1
+        while blocks and blocks[-1][0] / blocks[-1][1] > total / count:
             s, c = blocks.pop()
-            blocks[-1][0] += s
-            blocks[-1][1] += c
-    out = []
+            total, count = total + s, count + c
+        blocks.append((total, count))
+    out: list[float] = []
     for s, c in blocks:
         out.extend([s / c] * c)
-    return [y + o for y, o in zip(out, offsets)]
+    return [y + o for y, o in zip(out, offsets, strict=True)]

@@ -17,12 +17,16 @@ import html
 import itertools
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cbalgebra.poset.layout import Box, layered_layout
+from cbalgebra.poset.stats import shape as shape_of
+
 if TYPE_CHECKING:
-    from cbalgebra.poset.core import Element, Poset, Shape
+    from cbalgebra.poset.core import Element, Poset
+    from cbalgebra.poset.stats import Shape
 
 __all__ = [
     "MAX_NODES",
@@ -118,7 +122,7 @@ def select(
         raise ValueError("max_nodes must be at least 1")
     if top_levels is not None and top_levels < 1:
         raise ValueError("top_levels must be at least 1")
-    shape = poset.shape()
+    shape = shape_of(poset)
     _, levels, level_of = poset._levels()
     notes: list[str] = []
     limit = len(levels) if top_levels is None else min(top_levels, len(levels))
@@ -200,7 +204,7 @@ def filter_lines(value: Any, width: int = LINE_CHARS, max_lines: int = MAX_LINES
     lines.append(current)
     lines = [_short(line, width + 8) for line in lines]
     if len(lines) > max_lines:
-        lines = lines[: max_lines - 1] + [f" … {len(parts)} constraints]"]
+        lines = [*lines[: max_lines - 1], f" … {len(parts)} constraints]"]
     return lines
 
 
@@ -211,7 +215,7 @@ def subscribers_line(e: Element, limit: int = LINE_CHARS) -> str:
         return text
     shown: list[str] = []
     for s in subs:
-        candidate = "subscribers: " + ", ".join(shown + [s]) + f" +{len(subs) - len(shown) - 1}"
+        candidate = "subscribers: " + ", ".join([*shown, s]) + f" +{len(subs) - len(shown) - 1}"
         if len(candidate) > limit:
             break
         shown.append(s)
@@ -340,10 +344,8 @@ def node_size(lines: list[str]) -> tuple[float, float]:
 
 def draw(view: View, *, id_prefix: str = "") -> Drawing:
     """Lay out and draw a view as SVG markup (used by the HTML page)."""
-    from cbalgebra.poset.layout import Box, layered_layout
-
     labels = {e: view.labels(e) for e in view.elements}
-    boxes = {}
+    boxes: dict[Hashable, Box] = {}
     for e in view.elements:
         w, h = node_size(labels[e])
         boxes[view.ids[e]] = Box(w, h, view.level[e])
@@ -353,8 +355,9 @@ def draw(view: View, *, id_prefix: str = "") -> Drawing:
         (f'<svg class="poset-svg" xmlns="http://www.w3.org/2000/svg" width="{lay.width:.0f}" height="{lay.height:.0f}" '
         f'viewBox="0 0 {lay.width:.0f} {lay.height:.0f}" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" '
         'font-size="12">'),
-        (f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" '
-        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#7a8799"/></marker></defs>'),
+        (f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" '
+        'markerWidth="9" markerHeight="9" orient="auto-start-reverse">'
+        '<path d="M0,0 L10,5 L0,10 z" fill="#7a8799"/></marker></defs>'),
         f'<g class="scene" id="{id_prefix}scene">',
         '<g class="edge-layer">',
     ]
@@ -369,7 +372,7 @@ def draw(view: View, *, id_prefix: str = "") -> Drawing:
     parts.append('<g class="node-layer">')
     for e in view.elements:
         i = view.ids[e]
-        b = boxes[i]
+        box = boxes[i]
         x, y = lay.x[i], lay.y[i]
         cls = ["node"]
         if e.is_root:
@@ -387,11 +390,12 @@ def draw(view: View, *, id_prefix: str = "") -> Drawing:
         )
         parts.append(f"<title>{html.escape(str(e.value))}</title>")
         parts.append(
-            f'<rect x="{-b.width / 2:.1f}" y="{-b.height / 2:.1f}" width="{b.width:.1f}" height="{b.height:.1f}" '
+            f'<rect x="{-box.width / 2:.1f}" y="{-box.height / 2:.1f}" width="{box.width:.1f}" '
+            f'height="{box.height:.1f}" '
             f'rx="6" fill="{fill}" stroke="{stroke}" stroke-width="1.3"{dash}/>'
         )
         lines = labels[e]
-        top = -b.height / 2 + 5 + LINE_HEIGHT * 0.78
+        top = -box.height / 2 + 5 + LINE_HEIGHT * 0.78
         parts.append(f'<text text-anchor="middle" x="0" y="{top:.1f}" fill="#1d2633">')
         for k, line in enumerate(lines):
             cls_line = ' class="subs"' if line.startswith("subscribers:") else (
