@@ -101,7 +101,7 @@ class Signalling:
     """The active matchmakers of every node, and the links between them."""
 
     def __init__(self, env: Any, overlay: Overlay, config: ProtocolConfig, book: SquareBook,
-                 end: float, instant: bool = True, cache: MatchCache | None = None) -> None:
+                 end: float, instant: bool = True, cache: MatchCache | None = None, trace: bool = False) -> None:
         self.env = env
         self.ov = overlay
         self.config = config
@@ -145,6 +145,9 @@ class Signalling:
         self.series = [[0] * (int(end) + 1) for _ in KINDS]  # messages sent per second, by kind
         self.queue: deque[tuple[int, Callable[..., None], tuple]] = deque()
         self.cd_events = 0
+        self.changes_by_app: dict[tuple[str, Any], int] = {}  # CD changes per application
+        #: With ``trace``: every CD's successive cells (None: withdrawn), for the checks.
+        self.cell_trace: dict[int, list[tuple[int, int] | None]] | None = {} if trace else None
         self._near_keys: dict[Square, tuple[tuple[int, int], ...]] = {}
         # matchable[x][n]: n may be where x's PCDs meet SCDs (a receiver of x, or an s-link below it in T_x).
         self.matchable: dict[Any, dict[Any, bool]] = {x: {} for x in overlay.publishers}
@@ -193,6 +196,10 @@ class Signalling:
     def cd_changed(self, kind: str, node: Any, cd: int, cell: tuple[int, int] | None) -> None:
         """An application's entity ``cd`` now describes the square around ``cell`` (None: withdrawn)."""
         self.cd_events += 1
+        key = (kind, node)
+        self.changes_by_app[key] = self.changes_by_app.get(key, 0) + 1
+        if self.cell_trace is not None:
+            self.cell_trace.setdefault(cd, []).append(cell)
         self._clock()
         ver = self.version.get(cd, -1) + 1
         self.version[cd] = ver

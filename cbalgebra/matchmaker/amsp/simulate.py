@@ -90,7 +90,8 @@ def simulate(
         raise ValueError("hop_delay needs the instance's graph for the link weights")
     env = simpy.Environment()
     book = SquareBook(world.grid, world.half)
-    engine = Signalling(env, overlay, protocol, book, end=duration, instant=hop_delay <= 0, cache=MatchCache())
+    engine = Signalling(env, overlay, protocol, book, end=duration, instant=hop_delay <= 0, cache=MatchCache(),
+                        trace=keep_state)
 
     def emit(app: App, eid: int, cell: tuple[int, int] | None) -> None:
         app.measured += 1
