@@ -4,6 +4,7 @@ installed MCDs against the static oracle, determinism, TDM with motion off, mess
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -76,7 +77,7 @@ def test_overlay_relations_agree_with_the_instance(trees):
     ov = Overlay.from_instance(inst)
     assert set(ov.links) == set(inst.links)
     for i, link in enumerate(ov.links):
-        # C_i^(p) and C_i^(s) with f and g as the rates are σ and τ of §3 (Lemma 1's link costs).
+        # C_i^(p) and C_i^(s) with f and g as the rates are sigma and tau of §3 (Lemma 1's link costs).
         assert sum(inst.f[x] for x in ov.publishers_of[i]) == inst.sigma(link)
         assert sum(inst.g[y] for y in ov.subscribers_of[i]) == inst.tau(link)
         ups = {ov.links[j] for j in ov.upstream[i]}
@@ -151,7 +152,7 @@ def test_without_motion_amsp_converges_to_tdm(trees, hop_delay):
     for seed in range(6):
         base = Instance.generate(seed, 8, 8, trees=trees)
         rng = random.Random(seed)
-        # Real-valued rates: no link has σ = τ, where Figure 9 keeps its marking and Figure 6 picks s.
+        # Real-valued rates: no link has sigma = tau, where Figure 9 keeps its marking and Figure 6 picks s.
         f = {x: rng.uniform(0.1, 10) for x in base.publishers}
         g = {y: rng.uniform(0.1, 10) for y in base.subscribers}
         inst = Instance.from_trees(base.trees, f, g, graph=base.graph)
@@ -194,6 +195,6 @@ def test_entities_move_one_cell_at_a_time():
     for cells in run.signalling.cell_trace.values():
         assert cells[-1] is None or cells.count(None) == 0  # a withdrawal is the last word
         alive = [c for c in cells if c is not None]
-        steps += [(abs(a[0] - b[0]), abs(a[1] - b[1])) for a, b in zip(alive, alive[1:], strict=False)]
+        steps += [(abs(a[0] - b[0]), abs(a[1] - b[1])) for a, b in itertools.pairwise(alive)]
     assert len(steps) > 100 and all(max(step) == 1 for step in steps)
     assert run.entities["moves"] == len(steps)
