@@ -365,19 +365,65 @@ class Signalling:
             self._send(K_MCD, t, self._on_mcd, (self.ov.tail[t], x, y, key, region, False))
 
     # ------------------------------------------------------------------ PCDs
+    def _settled(self, t: int) -> bool:
+        """Both ends of t agree on its marking and no CHANGE_MARKING is on its way over it."""
+        return self.epoch_u[t] == self.epoch_v[t] and self.mark_u[t] == self.mark_v[t]
+
     def _pcd_changed(self, n: Any, x: Any, cd: int, update: Entry | None) -> None:
-        """PCD cd of x changed at n; ``update`` (version, square) is forwarded on n's p-links of x's tree."""
+        """PCD cd of x changed at n; ``update`` (version, square) is forwarded on n's p-links of x's tree.
+
+        With instant transport, the update crosses settled links as a wave, hop by hop in
+        depth-first order without the message queue: each hop is still one message sent and
+        received, and the receiving node does exactly what ``_on_pcd`` does. (Nothing else
+        queued on such a link can be overtaken in a way that matters: versions order PCD
+        updates, and a pending CHANGE_MARKING makes the link unsettled.)
+        """
         if cd in self.by_p[n] or self.matchable[x].get(n, False):
             self._match_p(n, x, cd)
         if update is None:
             return
-        children = self.ov.children[x].get(n)
-        if children:
-            mark, send, on_pcd = self.mark_u, self._send, self._on_pcd
-            ver, sq = update
-            for c in children:
-                if mark[c] == P_LINK:
-                    send(K_PCD, c, on_pcd, (c, x, cd, ver, sq))
+        children_of = self.ov.children[x]
+        if n not in children_of:
+            return
+        ver, sq = update
+        mark_u, mark_v, epoch_u, epoch_v = self.mark_u, self.mark_v, self.epoch_u, self.epoch_v
+        tail, pstore, by_p, matchable = self.ov.tail, self.pstore, self.by_p, self.matchable[x]
+        wave = self.instant
+        crossed = 0
+        stack = [n]
+        while stack:
+            u = stack.pop()
+            for c in children_of.get(u, ()):
+                if mark_u[c] != P_LINK:
+                    continue
+                if not (wave and epoch_u[c] == epoch_v[c] and mark_v[c] == P_LINK):
+                    self._send(K_PCD, c, self._on_pcd, (c, x, cd, ver, sq))
+                    continue
+                crossed += 1
+                store = pstore[c]
+                group = store.get(x)
+                if group is None:
+                    group = store[x] = {}
+                old = group.get(cd)
+                if old is not None and old[0] >= ver:
+                    continue
+                if sq is None:
+                    group.pop(cd, None)
+                else:
+                    group[cd] = update
+                v = tail[c]
+                if cd in by_p[v] or matchable.get(v, False):
+                    self._match_p(v, x, cd)
+                stack.append(v)
+        if crossed:
+            self._count(K_PCD, crossed)
+
+    def _count(self, kind: int, hops: int) -> None:
+        """``hops`` messages of ``kind`` sent and received within this instant (a wave)."""
+        self.sent[kind] += hops
+        self.received[kind] += hops
+        if self.bin >= 0:
+            self.series[kind][self.bin] += hops
 
     def _on_pcd(self, t: int, x: Any, cd: int, ver: int, sq: Square | None) -> None:
         if self.mark_v[t] != P_LINK:  # pragma: no cover - links are FIFO: CHANGE_MARKING comes after
@@ -397,38 +443,65 @@ class Signalling:
 
     # ------------------------------------------------------------------ SCDs
     def _scd_changed(self, n: Any, cd: int) -> None:
-        """SCD cd changed at n: rematch it, and bring each s-link above n up to date."""
-        if cd in self.by_s[n] or self.s_matchable[n]:
-            self._match_s(n, cd)
-        y = self.s_owner[cd]
-        best = self._scd_available(n, cd)
-        ov, mark, sfwd = self.ov, self.mark_v, self.sfwd
-        for t in ov.in_links[n]:
-            if mark[t] != S_LINK or y not in ov.subscribers_of[t]:
-                continue
-            sent = sfwd[t].get(cd)
-            if best is None:
-                if sent is not None:
-                    del sfwd[t][cd]
-                    self._send(K_SCD, t, self._on_scd, (t, self.epoch_v[t], cd, None, None))
-            elif sent is None or best[0] > sent:
-                sfwd[t][cd] = best[0]
-                self._send(K_SCD, t, self._on_scd, (t, self.epoch_v[t], cd, best[0], best[1]))
+        """SCD cd changed at n: rematch it, and bring each s-link above n up to date.
 
-    def _on_scd(self, t: int, epoch: int, cd: int, ver: int | None, sq: Square | None) -> None:
-        """An SCD update over t (ver None: t no longer carries cd, the CD itself lives on)."""
+        As for PCDs, with instant transport the update climbs settled links as a wave.
+        """
+        y = self.s_owner[cd]
+        ov, mark_v, mark_u, epoch_u, epoch_v = self.ov, self.mark_v, self.mark_u, self.epoch_u, self.epoch_v
+        sfwd, sstore, by_s, s_matchable = self.sfwd, self.sstore, self.by_s, self.s_matchable
+        wave = self.instant
+        crossed = 0
+        stack = [n]
+        while stack:
+            v = stack.pop()
+            if cd in by_s[v] or s_matchable[v]:
+                self._match_s(v, cd)
+            best = self._scd_available(v, cd)
+            for t in ov.in_links[v]:
+                if mark_v[t] != S_LINK or y not in ov.subscribers_of[t]:
+                    continue
+                sent = sfwd[t].get(cd)
+                if best is None:
+                    if sent is None:
+                        continue
+                    del sfwd[t][cd]
+                    message: tuple = (t, epoch_v[t], cd, sent, None, True)
+                elif sent is None or best[0] > sent:
+                    sfwd[t][cd] = best[0]
+                    message = (t, epoch_v[t], cd, best[0], best[1], False)
+                else:
+                    continue
+                if not (wave and epoch_u[t] == epoch_v[t] and mark_u[t] == S_LINK):
+                    self._send(K_SCD, t, self._on_scd, message)
+                    continue
+                crossed += 1
+                if self._store_scd(t, cd, message[3], message[4], message[5]):
+                    stack.append(ov.head[t])
+        if crossed:
+            self._count(K_SCD, crossed)
+
+    def _store_scd(self, t: int, cd: int, ver: int, sq: Square | None, drop: bool) -> bool:
+        """Apply an SCD message at t's upstream node; whether its store changed."""
+        store = self.sstore[t]
+        old = store.get(cd)
+        if drop:
+            # t no longer carries this version of cd (the CD itself lives on).
+            if old is None or old[0] > ver:
+                return False
+            del store[cd]
+            return True
+        if old is not None and old[0] >= ver:
+            return False
+        store[cd] = (ver, sq)
+        return True
+
+    def _on_scd(self, t: int, epoch: int, cd: int, ver: int, sq: Square | None, drop: bool) -> None:
+        """An SCD update over t; ``drop``: t stops carrying cd's version ``ver``."""
         if self.mark_u[t] != S_LINK or epoch != self.epoch_u[t]:
             return  # sent before the other end learnt of a newer marking
-        store = self.sstore[t]
-        if ver is None:
-            if store.pop(cd, None) is None:
-                return
-        else:
-            old = store.get(cd)
-            if old is not None and old[0] >= ver:
-                return
-            store[cd] = (ver, sq)
-        self._scd_changed(self.ov.head[t], cd)
+        if self._store_scd(t, cd, ver, sq, drop):
+            self._scd_changed(self.ov.head[t], cd)
 
     # ------------------------------------------------------------------ AMSP: rates
     def announce(self, kind: str, node: Any, value: float, seq: int) -> None:
