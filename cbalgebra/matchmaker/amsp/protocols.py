@@ -449,7 +449,7 @@ class Signalling:
         """
         y = self.s_owner[cd]
         ov, mark_v, mark_u, epoch_u, epoch_v = self.ov, self.mark_v, self.mark_u, self.epoch_u, self.epoch_v
-        sfwd, sstore, by_s, s_matchable = self.sfwd, self.sstore, self.by_s, self.s_matchable
+        sfwd, by_s, s_matchable = self.sfwd, self.by_s, self.s_matchable
         wave = self.instant
         crossed = 0
         stack = [n]
