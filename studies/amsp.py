@@ -48,8 +48,8 @@ FIGURES: tuple[str, ...] = ("fig11", "fig12", "fig13")
 FULL: dict[str, Any] = {
     "duration": 600.0, "warmup": 60.0, "publishers": 20,
     "fig11_subscribers": 20, "fig11_replicates": 1,
-    "fig12_subscribers": (5, 10, 15, 20, 25, 30, 35, 40, 45, 50), "fig12_replicates": 10, "fig12_duration": 300.0,
-    "fig13_grids": (200, 500, 1000, 1500, 2000), "fig13_replicates": 5, "fig13_duration": 300.0,
+    "fig12_subscribers": (5, 10, 15, 20, 25, 30, 35, 40, 45, 50), "fig12_replicates": 10, "fig12_duration": 200.0,
+    "fig13_grids": (200, 500, 1000, 1500, 2000), "fig13_replicates": 4, "fig13_duration": 200.0,
 }
 QUICK: dict[str, Any] = {
     "duration": 120.0, "warmup": 30.0, "publishers": 6,
@@ -274,6 +274,8 @@ def study_from_args(args: argparse.Namespace) -> Study:
     config["fig13_grids"] = list(args.grids or base["fig13_grids"])
     if args.replicates is not None:
         config["fig12_replicates"] = config["fig13_replicates"] = args.replicates
+    if args.points is not None:
+        raise ValueError("--points does not apply: give --subscribers and --grids")
     if args.duration is not None:
         config["duration"] = args.duration
     if args.sweep_duration is not None:

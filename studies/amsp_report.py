@@ -311,9 +311,10 @@ UNSTATED = (
     ("trees and publishers/subscribers of Figure 13", "per-source trees, 20 publishers, 20 subscribers"),
     ("network", "the Matchmaker package's transit-stub instance (§4.4.1: 100 nodes, 4 transit, 12 stub domains; "
      "P and S drawn among the stub nodes; DVMRP per-source trees); a new network per replicate"),
-    ("run length and averaging", "600 s for Figure 11, 300 s per run for Figures 12-13; the mean rate excludes "
-     "a 60 s warm-up"),
-    ("replicates of Figure 13", "5 per grid size (Figure 12: 10, as in the paper)"),
+    ("run length and averaging", "600 s for Figure 11, 200 s per run for Figures 12-13; the mean rate excludes "
+     "a 60 s warm-up (the initial population's announcements at time 0)"),
+    ("replicates of Figure 13", "4 per grid size (Figure 12: 10, as in the paper)"),
+    ("grid sizes of Figure 13", "200, 500, 1000, 1500 and 2000"),
     ("confidence intervals", "two-sided 90 % Student-t intervals of the mean over replicates"),
 )
 

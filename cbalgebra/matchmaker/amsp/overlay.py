@@ -113,6 +113,17 @@ class Overlay:
         self.links_of_subscriber: dict[Any, tuple[int, ...]] = {
             y: tuple(i for i in range(len(links)) if y in self.subscribers_of[i]) for y in self.subscribers
         }
+        # up_from[y][v]: the links entering v that carry y's SCDs; down_to[y][u]: those leaving u.
+        self.up_from: dict[Any, dict[Any, tuple[int, ...]]] = {}
+        self.down_to: dict[Any, dict[Any, tuple[int, ...]]] = {}
+        for y, carriers in self.links_of_subscriber.items():
+            into: dict[Any, list[int]] = {}
+            out: dict[Any, list[int]] = {}
+            for i in carriers:
+                into.setdefault(self.tail[i], []).append(i)
+                out.setdefault(self.head[i], []).append(i)
+            self.up_from[y] = {v: tuple(ls) for v, ls in into.items()}
+            self.down_to[y] = {u: tuple(ls) for u, ls in out.items()}
 
     @classmethod
     def from_instance(cls, instance: Any, delay_per_weight: float = 0.0) -> Overlay:

@@ -101,13 +101,15 @@ class Signalling:
     """The active matchmakers of every node, and the links between them."""
 
     def __init__(self, env: Any, overlay: Overlay, config: ProtocolConfig, book: SquareBook,
-                 end: float, instant: bool = True, cache: MatchCache | None = None, trace: bool = False) -> None:
+                 end: float, instant: bool = True, cache: MatchCache | None = None, trace: bool = False,
+                 waves: bool = True) -> None:
         self.env = env
         self.ov = overlay
         self.config = config
         self.book = book
         self.end = end
         self.instant = instant
+        self.waves = waves and instant  # benchmarks/amsp.py compares against the queue for every hop
         self.cache = cache or MatchCache()
         n_links = len(overlay.links)
         initial = {"BP": P_LINK, "BS": S_LINK}.get(config.protocol, config.initial_marking)
@@ -268,11 +270,10 @@ class Signalling:
 
     def _scd_available(self, n: Any, cd: int) -> Entry | None:
         """The newest version of SCD cd that any source of node n holds (square None: withdrawn)."""
-        best = None
-        if self.s_owner.get(cd) == n:
-            best = self.local_s[n].get(cd)
+        y = self.s_owner[cd]
+        best = self.local_s[n].get(cd) if y == n else None
         sstore = self.sstore
-        for c in self.ov.out_links[n]:
+        for c in self.ov.down_to[y].get(n, ()):
             e = sstore[c].get(cd)
             if e is not None and (best is None or e[0] > best[0]):
                 best = e
@@ -388,7 +389,7 @@ class Signalling:
         ver, sq = update
         mark_u, mark_v, epoch_u, epoch_v = self.mark_u, self.mark_v, self.epoch_u, self.epoch_v
         tail, pstore, by_p, matchable = self.ov.tail, self.pstore, self.by_p, self.matchable[x]
-        wave = self.instant
+        wave = self.waves
         crossed = 0
         stack = [n]
         while stack:
@@ -450,7 +451,8 @@ class Signalling:
         y = self.s_owner[cd]
         ov, mark_v, mark_u, epoch_u, epoch_v = self.ov, self.mark_v, self.mark_u, self.epoch_u, self.epoch_v
         sfwd, by_s, s_matchable = self.sfwd, self.by_s, self.s_matchable
-        wave = self.instant
+        wave = self.waves
+        up_from = ov.up_from[y]
         crossed = 0
         stack = [n]
         while stack:
@@ -458,8 +460,8 @@ class Signalling:
             if cd in by_s[v] or s_matchable[v]:
                 self._match_s(v, cd)
             best = self._scd_available(v, cd)
-            for t in ov.in_links[v]:
-                if mark_v[t] != S_LINK or y not in ov.subscribers_of[t]:
+            for t in up_from.get(v, ()):
+                if mark_v[t] != S_LINK:
                     continue
                 sent = sfwd[t].get(cd)
                 if best is None:

@@ -69,6 +69,7 @@ def simulate(
     on_checkpoint: Callable[[float, Signalling, World], Any] | None = None,
     overlay: Overlay | None = None,
     keep_state: bool = False,
+    waves: bool = True,
 ) -> RunResult:
     """Run one protocol on one instance for ``duration`` simulated seconds.
 
@@ -77,7 +78,8 @@ def simulate(
     ``on_checkpoint(t, signalling, world)`` runs at each checkpoint time (with
     ``hop_delay`` 0 no message is in flight then) and its results are kept in
     ``RunResult.checkpoints``. ``keep_state`` keeps the engine and world on
-    the result for inspection.
+    the result for inspection. ``waves=False`` sends every hop of a PCD or SCD
+    update through the message queue (the same messages, slower).
     """
     import simpy
 
@@ -91,7 +93,7 @@ def simulate(
     env = simpy.Environment()
     book = SquareBook(world.grid, world.half)
     engine = Signalling(env, overlay, protocol, book, end=duration, instant=hop_delay <= 0, cache=MatchCache(),
-                        trace=keep_state)
+                        trace=keep_state, waves=waves)
 
     def emit(app: App, eid: int, cell: tuple[int, int] | None) -> None:
         app.measured += 1
