@@ -117,13 +117,13 @@ class Overlay:
         self.up_from: dict[Any, dict[Any, tuple[int, ...]]] = {}
         self.down_to: dict[Any, dict[Any, tuple[int, ...]]] = {}
         for y, carriers in self.links_of_subscriber.items():
-            into: dict[Any, list[int]] = {}
-            out: dict[Any, list[int]] = {}
+            entering: dict[Any, list[int]] = {}
+            leaving: dict[Any, list[int]] = {}
             for i in carriers:
-                into.setdefault(self.tail[i], []).append(i)
-                out.setdefault(self.head[i], []).append(i)
-            self.up_from[y] = {v: tuple(ls) for v, ls in into.items()}
-            self.down_to[y] = {u: tuple(ls) for u, ls in out.items()}
+                entering.setdefault(self.tail[i], []).append(i)
+                leaving.setdefault(self.head[i], []).append(i)
+            self.up_from[y] = {v: tuple(ls) for v, ls in entering.items()}
+            self.down_to[y] = {u: tuple(ls) for u, ls in leaving.items()}
 
     @classmethod
     def from_instance(cls, instance: Any, delay_per_weight: float = 0.0) -> Overlay:
