@@ -96,5 +96,5 @@ def test_study_from_args_defaults_are_the_full_sizes():
     study = amsp.study_from_args(args)
     assert study.kind == "amsp"
     assert study.config["fig12_replicates"] == 10
-    assert study.config["fig12_subscribers"] == [5, 10, 15, 20, 25, 30, 35, 40, 45, 50]
-    assert len(study.cells) == 3 * (1 + 10 * 10 + 5 * study.config["fig13_replicates"])
+    assert study.config["fig12_subscribers"] == [5, 10, 20, 30, 40, 50]
+    assert len(study.cells) == 3 * (1 + 6 * 10 + 5 * study.config["fig13_replicates"])
