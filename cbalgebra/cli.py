@@ -30,6 +30,7 @@ from cbalgebra.clibase import (  # noqa: F401 - re-exported: the names commands 
     read_text,
 )
 from cbalgebra.matcher import cli as _matcher_cli
+from cbalgebra.matchmaker import cli as _matchmaker_cli
 from cbalgebra.network import cli as _network_cli
 from cbalgebra.poset import cli as _poset_cli
 from cbalgebra.reducers import cli as _reducers_cli
@@ -38,7 +39,7 @@ from cbalgebra.cliforms import looks_like_document, to_json
 from cbalgebra.values import Advertisement, Filter, Predicate
 
 #: The plug-ins, in the order of ``cbalgebra --help``.
-PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli)
+PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli, _matchmaker_cli)
 
 # --------------------------------------------------------------- commands
 def _parse_kind(text: str, kind: str):

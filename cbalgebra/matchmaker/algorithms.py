@@ -213,17 +213,14 @@ def tdm(instance: Instance) -> Marking:
 
 
 def matchmaking_nodes(instance: Instance, marking: Marking) -> tuple[Hashable, ...]:
-    """The nodes where a p-link meets an s-link: the head of a p-link that is
-    the tail of an s-link (in the same tree), where publications meet
-    subscriptions (§2.1). Publishers whose first links are s-links and
-    subscribers reached by p-links also match, at the end hosts."""
+    """The interior matchmakers: nodes where, in some tree, a p-link comes in
+    and an s-link goes out, so publications meet subscriptions there (§2.1).
+    (End hosts match too: a publisher whose first links are s-links, a
+    subscriber reached by a p-link; they are not listed.)"""
     found = set()
-    for x in instance.publishers:
-        edges = instance.trees[x]
+    for edges in instance.trees.values():
         into = {v: (u, v) for u, v in edges}
         for u, v in edges:
-            if marking[(u, v)] == "s" and (u == x or marking[into[u]] == "p"):
+            if marking[(u, v)] == "s" and u in into and marking[into[u]] == "p":
                 found.add(u)
-            if marking[(u, v)] == "p" and v in instance.subscribers:
-                found.add(v)
     return tuple(sorted(found, key=node_key))

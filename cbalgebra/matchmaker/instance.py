@@ -226,6 +226,11 @@ class Instance:
         expected = tuple(sorted({link for x in self.publishers for link in self.trees[x]}, key=_link_key))
         if tuple(self.links) != expected:
             raise InstanceError("links must be the sorted union of the trees")
+        if self.kind == "shared":
+            spans = {frozenset(frozenset(e) for e in self.trees[x]) for x in self.publishers}
+            if len(spans) > 1:
+                raise InstanceError("kind 'shared' needs every publisher's tree to be the one shared tree, "
+                                    "oriented away from that publisher")
         object.__setattr__(self, "_d", _derive(self.publishers, self.subscribers, self.f, self.g,
                                                self.trees, self.links))
 

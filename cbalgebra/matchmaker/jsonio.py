@@ -1,0 +1,219 @@
+"""The instance file of ``cbalgebra matchmaker`` (JSON).
+
+One object. Nodes are integers or strings; a count is a number >= 0.
+
+.. code-block:: json
+
+    {
+      "network": {"edges": [[0, 1, 10], [1, 2, 5], [2, 3]]},
+      "publishers": [[3, 2]],
+      "subscribers": [[0, 1], [2, 3]],
+      "trees": "per-source",
+      "core": 1
+    }
+
+- ``network``: the links as ``[u, v]`` or ``[u, v, weight]`` (weight > 0,
+  default 1), or ``{"generator": "transit_stub", "seed": 7, "params": {...}}``
+  for a generated network (:func:`cbalgebra.network.topology`). Optional
+  when ``trees`` lists the trees.
+- ``publishers`` / ``subscribers``: ``[node, count]`` pairs: f(x), the PCDs
+  x publishes, and g(y), the SCDs y subscribes to.
+- ``trees``: ``"shared"`` (CBT around ``core``; default core: the node with
+  the least total distance to the members), ``"per-source"`` (DVMRP), or the
+  trees themselves: ``[{"publisher": 3, "edges": [[3, 2], [2, 0]]}, ...]``,
+  each edge pointing away from its publisher (and, with a network, a link of
+  it).
+- ``core``: the CBT core (shared trees only).
+
+Or ``{"generate": {"seed": 7, "publishers": 20, "subscribers": 20,
+"trees": "shared"}}``: the paper's random instance (:meth:`Instance.generate`).
+
+Every problem is an :class:`InstanceError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Hashable
+from typing import Any
+
+import networkx as nx
+
+from .instance import Instance, InstanceError, build_trees, node_key
+
+__all__ = ["instance_from_json", "instance_to_json", "loads", "marking_to_json"]
+
+_KEYS = {"network", "publishers", "subscribers", "trees", "core", "generate"}
+
+
+def _node(value: Any, where: str) -> Hashable:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise InstanceError(f"{where}: a node is an integer or a string, not {json.dumps(value)}")
+    return value
+
+
+def _pairs(data: Any, where: str) -> dict[Hashable, int | float]:
+    if not isinstance(data, list):
+        raise InstanceError(f"{where}: expected a list of [node, count] pairs")
+    out: dict[Hashable, int | float] = {}
+    for item in data:
+        if not isinstance(item, list) or len(item) != 2:
+            raise InstanceError(f"{where}: expected [node, count], not {json.dumps(item)}")
+        node = _node(item[0], where)
+        count = item[1]
+        if isinstance(count, bool) or not isinstance(count, (int, float)) or not math.isfinite(count) or count < 0:
+            raise InstanceError(f"{where}: the count of {node!r} must be a number >= 0, not {json.dumps(count)}")
+        if node in out:
+            raise InstanceError(f"{where}: {node!r} is listed twice")
+        out[node] = count
+    return out
+
+
+def _network(data: Any) -> nx.Graph:
+    if not isinstance(data, dict):
+        raise InstanceError('network: expected {"edges": [...]} or {"generator": ..., "seed": ...}')
+    if "generator" in data:
+        from cbalgebra.network import topology
+        from cbalgebra.network.topology import TopologyError
+
+        extra = set(data) - {"generator", "seed", "params", "n"}
+        if extra:
+            raise InstanceError(f"network: unknown key {sorted(extra)[0]!r}")
+        params = data.get("params", {})
+        if not isinstance(params, dict):
+            raise InstanceError("network: params must be an object")
+        try:
+            return topology(data["generator"], data.get("n"), seed=data.get("seed", 0), **params)
+        except (TopologyError, TypeError) as e:
+            raise InstanceError(f"network: {e}") from None
+    extra = set(data) - {"edges"}
+    if extra or "edges" not in data:
+        raise InstanceError('network: expected {"edges": [[u, v, weight], ...]}')
+    if not isinstance(data["edges"], list):
+        raise InstanceError("network: edges must be a list")
+    g = nx.Graph()
+    for item in data["edges"]:
+        if not isinstance(item, list) or len(item) not in (2, 3):
+            raise InstanceError(f"network: an edge is [u, v] or [u, v, weight], not {json.dumps(item)}")
+        u, v = _node(item[0], "network"), _node(item[1], "network")
+        w = item[2] if len(item) == 3 else 1
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w <= 0:
+            raise InstanceError(f"network: edge [{u!r}, {v!r}] needs a weight > 0, not {json.dumps(w)}")
+        if u == v:
+            raise InstanceError(f"network: self-loop at {u!r}")
+        if g.has_edge(u, v):
+            raise InstanceError(f"network: edge [{u!r}, {v!r}] is listed twice")
+        g.add_edge(u, v, weight=w)
+    return g
+
+
+def instance_from_json(data: Any) -> Instance:
+    """An :class:`Instance` from the parsed JSON document (see the module docstring)."""
+    if not isinstance(data, dict):
+        raise InstanceError("an instance is a JSON object")
+    extra = set(data) - _KEYS
+    if extra:
+        raise InstanceError(f"unknown key {sorted(extra)[0]!r} (valid: {', '.join(sorted(_KEYS))})")
+    if "generate" in data:
+        if set(data) != {"generate"}:
+            raise InstanceError('"generate" stands alone')
+        spec = data["generate"]
+        if not isinstance(spec, dict) or "seed" not in spec:
+            raise InstanceError('generate: expected {"seed": N, ...}')
+        try:
+            return Instance.generate(**spec)
+        except TypeError as e:
+            raise InstanceError(f"generate: {e}") from None
+    for key in ("publishers", "subscribers", "trees"):
+        if key not in data:
+            raise InstanceError(f"missing key {key!r}")
+    f = _pairs(data["publishers"], "publishers")
+    g = _pairs(data["subscribers"], "subscribers")
+    graph = _network(data["network"]) if "network" in data else None
+    if graph is not None:
+        for who, counts in (("publisher", f), ("subscriber", g)):
+            for v in counts:
+                if v not in graph:
+                    raise InstanceError(f"{who} {v!r} is not a node of the network")
+    trees = data["trees"]
+    core = data.get("core")
+    if isinstance(trees, str):
+        if graph is None:
+            raise InstanceError(f'trees "{trees}" are routed over a network: give "network"')
+        if graph.number_of_nodes() and not nx.is_connected(graph):
+            raise InstanceError("network: not connected")
+        if core is not None:
+            core = _node(core, "core")
+            if trees != "shared":
+                raise InstanceError('"core" applies to shared trees only')
+        built, chosen = build_trees(graph, trees, sorted(f, key=node_key), sorted(g, key=node_key),
+                                    core="central" if core is None else core)
+        return Instance.from_trees(built, f, g, graph=graph, kind=trees, core=chosen)
+    if core is not None:
+        raise InstanceError('"core" applies to shared trees routed here ("trees": "shared")')
+    if not isinstance(trees, list):
+        raise InstanceError('trees: "shared", "per-source" or a list of {"publisher": x, "edges": [...]}')
+    given: dict[Hashable, list] = {}
+    for item in trees:
+        if not isinstance(item, dict) or set(item) != {"publisher", "edges"}:
+            raise InstanceError('trees: each tree is {"publisher": x, "edges": [[u, v], ...]}')
+        x = _node(item["publisher"], "trees")
+        if x in given:
+            raise InstanceError(f"trees: two trees for publisher {x!r}")
+        if not isinstance(item["edges"], list):
+            raise InstanceError(f"trees: the edges of {x!r} must be a list")
+        edges = []
+        for pair in item["edges"]:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise InstanceError(f"trees: an edge is [u, v], not {json.dumps(pair)}")
+            u, v = _node(pair[0], f"tree of {x!r}"), _node(pair[1], f"tree of {x!r}")
+            if graph is not None and not graph.has_edge(u, v):
+                missing = next((n for n in (u, v) if n not in graph), None)
+                raise InstanceError(f"tree of publisher {x!r}: {missing!r} is not a node of the network"
+                                    if missing is not None else
+                                    f"tree of publisher {x!r}: [{u!r}, {v!r}] is not a link of the network")
+            edges.append((u, v))
+        given[x] = edges
+    missing_tree = [x for x in f if x not in given]
+    if missing_tree:
+        raise InstanceError(f"publisher {missing_tree[0]!r} has no tree")
+    unknown = [x for x in given if x not in f]
+    if unknown:
+        raise InstanceError(f"trees: {unknown[0]!r} is not a publisher")
+    return Instance.from_trees(given, f, g, graph=graph)
+
+
+def loads(text: str, where: str = "instance") -> Instance:
+    """Parse an instance file's text; a JSON syntax error names its line and column."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InstanceError(f"{where}: line {e.lineno}, column {e.colno}: {e.msg}") from None
+    return instance_from_json(data)
+
+
+def _jsonable(node: Hashable) -> int | str:
+    if isinstance(node, bool) or not isinstance(node, (int, str)):
+        return str(node)
+    return node
+
+
+def instance_to_json(instance: Instance) -> dict:
+    """The instance as a JSON object that :func:`instance_from_json` reads back
+    (the network's links, and the trees listed explicitly)."""
+    out: dict[str, Any] = {}
+    if instance.graph is not None:
+        edges = sorted(((u, v, w) for u, v, w in instance.graph.edges(data="weight", default=1)),
+                       key=lambda e: (node_key(e[0]), node_key(e[1])))
+        out["network"] = {"edges": [[_jsonable(u), _jsonable(v), w] for u, v, w in edges]}
+    out["publishers"] = [[_jsonable(x), instance.f[x]] for x in instance.publishers]
+    out["subscribers"] = [[_jsonable(y), instance.g[y]] for y in instance.subscribers]
+    out["trees"] = [{"publisher": _jsonable(x), "edges": [[_jsonable(u), _jsonable(v)] for u, v in
+                                                           instance.trees[x]]} for x in instance.publishers]
+    return out
+
+
+def marking_to_json(marking: dict) -> list:
+    """A marking as ``[[u, v, "p"|"s"], ...]`` in link order."""
+    return [[_jsonable(u), _jsonable(v), label] for (u, v), label in marking.items()]

@@ -1,0 +1,287 @@
+"""``cbalgebra study matchmaker``: the evaluation of Ge, Ji, Kurose & Towsley,
+"Matchmaker: Signaling for Dynamic Publish/Subscribe Applications", §4.4
+(Figures 7 and 8), with two sweeps the paper does not have.
+
+A cell is one random instance (n nodes, |P| publishers, |S| subscribers,
+sample number), solved on shared *and* on per-source trees with All-P,
+All-S, MCM and TDM; the two tree kinds share the network, P, S and the CD
+counts (:meth:`cbalgebra.matchmaker.Instance.generate`), so they are
+compared on paired samples. The instance seed derives from the base seed
+and (n, |P|, |S|, sample) only (:mod:`cbalgebra.studies.seeding`), so a
+grid point that two sweeps share is computed once.
+
+Grid points:
+
+- the paper's: n = 100, |P| = |S| = 20, ``samples`` instances (1,000);
+- asymmetry: n = 100, |P| = 20 with |S| in 5..50, and |S| = 20 with |P|
+  in 5..50 (``sweep_samples`` each);
+- size: n = 100..2,000 at |P| = |S| = 20 (``sweep_samples`` each) and with
+  |P| = |S| = n/5, the paper's density (``dense_samples`` each).
+
+Networks of n nodes are n/100 transit domains of the paper's shape (4
+transit nodes, each with 3 stub domains of 8 nodes), the GT-ITM way to grow
+a transit-stub network. Nothing here imports Spark; the cell function is
+pure (its result depends on the cell only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cbalgebra.studies.runner import Study
+
+KIND = "matchmaker"
+#: Bump when a change alters the numbers a cell produces.
+MODEL_VERSION = 1
+KEY_COLUMNS: tuple[str, ...] = ("n", "publishers", "subscribers", "sample", "seed")
+TREES = ("shared", "per-source")
+ALGORITHMS = ("all_p", "all_s", "mcm", "tdm")
+PAPER_POINT = (100, 20, 20)
+NODES_PER_DOMAIN = 100  # one transit domain of the paper's shape
+
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How many samples where: the paper's point, each sweep point, each dense-size point."""
+
+    samples: int
+    sweep_samples: int
+    dense_samples: int
+    sizes: tuple[int, ...]
+    asymmetry: tuple[int, ...]
+
+
+FULL = Sizes(samples=1000, sweep_samples=200, dense_samples=20, sizes=(100, 200, 500, 1000, 2000),
+             asymmetry=(5, 10, 20, 35, 50))
+QUICK = Sizes(samples=60, sweep_samples=10, dense_samples=2, sizes=(100, 200, 500), asymmetry=(5, 20, 50))
+
+
+def column(tree: str, what: str) -> str:
+    """The result column of one tree kind: ``shared_mcm``, ``per_source_links``..."""
+    return f"{tree.replace('-', '_')}_{what}"
+
+
+def grid(sizes: Sequence[int], asymmetry: Sequence[int], samples: int, sweep_samples: int,
+         dense_samples: int) -> dict[tuple[int, int, int], int]:
+    """Samples per grid point (n, |P|, |S|); a point in several sweeps gets the most."""
+    points: dict[tuple[int, int, int], int] = {}
+
+    def add(point: tuple[int, int, int], count: int) -> None:
+        if count > 0:
+            points[point] = max(points.get(point, 0), count)
+
+    add(PAPER_POINT, samples)
+    for k in asymmetry:
+        add((100, 20, k), sweep_samples)
+        add((100, k, 20), sweep_samples)
+    for n in sizes:
+        add((n, 20, 20), sweep_samples)
+        add((n, n // 5, n // 5), dense_samples)
+    return points
+
+
+def check_size(n: int) -> None:
+    if n < NODES_PER_DOMAIN or n % NODES_PER_DOMAIN:
+        raise ValueError(f"network sizes are multiples of {NODES_PER_DOMAIN} (n/100 transit domains), not {n}")
+
+
+def cells(points: dict[tuple[int, int, int], int], seed: int) -> list[dict]:
+    out = []
+    for (n, p, s), count in sorted(points.items()):
+        check_size(n)
+        for sample in range(count):
+            out.append({"n": n, "publishers": p, "subscribers": s, "sample": sample, "seed": seed})
+    return out
+
+
+def instance_seed(seed: int, n: int, publishers: int, subscribers: int, sample: int) -> int:
+    from cbalgebra.studies.seeding import cell_seed
+
+    return cell_seed(seed, ("matchmaker", MODEL_VERSION, n, publishers, subscribers, sample))
+
+
+def cell_cost(cell: dict) -> float:
+    """Relative cost, for longest-first scheduling and the ETA (measured shape:
+    linear in n, about quadratic in the members)."""
+    members = (cell["publishers"] + cell["subscribers"]) / 40
+    return cell["n"] / 100 * max(1.0, members) ** 2
+
+
+def solve(n: int, publishers: int, subscribers: int, seed: int) -> dict:
+    """Every algorithm's cost on both tree kinds of one instance, and checks."""
+    import networkx as nx
+
+    from cbalgebra.matchmaker import Instance, all_p, all_s, cost, lower_bound, matchmaking_nodes, mcm, tdm, valid
+
+    row: dict = {}
+    for tree in TREES:
+        t0 = time.perf_counter()
+        inst = Instance.generate(seed, publishers, subscribers, trees=tree,
+                                 transit_domains=n // NODES_PER_DOMAIN)
+        t1 = time.perf_counter()
+        markings = {"all_p": all_p(inst), "all_s": all_s(inst), "mcm": mcm(inst), "tdm": tdm(inst)}
+        t2 = time.perf_counter()
+        for name, marking in markings.items():
+            row[column(tree, name)] = int(cost(inst, marking))
+        row[column(tree, "links")] = len(inst.links)
+        row[column(tree, "lower_bound")] = int(lower_bound(inst))
+        row[column(tree, "all_valid")] = all(valid(inst, m) for m in markings.values())
+        row[column(tree, "mcm_s_links")] = sum(1 for v in markings["mcm"].values() if v == "s")
+        row[column(tree, "matchmakers")] = len(matchmaking_nodes(inst, markings["mcm"]))
+        union = nx.DiGraph((i, j) for i, below in enumerate(inst._d.down) for j in below)
+        row[column(tree, "cyclic")] = not nx.is_directed_acyclic_graph(union)
+        row[column(tree, "gen_seconds")] = t1 - t0
+        row[column(tree, "solve_seconds")] = t2 - t1
+        if tree == "shared":
+            row["core"] = inst.core if isinstance(inst.core, int) else -1
+            row["pcds"] = int(sum(inst.f.values()))
+            row["scds"] = int(sum(inst.g.values()))
+    return row
+
+
+def run_cell(cell: dict) -> dict:
+    """The body of one Spark task: one instance, one result row."""
+    start = time.perf_counter()
+    seed = instance_seed(cell["seed"], cell["n"], cell["publishers"], cell["subscribers"], cell["sample"])
+    row: dict = {key: int(cell[key]) for key in KEY_COLUMNS}
+    row["cell_seed"] = seed
+    row.update(solve(cell["n"], cell["publishers"], cell["subscribers"], seed))
+    row["gen_seconds"] = sum(row[column(t, "gen_seconds")] for t in TREES)
+    row["reduce_seconds"] = sum(row[column(t, "solve_seconds")] for t in TREES)
+    row["task_seconds"] = time.perf_counter() - start
+    row["host"] = socket.gethostname()
+    row["pid"] = os.getpid()
+    return row
+
+
+def schema():
+    import pyarrow as pa
+
+    fields = [(k, pa.int64()) for k in KEY_COLUMNS] + [("cell_seed", pa.int64()), ("core", pa.int64()),
+                                                       ("pcds", pa.int64()), ("scds", pa.int64())]
+    for tree in TREES:
+        fields += [(column(tree, a), pa.int64()) for a in ALGORITHMS]
+        fields += [(column(tree, "links"), pa.int64()), (column(tree, "lower_bound"), pa.int64()),
+                   (column(tree, "all_valid"), pa.bool_()), (column(tree, "mcm_s_links"), pa.int64()),
+                   (column(tree, "matchmakers"), pa.int64()), (column(tree, "cyclic"), pa.bool_()),
+                   (column(tree, "gen_seconds"), pa.float64()), (column(tree, "solve_seconds"), pa.float64())]
+    fields += [("gen_seconds", pa.float64()), ("reduce_seconds", pa.float64()), ("task_seconds", pa.float64()),
+               ("host", pa.string()), ("pid", pa.int64())]
+    return pa.schema(fields)
+
+
+def code_fingerprint() -> str:
+    """A short hash of the code a cell's numbers depend on: the matchmaker
+    package and the transit-stub generator. A rerun into a directory made by
+    other versions of them refuses to mix results."""
+    import importlib
+
+    import cbalgebra.matchmaker
+
+    # cbalgebra.network re-exports a function named topology: import the module by name.
+    topology_module = importlib.import_module("cbalgebra.network.topology")
+
+    digest = hashlib.sha256(f"matchmaker-model-{MODEL_VERSION}".encode())
+    package = Path(cbalgebra.matchmaker.__file__).parent
+    files = [package / f"{name}.py" for name in ("instance", "costs", "algorithms", "pareto")]
+    files.append(Path(str(topology_module.__file__)))
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.sweep_samples,
+                     dense_samples: int = FULL.dense_samples, sizes: Sequence[int] = FULL.sizes,
+                     asymmetry: Sequence[int] = FULL.asymmetry, seed: int = 2003, quick: bool = False) -> Study:
+    from cbalgebra.studies import matchmaker_report as outputs
+    from cbalgebra.studies.runner import Study
+
+    for n in sizes:
+        check_size(n)
+    for k in asymmetry:
+        if not 1 <= k <= 96:
+            raise ValueError(f"--asymmetry: {k} members do not fit the 96 stub nodes of a 100-node network")
+    points = grid(sizes, asymmetry, samples, sweep_samples, dense_samples)
+    config = {
+        "samples": samples, "sweep_samples": sweep_samples, "dense_samples": dense_samples,
+        "sizes": list(sizes), "asymmetry": list(asymmetry), "seed": seed, "quick": quick,
+        "points": [[*p, c] for p, c in sorted(points.items())],
+        "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint(),
+    }
+    return Study(
+        kind=KIND, cells=cells(points, seed), key_columns=KEY_COLUMNS, task=run_cell, cost=cell_cost,
+        schema=schema(), config=config, summarise=outputs.summarise, draw=outputs.draw, report=outputs.report,
+    )
+
+
+# -------------------------------------------------------------------- command line
+def _ints(text: str, what: str) -> list[int]:
+    from cbalgebra.clibase import UsageError
+
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise UsageError(f"{what}: {part!r} is not an integer") from None
+    if not out:
+        raise UsageError(f"{what}: empty list")
+    return out
+
+
+def add_command(subparsers: argparse._SubParsersAction) -> None:
+    from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
+
+    p = subparsers.add_parser(
+        "matchmaker", help="Figures 7 and 8 of Matchmaker (seed 003): All-P, All-S, MCM, TDM costs",
+        description="Ge, Ji, Kurose & Towsley, \"Matchmaker\", §4.4: random transit-stub instances "
+                    "(100 nodes, |P| = |S| = 20, bounded-Pareto CD counts) solved on shared (CBT) and "
+                    "per-source (DVMRP) trees by All-P, All-S, MCM and TDM; Figure 7 (Cost CDFs, shared "
+                    "trees), Figure 8 (Cost-ratio CDFs, per-source trees), and sweeps of |P|/|S| and of the "
+                    "network size the paper does not have. --replicates is the number of samples at the "
+                    "paper's point; --points is not used.")
+    common_arguments(p, "out/matchmaker")
+    p.add_argument("--sweep-samples", type=_positive_int, metavar="N",
+                   help=f"samples per sweep point (default {FULL.sweep_samples}; quick {QUICK.sweep_samples})")
+    p.add_argument("--dense-samples", type=int, metavar="N",
+                   help=f"samples per point of the |P| = |S| = n/5 size sweep, 0 to skip (default "
+                        f"{FULL.dense_samples}; quick {QUICK.dense_samples})")
+    p.add_argument("--sizes", metavar="LIST", help="network sizes, multiples of 100 (default "
+                   f"{','.join(map(str, FULL.sizes))}; quick {','.join(map(str, QUICK.sizes))})")
+    p.add_argument("--asymmetry", metavar="LIST", help="member counts of the |P|/|S| sweep (default "
+                   f"{','.join(map(str, FULL.asymmetry))}; quick {','.join(map(str, QUICK.asymmetry))})")
+    p.set_defaults(func=lambda args: run_command(args, study_from_args))
+
+
+def study_from_args(args: argparse.Namespace) -> Study:
+    from cbalgebra.clibase import UsageError
+
+    if args.points is not None:
+        raise UsageError("--points does not apply to the matchmaker study")
+    base = QUICK if args.quick else FULL
+    samples = args.replicates if args.replicates is not None else base.samples
+    sweep = args.sweep_samples if args.sweep_samples is not None else base.sweep_samples
+    dense = args.dense_samples if args.dense_samples is not None else base.dense_samples
+    if dense < 0:
+        raise UsageError("--dense-samples must be >= 0")
+    sizes = _ints(args.sizes, "--sizes") if args.sizes else list(base.sizes)
+    asymmetry = _ints(args.asymmetry, "--asymmetry") if args.asymmetry else list(base.asymmetry)
+    try:
+        return matchmaker_study(samples=samples, sweep_samples=sweep, dense_samples=dense,
+                                sizes=sizes, asymmetry=asymmetry, seed=args.seed, quick=args.quick)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
