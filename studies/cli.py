@@ -43,7 +43,9 @@ DEFAULT_SEED = 2003
 #: that calls ``run_command(args, build)``. Adding a study adds one line here and
 #: touches no other study. The modules load at every ``cbalgebra`` start, so they
 #: must import pandas, Spark and the heavy packages inside functions only.
-STUDY_MODULES: tuple[str, ...] = ("cbalgebra.studies.routing", "cbalgebra.studies.matchmaker")
+STUDY_MODULES: tuple[str, ...] = (
+    "cbalgebra.studies.routing", "cbalgebra.studies.matchmaker", "cbalgebra.studies.amsp",
+)
 
 #: Full sizes and --quick sizes.
 GENERAL_FULL = {"universes": "10000,100000,1000000", "points": 25, "replicates": 10}

@@ -1,0 +1,40 @@
+"""AMSP, the Active Matchmaker Signaling Protocol, simulated against broadcast publication and
+broadcast subscription (Ge, Ji, Kurose & Towsley, "Matchmaker: Signaling for Dynamic
+Publish/Subscribe Applications", §5-6).
+
+- :mod:`.world`: the grid world of §6 (entities, arrivals, lifetimes, random waypoint motion);
+- :mod:`.regions`: CDs as cbalgebra filters and the MCD of a PCD and an SCD;
+- :mod:`.overlay`: the directed links of the multicast trees and their relations;
+- :mod:`.protocols`: BP, BS and AMSP as per-hop signalling, every message counted by type;
+- :mod:`.simulate`: one SimPy run; :mod:`.oracle`: the MCDs a run should have installed.
+
+SimPy is imported only when a run starts.
+"""
+
+from __future__ import annotations
+
+from cbalgebra.matchmaker.amsp.overlay import Overlay
+from cbalgebra.matchmaker.amsp.protocols import KINDS, MARKING_KINDS, PROTOCOLS, ProtocolConfig, Signalling
+from cbalgebra.matchmaker.amsp.regions import MatchCache, Square, SquareBook, intersection, square_filter
+from cbalgebra.matchmaker.amsp.simulate import RunResult, simulate
+from cbalgebra.matchmaker.amsp.world import SPEED_CLASSES, SpeedClass, World, WorldConfig
+
+__all__ = [
+    "KINDS",
+    "MARKING_KINDS",
+    "PROTOCOLS",
+    "SPEED_CLASSES",
+    "MatchCache",
+    "Overlay",
+    "ProtocolConfig",
+    "RunResult",
+    "Signalling",
+    "SpeedClass",
+    "Square",
+    "SquareBook",
+    "World",
+    "WorldConfig",
+    "intersection",
+    "simulate",
+    "square_filter",
+]

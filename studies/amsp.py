@@ -1,0 +1,292 @@
+"""``cbalgebra study amsp``: Figures 11, 12 and 13 of Ge, Ji, Kurose & Towsley, "Matchmaker:
+Signaling for Dynamic Publish/Subscribe Applications", §6.
+
+One Spark task is one simulation run: one network (a transit-stub instance of
+the Matchmaker package), one application world, one protocol (BP, BS or
+AMSP) for ``duration`` simulated seconds. The three protocols of a point and
+replicate share the seed, hence the network, the trees, the publishers and
+subscribers and every entity's moves (§6.1: "the same network and
+application settings, and the same initial value for the pseudo-random
+seed").
+
+- Figure 11: the signalling rate over time (30 s smoothing), 20 publishers,
+  20 subscribers, per-source trees, a 1000 × 1000 grid.
+- Figure 12: the mean rate against 5 to 50 subscribers with 20 publishers,
+  per-source trees, ``replicates`` runs per point, 90 % confidence intervals.
+- Figure 13: the mean rate against the grid, 200 × 200 to 2000 × 2000.
+
+The pure parts (cells, the task, the seeds) are here; the summary, figures and
+report are in :mod:`cbalgebra.studies.amsp_report`. Nothing here imports
+Spark, SimPy or pandas at module load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cbalgebra.studies.seeding import cell_seed
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cbalgebra.clibase import Subparsers
+    from cbalgebra.studies.runner import Study
+
+KIND = "amsp"
+#: Bump when a change alters the numbers a cell produces.
+MODEL_VERSION = 1
+KEY_COLUMNS: tuple[str, ...] = ("figure", "x", "replicate", "protocol")
+PROTOCOLS: tuple[str, ...] = ("BP", "BS", "AMSP")
+FIGURES: tuple[str, ...] = ("fig11", "fig12", "fig13")
+
+#: The study's sizes; ``--quick`` runs the same code on the second set.
+FULL: dict[str, Any] = {
+    "duration": 600.0, "warmup": 60.0, "publishers": 20,
+    "fig11_subscribers": 20, "fig11_replicates": 1,
+    "fig12_subscribers": (5, 10, 20, 30, 40, 50), "fig12_replicates": 10, "fig12_duration": 200.0,
+    "fig13_grids": (200, 500, 1000, 1500, 2000), "fig13_replicates": 3, "fig13_duration": 200.0,
+}
+QUICK: dict[str, Any] = {
+    "duration": 120.0, "warmup": 30.0, "publishers": 6,
+    "fig11_subscribers": 6, "fig11_replicates": 1,
+    "fig12_subscribers": (3, 6, 9), "fig12_replicates": 2, "fig12_duration": 90.0,
+    "fig13_grids": (200, 1000), "fig13_replicates": 2, "fig13_duration": 90.0,
+}
+
+
+def cells(config: dict) -> list[dict]:
+    """Every (figure, x, replicate, protocol) run of the study, with its seed."""
+    out: list[dict] = []
+    base = config["seed"]
+
+    def add(figure: str, x: int, replicates: int, subscribers: int, grid: int, duration: float) -> None:
+        for r in range(replicates):
+            seed = cell_seed(base, (figure, x, r))
+            for protocol in config["protocols"]:
+                out.append({
+                    "figure": figure, "x": int(x), "replicate": r, "protocol": protocol, "seed": base,
+                    "run_seed": seed, "publishers": config["publishers"], "subscribers": int(subscribers),
+                    "grid": int(grid), "duration": float(duration), "warmup": config["warmup"],
+                    "trees": config["trees"], "model_version": MODEL_VERSION,
+                })
+
+    if "fig11" in config["figures"]:
+        add("fig11", config["fig11_subscribers"], config["fig11_replicates"], config["fig11_subscribers"], 1000,
+            config["duration"])
+    if "fig12" in config["figures"]:
+        for s in config["fig12_subscribers"]:
+            add("fig12", s, config["fig12_replicates"], s, 1000, config["fig12_duration"])
+    if "fig13" in config["figures"]:
+        for g in config["fig13_grids"]:
+            add("fig13", g, config["fig13_replicates"], config["fig11_subscribers"], g, config["fig13_duration"])
+    return out
+
+
+def cell_cost(cell: dict) -> float:
+    """Relative cost: messages grow with the members, the grid (crossings) and the time; BP/BS cost most."""
+    weight = {"BP": 3.0, "BS": 3.0, "AMSP": 1.5}.get(cell["protocol"], 1.0)
+    return weight * (cell["publishers"] + cell["subscribers"]) * cell["duration"] * (0.3 + cell["grid"] / 1000)
+
+
+def run_cell(cell: dict) -> dict:
+    """The body of one Spark task: one simulation run, one result row."""
+    from cbalgebra.matchmaker import Instance
+    from cbalgebra.matchmaker.amsp import KINDS, MARKING_KINDS, ProtocolConfig, WorldConfig, simulate
+
+    start = time.perf_counter()
+    instance_seed = int(cell["run_seed"] % (2**31 - 1))
+    instance = Instance.generate(instance_seed, cell["publishers"], cell["subscribers"], trees=cell["trees"])
+    built = time.perf_counter()
+    run = simulate(instance, WorldConfig(grid=cell["grid"]), ProtocolConfig(cell["protocol"]),
+                   seed=instance_seed, duration=cell["duration"])
+    total_series = [sum(run.series[k][i] for k in KINDS) for i in range(int(cell["duration"]))]
+    marking_series = [sum(run.series[k][i] for k in MARKING_KINDS) for i in range(int(cell["duration"]))]
+    warm = float(cell["warmup"])
+    rate = run.rate(warm)
+    marking_rate = run.rate(warm, kinds=MARKING_KINDS)
+    row: dict[str, Any] = {
+        key: cell[key] for key in ("figure", "x", "replicate", "protocol", "seed", "run_seed", "publishers",
+                                   "subscribers", "grid", "duration", "warmup", "trees")
+    }
+    row.update({
+        "instance_seed": instance_seed,
+        "links": len(instance.links),
+        "rate": rate,
+        "rate_all": run.rate(0.0),
+        "marking_rate": marking_rate,
+        "marking_share": marking_rate / rate if rate > 0 else 0.0,
+        "marking_changes": run.marking_changes,
+        "conserved": run.sent == run.received,
+        "cd_events": run.cd_events,
+        "events": run.events,
+        "births": run.entities["births"],
+        "moves": run.entities["moves"],
+        "deaths": run.entities["deaths"],
+        "algebra_decisions": run.algebra_decisions,
+        "series_total": total_series,
+        "series_marking": marking_series,
+        "build_seconds": built - start,
+        "sim_seconds": run.wall_seconds,
+        "events_per_second": run.events / run.wall_seconds if run.wall_seconds > 0 else 0.0,
+        "task_seconds": time.perf_counter() - start,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+    })
+    for kind in KINDS:
+        row[_column(kind)] = run.sent[kind]
+    return row
+
+
+def _column(kind: str) -> str:
+    return "sent_" + kind.lower().replace("/", "_")
+
+
+def schema() -> Any:
+    import pyarrow as pa
+
+    from cbalgebra.matchmaker.amsp import KINDS
+
+    fields = [
+        ("figure", pa.string()), ("x", pa.int64()), ("replicate", pa.int64()), ("protocol", pa.string()),
+        ("seed", pa.int64()), ("run_seed", pa.int64()), ("publishers", pa.int64()), ("subscribers", pa.int64()),
+        ("grid", pa.int64()), ("duration", pa.float64()), ("warmup", pa.float64()), ("trees", pa.string()),
+        ("instance_seed", pa.int64()), ("links", pa.int64()), ("rate", pa.float64()), ("rate_all", pa.float64()),
+        ("marking_rate", pa.float64()), ("marking_share", pa.float64()), ("marking_changes", pa.int64()),
+        ("conserved", pa.bool_()), ("cd_events", pa.int64()), ("events", pa.int64()), ("births", pa.int64()),
+        ("moves", pa.int64()), ("deaths", pa.int64()), ("algebra_decisions", pa.int64()),
+        ("series_total", pa.list_(pa.int64())), ("series_marking", pa.list_(pa.int64())),
+        ("build_seconds", pa.float64()), ("sim_seconds", pa.float64()), ("events_per_second", pa.float64()),
+        ("task_seconds", pa.float64()), ("host", pa.string()), ("pid", pa.int64()),
+    ]
+    fields += [(_column(kind), pa.int64()) for kind in KINDS]
+    return pa.schema(fields)
+
+
+def study(config: dict) -> Study:
+    from cbalgebra.studies.runner import Study
+
+    return Study(
+        kind=KIND,
+        cells=cells(config),
+        key_columns=(*KEY_COLUMNS, "seed"),
+        task=run_cell,
+        cost=cell_cost,
+        schema=schema(),
+        config=config,
+        summarise=_summarise,
+        draw=_draw,
+        report=_report,
+    )
+
+
+def _summarise(results: pd.DataFrame, config: dict) -> pd.DataFrame:
+    from cbalgebra.studies import amsp_report
+
+    return amsp_report.summarise(results, config)
+
+
+def _draw(summary: pd.DataFrame, out_dir: Any, config: dict, figures: str) -> list:
+    from cbalgebra.studies import amsp_report
+
+    return amsp_report.draw(summary, out_dir, config, figures)
+
+
+def _report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
+    from cbalgebra.studies import amsp_report
+
+    return amsp_report.report(summary, results, config, timing)
+
+
+# --------------------------------------------------------------------------
+# Command line
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of integers") from None
+    if not values or any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r} must list integers >= 1")
+    return values
+
+
+def _names(choices: Sequence[str]) -> Any:
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+        bad = [n for n in names if n not in choices]
+        if not names or bad:
+            raise argparse.ArgumentTypeError(f"{text!r}: choose among {', '.join(choices)}")
+        return names
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 1 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 second")
+    return value
+
+
+def add_command(subparsers: Subparsers) -> argparse.ArgumentParser:
+    from cbalgebra.studies.cli import common_arguments, run_command
+
+    p = subparsers.add_parser(
+        "amsp", help="Figures 11-13 of seed 003: BP, BS and AMSP signalling rates in a simulated game world",
+        description="Discrete-event simulation (SimPy) of broadcast publication, broadcast subscription and "
+                    "AMSP (Ge, Ji, Kurose & Towsley, Matchmaker, §5-6) on transit-stub networks: Figure 11 "
+                    "(rate over time), Figure 12 (rate against the number of subscribers) and Figure 13 (rate "
+                    "against the grid). One Spark task per simulation run.")
+    common_arguments(p, "out/amsp")
+    p.add_argument("--figures", type=_names(FIGURES), default=FIGURES, metavar="LIST",
+                   help="of fig11, fig12, fig13 (default: all)")
+    p.add_argument("--protocols", type=_names(PROTOCOLS), default=PROTOCOLS, metavar="LIST",
+                   help="of BP, BS, AMSP (default: all)")
+    p.add_argument("--duration", type=_seconds, metavar="S",
+                   help=f"simulated seconds of a Figure 11 run (default: {FULL['duration']:g}; "
+                        f"quick: {QUICK['duration']:g})")
+    p.add_argument("--sweep-duration", type=_seconds, metavar="S",
+                   help=f"simulated seconds of a Figure 12 or 13 run (default: {FULL['fig12_duration']:g}; "
+                        f"quick: {QUICK['fig12_duration']:g})")
+    p.add_argument("--subscribers", type=_ints, metavar="LIST",
+                   help="Figure 12's numbers of subscribers (default: 5,10,20,30,40,50)")
+    p.add_argument("--grids", type=_ints, metavar="LIST",
+                   help="Figure 13's grid sizes G (a G × G world; default: 200,500,1000,1500,2000)")
+    p.add_argument("--trees", choices=("per-source", "shared"), default="per-source",
+                   help="multicast trees (default: per-source, as in §6.1)")
+    p.set_defaults(func=lambda args: run_command(args, study_from_args))
+    return p
+
+
+def study_from_args(args: argparse.Namespace) -> Study:
+    base = QUICK if args.quick else FULL
+    config: dict[str, Any] = dict(base)
+    config["fig12_subscribers"] = list(args.subscribers or base["fig12_subscribers"])
+    config["fig13_grids"] = list(args.grids or base["fig13_grids"])
+    if args.replicates is not None:
+        config["fig12_replicates"] = config["fig13_replicates"] = args.replicates
+    if args.points is not None:
+        raise ValueError("--points does not apply: give --subscribers and --grids")
+    if args.duration is not None:
+        config["duration"] = args.duration
+    if args.sweep_duration is not None:
+        config["fig12_duration"] = config["fig13_duration"] = args.sweep_duration
+    for key in ("duration", "fig12_duration", "fig13_duration"):
+        if config[key] <= config["warmup"]:
+            raise ValueError(f"every run must outlast the {config['warmup']:g} s warm-up")
+    if max(config["fig12_subscribers"] + [config["fig11_subscribers"], config["publishers"]]) > 96:
+        raise ValueError("at most 96 publishers or subscribers: the network has 96 stub nodes")
+    config.update({
+        "seed": args.seed, "quick": bool(args.quick), "figures": list(args.figures),
+        "protocols": list(args.protocols), "trees": args.trees, "model_version": MODEL_VERSION,
+    })
+    return study(config)
