@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cbalgebra.studies import fingerprint
 from cbalgebra.studies.seeding import cell_seed
 
 if TYPE_CHECKING:
@@ -167,9 +168,20 @@ def schema() -> Any:
     return pa.schema(fields)
 
 
+def code_fingerprint() -> str:
+    """A short hash of what the code a run's counts depend on does: the
+    simulation, the Matchmaker instances and TDM, the transit-stub generator,
+    and the covering algebra that decides MCDs (``cbalgebra.studies.fingerprint``)."""
+    return fingerprint.code_fingerprint(
+        f"amsp-model-{MODEL_VERSION}",
+        ("cbalgebra.matchmaker", "cbalgebra.network.topology", "cbalgebra.covering", "cbalgebra.values"),
+    )
+
+
 def study(config: dict) -> Study:
     from cbalgebra.studies.runner import Study
 
+    config = {**config, "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint()}
     return Study(
         kind=KIND,
         cells=cells(config),
@@ -241,7 +253,7 @@ def add_command(subparsers: Subparsers) -> argparse.ArgumentParser:
     from cbalgebra.studies.cli import common_arguments, run_command
 
     p = subparsers.add_parser(
-        "amsp", help="Figures 11-13 of seed 003: BP, BS and AMSP signalling rates in a simulated game world",
+        "amsp", help="Figures 11-13 of Matchmaker (Ge, Ji, Kurose & Towsley): BP, BS and AMSP signalling rates",
         description="Discrete-event simulation (SimPy) of broadcast publication, broadcast subscription and "
                     "AMSP (Ge, Ji, Kurose & Towsley, Matchmaker, §5-6) on transit-stub networks: Figure 11 "
                     "(rate over time), Figure 12 (rate against the number of subscribers) and Figure 13 (rate "

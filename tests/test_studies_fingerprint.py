@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from cbalgebra.studies import dnf, matchmaker, routing
+from cbalgebra.studies import amsp, dnf, matchmaker, routing
 from cbalgebra.studies.fingerprint import behaviour
 
 ORIGINAL = '''
@@ -64,6 +64,7 @@ def test_a_change_to_what_runs_counts(changed):
     ("alpha-dnf", dnf.code_fingerprint),
     ("matchmaker", matchmaker.code_fingerprint),
     ("routing", routing.code_fingerprint),
+    ("amsp", amsp.code_fingerprint),
 ])
 def test_committed_results_were_made_by_this_code(folder, fingerprint):
     """A rerun of the study into its committed folder resumes instead of refusing:
