@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
                 log.info("%-8s serial %.1f s CPU (%.1f wall), parallel %.1f s CPU (%.1f wall)", which,
                          timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"], timing["parallel_wall"])
                 prev = best.get(which)
-                if prev is None or timing["serial_cpu"] + timing["parallel_cpu"] < prev["serial_cpu"] + prev["parallel_cpu"]:
+                total = timing["serial_cpu"] + timing["parallel_cpu"]
+                if prev is None or total < prev["serial_cpu"] + prev["parallel_cpu"]:
                     best[which] = timing
     rows = []
     for which, timing in best.items():

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                 first: list = []  # compile / load both before timing, and check they agree
                 kernel_cpu(baseline, table, batch, first)
                 kernel_cpu(current, table, batch, first)
-                if not all(np.array_equal(a, b) for a, b in zip(first[0], first[1])):
+                if not all(np.array_equal(a, b) for a, b in zip(first[0], first[1], strict=True)):
                     raise SystemExit(f"{name} r={r}: the baseline and current kernels forward differently")
                 for _ in range(args.rounds):
                     best["baseline"] = min(best["baseline"], kernel_cpu(baseline, table, batch))

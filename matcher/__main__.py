@@ -1,12 +1,13 @@
 """``python -m cbalgebra.matcher forward TABLE_FILE [MESSAGES_FILE] ...``"""
 
 import sys
+from collections.abc import Sequence
 
 from cbalgebra.clibase import plugin_main
 from cbalgebra.matcher import cli
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     return plugin_main(cli.register, argv, "python -m cbalgebra.matcher")
 
 

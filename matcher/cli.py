@@ -25,7 +25,14 @@ import json
 import sys
 import time
 
-from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, UsageError, read_text, report
+from typing import TYPE_CHECKING
+
+from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, Subparsers, UsageError, read_text, report
+from cbalgebra.parse import ParseError
+
+if TYPE_CHECKING:
+    from cbalgebra.matcher.document import DocumentTable
+    from cbalgebra.values import Message
 
 
 _DESCRIPTION = """\
@@ -49,7 +56,7 @@ empty line when the message goes nowhere), or one JSON document (--json).
 Exit codes: 0 success, 2 bad input, 70 internal error."""
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "forward",
         help="forward messages through a content-based forwarding table (Carzaniga & Wolf, SIGCOMM 2003, §4)",
@@ -120,14 +127,24 @@ def run(args: argparse.Namespace) -> int:
         return _forward(args, table_text, stdin_used, broadcast)
     except ParseError as e:
         # One line naming the file: forward reads two files, and its errors are one line each.
-        where = getattr(e, "_cb_source", args.table)
-        print(f"error: {where}: line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
+        print(f"error: {args.table}: line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except Exception as e:  # noqa: BLE001 - every other error: the one policy of cbalgebra.clibase
+    except _ParseErrorIn as e:
+        print(f"error: {e.source}: line {e.error.line}, column {e.error.column}: {e.error.reason}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as e:  # every other error: the one policy of cbalgebra.clibase
         return report(e)
 
 
-def _write_sff(path: str, doc, messages, rounds: int | None) -> None:
+class _ParseErrorIn(Exception):
+    """A ParseError in one of forward's two input files, with that file's name."""
+
+    def __init__(self, source: str, error: ParseError) -> None:
+        super().__init__(f"{source}: {error}")
+        self.source, self.error = source, error
+
+
+def _write_sff(path: str, doc: DocumentTable, messages: list[Message], rounds: int | None) -> None:
     """The table and messages as an SFF driver file, built whole before the
     file is opened (a value SFF cannot spell leaves no half-written file)."""
     import io
@@ -150,23 +167,20 @@ def _write_sff(path: str, doc, messages, rounds: int | None) -> None:
         raise UsageError(f"--write-sff: cannot write {path}: {e.strerror or e}") from None
 
 
-def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
+def _forward(args: argparse.Namespace, table_text: str, stdin_used: list, broadcast: list[int] | None) -> int:
     from cbalgebra.matcher.document import read_document
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable, compile_times
-    from cbalgebra.parse import ParseError
 
     t0 = time.perf_counter()
     try:
         doc = read_document(table_text)
     except ParseError as e:
-        e._cb_source = args.table
-        raise
+        raise _ParseErrorIn(args.table, e) from None
     if args.messages is not None:
         try:
             mdoc = read_document(_read(args.messages, stdin_used))
         except ParseError as e:
-            e._cb_source = args.messages
-            raise
+            raise _ParseErrorIn(args.messages, e) from None
         messages, lines = mdoc.messages, mdoc.message_lines
     else:
         messages, lines = doc.messages, doc.message_lines
@@ -194,7 +208,7 @@ def _forward(args, table_text: str, stdin_used: list, broadcast) -> int:
             "numbers": table.numbers,
             "results": [
                 {"message": k, "line": line, "interfaces": [int(i) for i in r]}
-                for k, (line, r) in enumerate(zip(lines, results))
+                for k, (line, r) in enumerate(zip(lines, results, strict=True))
             ],
         }
         sys.stdout.write(json.dumps(doc_out) + "\n")

@@ -42,7 +42,7 @@ def check(spec: dict, messages: list[Message], rounds=(10, 0), batch=True, singl
         if batch:
             got = table.forward_batch(messages)
             assert len(got) == len(messages)
-            for m, g, e in zip(messages, got, expected):
+            for m, g, e in zip(messages, got, expected, strict=True):
                 assert g.tolist() == e, f"batch, rounds={r}: {m}"
         for k in range(0, len(messages), single_every):
             g = table.forward(messages[k])
@@ -51,7 +51,7 @@ def check(spec: dict, messages: list[Message], rounds=(10, 0), batch=True, singl
         if broadcasts is not None:
             for b in broadcasts:
                 got = table.forward_batch(messages, b)
-                for m, g, e in zip(messages, got, expected):
+                for g, e in zip(got, expected, strict=True):
                     assert g.tolist() == [i for i in e if i in set(b)]
     return expected
 
@@ -130,12 +130,15 @@ OPERATOR_CASES = [
     ('string s != "ab"', 's = "abc"', True), ('string s != "ab"', 's = "ab"', False),
     ('string s < "b"', 's = "a"', True), ('string s < "b"', 's = "b"', False), ('string s < "b"', 's = "az"', True),
     ('string s < "b"', 's = "b\\u0000"', False), ('string s <= "b"', 's = "b"', True),
-    ('string s > "b"', 's = "b\\u0000"', True), ('string s >= "b"', 's = "b"', True), ('string s > "b"', 's = ""', False),
+    ('string s > "b"', 's = "b\\u0000"', True), ('string s >= "b"', 's = "b"', True),
+    ('string s > "b"', 's = ""', False),
     ('string s < "b"', 's = ""', True), ('string s > ""', 's = ""', False), ('string s >= ""', 's = ""', True),
-    ('string s >* "ab"', 's = "abc"', True), ('string s >* "ab"', 's = "ab"', True), ('string s >* "ab"', 's = "a"', False),
+    ('string s >* "ab"', 's = "abc"', True), ('string s >* "ab"', 's = "ab"', True),
+    ('string s >* "ab"', 's = "a"', False),
     ('string s >* ""', 's = ""', True), ('string s *< ""', 's = "x"', True), ('string s * ""', 's = ""', True),
     ('string s *< "bc"', 's = "abc"', True), ('string s *< "bc"', 's = "bcd"', False),
-    ('string s * "b"', 's = "abc"', True), ('string s * "bb"', 's = "bab"', False), ('string s * "abc"', 's = "abc"', True),
+    ('string s * "b"', 's = "abc"', True), ('string s * "bb"', 's = "bab"', False),
+    ('string s * "abc"', 's = "abc"', True),
     ('string s * "aa"', 's = "aaaa"', True),
     ('string s >* "\\U0010ffff"', 's = "\\U0010ffff\\u0000"', True), ('string s *< "\\u0000"', 's = "a\\u0000"', True),
     ('string s * "\\u0000"', 's = "a"', False), ('string s > "\\uffff"', 's = "\\U00010000"', True),
@@ -287,7 +290,7 @@ def _random_constraint(rng, names) -> Constraint:
 
 def _random_table(rng, n_ifaces, max_filters, max_size, names) -> dict:
     spec = {}
-    for i in range(n_ifaces):
+    for _ in range(n_ifaces):
         filters = [Filter(_random_constraint(rng, names) for _ in range(rng.integers(0 if rng.random() < 0.02 else 1,
                                                                                   max_size + 1)))
                    for _ in range(rng.integers(0, max_filters + 1))]
@@ -319,7 +322,7 @@ def test_random_mixed_tables(seed, n_ifaces, max_filters, max_size, n_names):
     keys = sorted(spec)
     b = keys[::2]
     t = ForwardingTable.compile(spec)
-    for m, e in zip(msgs[:300], expected[:300]):
+    for m, e in zip(msgs[:300], expected[:300], strict=True):
         assert t.forward(m, broadcast=b).tolist() == [i for i in e if i in set(b)]
 
 
@@ -334,7 +337,7 @@ def test_hypothesis_dense(spec, msgs, broadcast):
     t0 = ForwardingTable.compile(spec, preprocessing_rounds=0)
     t10 = ForwardingTable.compile(spec, preprocessing_rounds=10)
     batch = t10.forward_batch(msgs, broadcast)
-    for m, b in zip(msgs, batch):
+    for m, b in zip(msgs, batch, strict=True):
         e = reference(spec, m, None if broadcast is None else set(broadcast))
         assert t0.forward(m, broadcast).tolist() == e
         assert b.tolist() == e
@@ -348,7 +351,7 @@ def test_hypothesis_dense(spec, msgs, broadcast):
 def test_hypothesis_arbitrary_values(spec, msgs):
     # arbitrary unicode strings, the whole int64 range, any finite double
     t = ForwardingTable.compile(spec)
-    for m, b in zip(msgs, t.forward_batch(msgs)):
+    for m, b in zip(msgs, t.forward_batch(msgs), strict=True):
         assert b.tolist() == reference(spec, m)
 
 
