@@ -441,7 +441,7 @@ class ForwardingTable:
         the table does not know are ignored."""
         if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        return self.forward_encoded(self.encode_message(message), broadcast)
+        return self._forward_one(*self._encode_arrays(message), broadcast)
 
     def encode_message(self, message: Message) -> EncodedMessage:
         """``message`` encoded for this table, for :meth:`forward_encoded`.
@@ -451,25 +451,53 @@ class ForwardingTable:
         ids, strings to code points, floats to order keys) is done once.
         The result belongs to this table and the tables derived from it
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
+        if not isinstance(message, Message):
+            raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
+        attrs, chars, char_start, maxlen = self._encode_arrays(message)
+        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
+
+    def _encode_arrays(self, message: Message) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(attrs, chars, char_start, maxlen) of one message. The rows and
+        the string offsets come from ONE ``np.array`` call (``attrs`` and
+        ``char_start`` are views of it): per message, each numpy call is a
+        sizeable part of the Python cost of ``forward``."""
         strings: list[str] = []
         rows: list[int] = []
         n = self._encode_one(message, self._compiled.lookup, rows, strings)
-        attrs = np.array(rows, dtype=np.int64).reshape(n, 3) if n else _NO_ATTRIBUTES
-        chars, char_start, maxlen = _pool(strings)
-        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
+        if not strings:
+            if not n:
+                return _NO_ATTRIBUTES, _EMPTY_CHARS, _EMPTY_OFF, 0
+            return np.array(rows, dtype=np.int64).reshape(n, 3), _EMPTY_CHARS, _EMPTY_OFF, 0
+        rows.append(0)
+        total = 0
+        longest = 0
+        for value in strings:
+            k = len(value)
+            total += k
+            rows.append(total)
+            if k > longest:
+                longest = k
+        whole = np.array(rows, dtype=np.int64)
+        chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
+        return whole[:3 * n].reshape(n, 3), chars, whole[3 * n:], longest
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
-        compiled = self._compiled
-        if encoded.token is not compiled.token or encoded.numbers != self._numbers:
+        if encoded.token is not self._compiled.token or encoded.numbers != self._numbers:
             raise ValueError("this EncodedMessage was encoded for another table or numbers mode")
+        return self._forward_one(encoded.attrs, encoded.chars, encoded.char_start, encoded.maxlen, broadcast)
+
+    def _forward_one(self, attrs: np.ndarray, chars: np.ndarray, char_start: np.ndarray, maxlen: int,
+                     broadcast: Iterable[int] | None) -> np.ndarray:
+        """One encoded message through ``forward_one``."""
         # this runs once per message: thread-local state is read through the
         # instance dict, and the output array is reused
         local = self._local
         state = local.__dict__
         fixed = state.get("one_args")
-        if fixed is None or state["string_capacity"] < encoded.maxlen:
-            self._scratch(encoded.maxlen)
+        if fixed is None or state["string_capacity"] < maxlen:
+            compiled = self._compiled
+            self._scratch(maxlen)
             buffer, layout, counter_proto = state["scratch_packed"]
             # the arguments that stay the same from message to message
             fixed = local.one_args = (compiled.table_buffer, compiled.table_layout, compiled.info_proto,
@@ -483,11 +511,11 @@ class ForwardingTable:
             set_lo, set_hi = int(set_start[0]), int(set_start[1])
         stamp = state["stamp"] + 1
         local.stamp = stamp
-        args = (*fixed, encoded.attrs, encoded.chars, encoded.char_start, set_members, set_lo, set_hi, stamp, out)
+        args = (*fixed, attrs, chars, char_start, set_members, set_lo, set_hi, stamp, out)
         k = forward_one(*args) if self._warm_one else self._first_forward(args)
         if self._dense_ids:
             return out[:k].astype(np.int64)
-        return compiled.interfaces[out[:k]]
+        return self._compiled.interfaces[out[:k]]
 
     def _first_forward(self, args: tuple) -> int:
         """The first single-message call of this table: through
