@@ -282,6 +282,8 @@ def check_value(type_: str, value: Any, what: str = "value") -> Value:
 
 
 def _has_surrogate(s: str) -> bool:
+    if s.isascii():  # the common case, without encoding the string
+        return False
     try:
         s.encode("utf-8")
     except UnicodeEncodeError:
@@ -366,7 +368,13 @@ class Constraint:
                 raise InvalidValueError(f"'any' takes no value (constraint on {self.name!r})")
             value = None
         else:
-            value = check_value(self.type, self.value, what=f"value of {self.name!r}")
+            try:
+                value = check_value(self.type, self.value)
+            except InvalidValueError:
+                # again, for the message naming the attribute (built only
+                # on error: formatting it for every constraint was a
+                # measurable part of parsing a table)
+                value = check_value(self.type, self.value, what=f"value of {self.name!r}")
         object.__setattr__(self, "value", value)
         key = (self.name, TYPE_CODE[self.type], OP_CODE[self.op], _value_key(self.type, value))
         object.__setattr__(self, "_key", key)
@@ -447,7 +455,17 @@ def _canonical_constraints(constraints: Iterable[Constraint], what: str) -> tupl
         if not isinstance(c, Constraint):
             raise InvalidValueError(f"{what} holds constraints, not {c!r}")
         items.append(c)
-    return tuple(sorted(set(items), key=lambda c: c._key))
+    if len(items) == 1:
+        return (items[0],)
+    return tuple(sorted(set(items), key=_constraint_sort_key))
+
+
+def _constraint_sort_key(c: Constraint) -> tuple:
+    return c._key
+
+
+def _filter_sort_key(f: Filter) -> tuple:
+    return tuple([c._key for c in f.constraints])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -530,7 +548,8 @@ class Predicate:
             if not isinstance(f, Filter):
                 raise InvalidValueError(f"a predicate holds filters, not {f!r}")
             items.append(f)
-        fs = tuple(sorted(set(items), key=lambda f: f.sort_key))
+        # one filter needs no sort (nor its sort key)
+        fs = tuple(items) if len(items) == 1 else tuple(sorted(set(items), key=_filter_sort_key))
         object.__setattr__(self, "filters", fs)
         object.__setattr__(self, "_hash", hash(("P", fs)))
         object.__setattr__(self, "_cache", {})

@@ -17,7 +17,8 @@ import numpy as np
 
 from cbalgebra.matcher._kernels import (
     NOPS, NTYPES, OP_ANY, OP_GE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
-    T_STRING, OP_NAMES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, set_bits, string_hashes,
+    T_STRING, OP_NAMES, TABLE_DTYPES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, pack_arrays,
+    set_bits, string_hashes,
 )
 from cbalgebra.values import OPERATOR_SPECS
 
@@ -84,8 +85,16 @@ class Compiled:
     #: points take (see "Calling convention" in ``_kernels``)
     arrays_tuple: tuple = ()
     params_tuple: tuple = ()
+    #: the arrays packed into one buffer (``_kernels.pack_arrays``), the form
+    #: ``forward_one`` takes; ``arrays`` are views of it
+    table_buffer: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    table_layout: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+    info_proto: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
 
     def __post_init__(self) -> None:
+        self.table_buffer, self.table_layout, views = pack_arrays(tuple(self.arrays), TABLE_DTYPES)
+        self.arrays = TableArrays(*views)
+        self.info_proto = np.zeros(0, self.arrays.filter_info.dtype)
         self.arrays_tuple = tuple(self.arrays)
         self.params_tuple = tuple(self.params)
 

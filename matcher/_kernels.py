@@ -906,6 +906,79 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
     return Scratch(*_new_scratch_entry(tuple(params), np.zeros(0, counter_dtype), maxlen))
 
 
+# ------------------------------------------------------------ packed form
+# forward() makes one kernel call per message, and numba unboxes every array
+# argument on each call (about 0.1 us each): TableArrays and Scratch as
+# separate arrays made ~40 of them, 4-5 us per message. The single-message
+# entry takes each of the two as ONE byte buffer plus a layout instead, and
+# takes the typed views inside (a deviation from the named-arrays style, for
+# speed). Python keeps views of the same buffers as its TableArrays and
+# Scratch, so nothing is stored twice and the batch entries are unchanged.
+#: dtypes of the TableArrays fields in the packed buffer; ``None`` is
+#: filter_info, whose dtype (uint32 or uint64) comes with the table layout.
+TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
+                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64)
+#: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
+SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
+                  np.int32)
+_ALIGN = 8
+
+
+def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """``arrays`` copied into one 8-byte aligned uint8 buffer: returns
+    (buffer, layout, views). ``layout[k]`` is (first byte, end byte, rows of a
+    2-D array or -1); ``views[k]`` is array k as a view of the buffer, of the
+    same dtype, shape and contents. Each array must be C-contiguous, of the
+    dtype ``dtypes[k]`` (any for ``None``), at most 2-D."""
+    layout = np.zeros((len(arrays), 3), np.int64)
+    pos = 0
+    for k, (a, dtype) in enumerate(zip(arrays, dtypes, strict=True)):
+        if dtype is not None and a.dtype != dtype:
+            raise TypeError(f"packed array {k}: dtype {a.dtype}, expected {np.dtype(dtype)}")
+        if a.ndim > 2:
+            raise ValueError(f"packed array {k} has {a.ndim} dimensions")
+        layout[k] = (pos, pos + a.nbytes, a.shape[0] if a.ndim == 2 else -1)
+        pos += -(-a.nbytes // _ALIGN) * _ALIGN
+    buffer = np.empty(max(pos, _ALIGN), np.uint8)
+    views = []
+    for k, a in enumerate(arrays):
+        view = buffer[layout[k, 0]:layout[k, 1]].view(a.dtype).reshape(a.shape)
+        view[...] = a
+        views.append(view)
+    return buffer, layout, tuple(views)
+
+
+@njit(cache=True, inline="always")
+def _field(buffer, layout, k, dtype):
+    return buffer[layout[k, 0]:layout[k, 1]].view(dtype)
+
+
+@njit(cache=True, inline="always")
+def _unpack_table(buffer, layout, info_proto):
+    bits = _field(buffer, layout, 11, np.uint64)
+    return TableArrays(
+        _field(buffer, layout, 0, np.int32), _field(buffer, layout, 1, np.int32),
+        _field(buffer, layout, 2, np.int64), _field(buffer, layout, 3, np.int32),
+        _field(buffer, layout, 4, np.int32), _field(buffer, layout, 5, info_proto.dtype),
+        _field(buffer, layout, 6, np.int32), _field(buffer, layout, 7, np.int32),
+        _field(buffer, layout, 8, np.uint64), _field(buffer, layout, 9, np.int32),
+        _field(buffer, layout, 10, np.int8), bits.reshape(layout[11, 2], bits.shape[0] // max(layout[11, 2], 1)),
+        _field(buffer, layout, 12, np.uint32), _field(buffer, layout, 13, np.int64),
+        _field(buffer, layout, 14, np.uint64), _field(buffer, layout, 15, np.int32),
+        _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64))
+
+
+@njit(cache=True, inline="always")
+def _unpack_scratch(buffer, layout, counter_proto):
+    return Scratch(
+        _field(buffer, layout, 0, counter_proto.dtype), _field(buffer, layout, 1, np.int32),
+        _field(buffer, layout, 2, np.uint64), _field(buffer, layout, 3, np.int64),
+        _field(buffer, layout, 4, np.int8), _field(buffer, layout, 5, np.int64),
+        _field(buffer, layout, 6, np.uint64), _field(buffer, layout, 7, np.uint64),
+        _field(buffer, layout, 8, np.int64), _field(buffer, layout, 9, np.int64),
+        _field(buffer, layout, 10, np.int32))
+
+
 # ---------------------------------------------------------------- entries
 @njit(cache=True, nogil=True)
 def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_message, set_start, set_members,
@@ -968,3 +1041,17 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
             out_cnt[m] = n
             pos += n
         chunk_stop[ch] = stop
+
+
+@njit(cache=True, nogil=True)
+def forward_one(table_buffer, table_layout, info_proto, params, scratch_buffer, scratch_layout, counter_proto,
+                attrs, chars, char_start, set_members, set_lo, set_hi, stamp, out):
+    """Forward one message (``forward``): the table and the scratch come
+    packed (see :func:`pack_arrays`), ``info_proto`` and ``counter_proto``
+    are empty arrays of the dtypes of filter_info and the counters, and
+    ``set_lo < 0`` means every interface. Writes the dense ids at ``out[0:]``
+    and returns how many."""
+    table = _unpack_table(table_buffer, table_layout, info_proto)
+    scratch = _unpack_scratch(scratch_buffer, scratch_layout, counter_proto)
+    return _match_message(table, Params(*params), attrs, 0, attrs.shape[0], chars, char_start, set_members,
+                          set_lo, set_hi, scratch, stamp, out, 0)

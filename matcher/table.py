@@ -19,8 +19,8 @@ import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
 from cbalgebra.matcher._kernels import (
-    T_CONVERTED, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, first_call,
-    forward_parallel, forward_serial, new_scratch,
+    SCRATCH_DTYPES, T_CONVERTED, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Scratch, first_call,
+    forward_one, forward_parallel, forward_serial, new_scratch, pack_arrays,
 )
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
@@ -107,11 +107,12 @@ class ForwardingTable:
         self.compile_seconds = compile_seconds
         self._local = threading.local()
         self._serial_variant = f"serial/{compiled.counter_dtype.name}"
-        self._warm = self._serial_variant in _kernel_compile_times()
         # interface ids 0 .. n - 1: a dense index is its own id
         ids = compiled.interfaces
         self._dense_ids = bool(ids.shape[0] == 0 or (ids[0] == 0 and ids[-1] == ids.shape[0] - 1))
         self._parallel_variant = f"parallel/{compiled.counter_dtype.name}"
+        self._one_variant = f"one/{compiled.counter_dtype.name}"
+        self._warm_one = self._one_variant in _kernel_compile_times()
 
     # ----------------------------------------------------------- building
     @classmethod
@@ -398,8 +399,14 @@ class ForwardingTable:
         if getattr(local, "scratch", None) is None or local.string_capacity < maxlen:
             compiled = self._compiled
             capacity = max(maxlen, 64)
-            local.scratch = new_scratch(compiled.params, compiled.counter_dtype, capacity)
-            local.scratch_tuple = tuple(local.scratch)
+            # packed for forward_one; the named Scratch and the tuple for
+            # forward_serial are views of the same buffer
+            buffer, layout, views = pack_arrays(tuple(new_scratch(compiled.params, compiled.counter_dtype, capacity)),
+                                                SCRATCH_DTYPES)
+            local.scratch = Scratch(*views)
+            local.scratch_tuple = views
+            local.scratch_packed = (buffer, layout, np.zeros(0, compiled.counter_dtype))
+            local.one_args = None  # forward_encoded's arguments named the old scratch
             local.string_capacity = capacity
             local.stamp = getattr(local, "stamp", 0)
         return local.scratch_tuple
@@ -434,7 +441,7 @@ class ForwardingTable:
         the table does not know are ignored."""
         if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        return self.forward_encoded(self.encode_message(message), broadcast)
+        return self._forward_one(*self._encode_arrays(message), broadcast)
 
     def encode_message(self, message: Message) -> EncodedMessage:
         """``message`` encoded for this table, for :meth:`forward_encoded`.
@@ -444,56 +451,78 @@ class ForwardingTable:
         ids, strings to code points, floats to order keys) is done once.
         The result belongs to this table and the tables derived from it
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
+        if not isinstance(message, Message):
+            raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
+        attrs, chars, char_start, maxlen = self._encode_arrays(message)
+        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
+
+    def _encode_arrays(self, message: Message) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(attrs, chars, char_start, maxlen) of one message. The rows and
+        the string offsets come from ONE ``np.array`` call (``attrs`` and
+        ``char_start`` are views of it): per message, each numpy call is a
+        sizeable part of the Python cost of ``forward``."""
         strings: list[str] = []
         rows: list[int] = []
         n = self._encode_one(message, self._compiled.lookup, rows, strings)
-        attrs = np.array(rows, dtype=np.int64).reshape(n, 3) if n else _NO_ATTRIBUTES
-        chars, char_start, maxlen = _pool(strings)
-        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
+        if not strings:
+            if not n:
+                return _NO_ATTRIBUTES, _EMPTY_CHARS, _EMPTY_OFF, 0
+            return np.array(rows, dtype=np.int64).reshape(n, 3), _EMPTY_CHARS, _EMPTY_OFF, 0
+        rows.append(0)
+        total = 0
+        longest = 0
+        for value in strings:
+            k = len(value)
+            total += k
+            rows.append(total)
+            if k > longest:
+                longest = k
+        whole = np.array(rows, dtype=np.int64)
+        chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
+        return whole[:3 * n].reshape(n, 3), chars, whole[3 * n:], longest
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
-        compiled = self._compiled
-        if encoded.token is not compiled.token or encoded.numbers != self._numbers:
+        if encoded.token is not self._compiled.token or encoded.numbers != self._numbers:
             raise ValueError("this EncodedMessage was encoded for another table or numbers mode")
-        if broadcast is None:
-            set_of_message, set_start, set_members = _NO_BROADCAST
-        else:
-            set_of_message, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
+        return self._forward_one(encoded.attrs, encoded.chars, encoded.char_start, encoded.maxlen, broadcast)
+
+    def _forward_one(self, attrs: np.ndarray, chars: np.ndarray, char_start: np.ndarray, maxlen: int,
+                     broadcast: Iterable[int] | None) -> np.ndarray:
+        """One encoded message through ``forward_one``."""
         # this runs once per message: thread-local state is read through the
-        # instance dict, and the small output arrays are reused
+        # instance dict, and the output array is reused
         local = self._local
         state = local.__dict__
-        scratch = state.get("scratch_tuple")
-        if scratch is None or state["string_capacity"] < encoded.maxlen:
-            scratch = self._scratch(encoded.maxlen)
-        one = state.get("one")
-        if one is None:
-            one = local.one = (np.empty(max(1, compiled.n_live), np.int32), np.zeros(1, np.int64),
-                               [np.array([0, n], np.int64) for n in range(_ONE_MAX_ATTRIBUTES + 1)])
-        out, count, message_offsets = one
-        n = encoded.attrs.shape[0]
-        m_off = message_offsets[n] if n <= _ONE_MAX_ATTRIBUTES else np.array([0, n], np.int64)
-        local.stamp = forward_serial(compiled.arrays_tuple, compiled.params_tuple, encoded.attrs, m_off, encoded.chars,
-                                     encoded.char_start, set_of_message, set_start, set_members, scratch, local.stamp,
-                                     out, count) if self._warm else self._first_forward(
-            encoded, m_off, set_of_message, set_start, set_members, scratch, out, count)
-        k = int(count[0])
+        fixed = state.get("one_args")
+        if fixed is None or state["string_capacity"] < maxlen:
+            compiled = self._compiled
+            self._scratch(maxlen)
+            buffer, layout, counter_proto = state["scratch_packed"]
+            # the arguments that stay the same from message to message
+            fixed = local.one_args = (compiled.table_buffer, compiled.table_layout, compiled.info_proto,
+                                      compiled.params_tuple, buffer, layout, counter_proto)
+            local.out = np.empty(max(1, compiled.n_live), np.int32)
+        out = state["out"]
+        if broadcast is None:
+            set_members, set_lo, set_hi = _NO_MEMBERS, -1, -1
+        else:
+            _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
+            set_lo, set_hi = int(set_start[0]), int(set_start[1])
+        stamp = state["stamp"] + 1
+        local.stamp = stamp
+        args = (*fixed, attrs, chars, char_start, set_members, set_lo, set_hi, stamp, out)
+        k = forward_one(*args) if self._warm_one else self._first_forward(args)
         if self._dense_ids:
             return out[:k].astype(np.int64)
-        return compiled.interfaces[out[:k]]
+        return self._compiled.interfaces[out[:k]]
 
-    def _first_forward(self, encoded: EncodedMessage, m_off: np.ndarray, set_of_message: np.ndarray,
-                       set_start: np.ndarray, set_members: np.ndarray, scratch: tuple, out: np.ndarray,
-                       count: np.ndarray) -> int:
-        """The first serial call of this table: through ``first_call``, which
-        times numba's compilation (or cache load) apart."""
-        compiled = self._compiled
-        args = (compiled.arrays_tuple, compiled.params_tuple, encoded.attrs, m_off, encoded.chars, encoded.char_start,
-                set_of_message, set_start, set_members, scratch, self._local.stamp, out, count)
-        stamp = first_call(self._serial_variant, forward_serial, args)
-        self._warm = True
-        return stamp
+    def _first_forward(self, args: tuple) -> int:
+        """The first single-message call of this table: through
+        ``first_call``, which times numba's compilation (or cache load) apart."""
+        k = first_call(self._one_variant, forward_one, args)
+        self._warm_one = True
+        return k
 
     def forward_batch(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
                       ) -> list[np.ndarray]:
@@ -571,9 +600,9 @@ class ForwardingTable:
 
 
 _SERIAL_OUT_ENTRIES = 1 << 22
-_ONE_MAX_ATTRIBUTES = 64  # message offsets [0, n] kept ready for forward() up to this many rows
 _NO_ATTRIBUTES = np.zeros((0, 3), np.int64)
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
+_NO_MEMBERS = _NO_BROADCAST[2]
 
 
 def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:

@@ -54,3 +54,38 @@ def test_encoded_message_belongs_to_its_table_and_mode():
         a.with_numbers("sff").forward_encoded(encoded)
     with pytest.raises(TypeError):
         a.forward("[x = 2]")  # type: ignore[arg-type]  # the wrong type on purpose
+
+
+def test_long_strings_after_the_scratch_grew_elsewhere():
+    """``forward`` keeps its kernel arguments per thread; when a batch (or a
+    longer value) grows the thread's scratch, the next ``forward`` must use
+    the new one, for values longer than the old capacity too."""
+    predicates = {0: cb.parse_filter('[s *= "needle"]'), 1: cb.parse_filter('[s >* "ab"]'),
+                  2: cb.parse_filter('[s *< "yz", n > 3]')}
+    table = ForwardingTable.compile(predicates)
+    values = ["ab", "x" * 70 + "needle", "ab" + "q" * 300 + "yz", "a" * 1000 + "needle" + "yz", "needle"]
+    messages = [cb.Message({"s": v, "n": k + 2}) for k, v in enumerate(values)]
+    expected = [[i for i in sorted(predicates) if cb.matches(predicates[i], m)] for m in messages]
+    assert table.forward(messages[0]).tolist() == expected[0]  # small scratch
+    assert [r.tolist() for r in table.forward_batch(messages[:3], threads=1)] == expected[:3]  # grows it
+    assert [table.forward(m).tolist() for m in messages] == expected  # grows it again, on the way
+    assert [table.forward_encoded(table.encode_message(m)).tolist() for m in reversed(messages)] == expected[::-1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["int32", "int64", "uint8", "uint64", "int8"]),
+                          st.integers(0, 9), st.booleans()), min_size=1, max_size=8))
+def test_packed_arrays_are_views_with_the_same_contents(specs):
+    import numpy as np
+
+    from cbalgebra.matcher._kernels import pack_arrays
+
+    rng = np.random.default_rng(len(specs))
+    arrays = tuple(rng.integers(0, 100, size=(n, 3) if two_d else n).astype(dtype) for dtype, n, two_d in specs)
+    buffer, layout, views = pack_arrays(arrays, (None,) * len(arrays))
+    for a, v, (start, end, rows) in zip(arrays, views, layout, strict=True):
+        assert v.dtype == a.dtype and v.shape == a.shape and np.array_equal(v, a)
+        assert v.size == 0 or (v.flags.c_contiguous and np.shares_memory(v, buffer))
+        assert start % 8 == 0 and end - start == a.nbytes and rows == (a.shape[0] if a.ndim == 2 else -1)
+    with pytest.raises(TypeError, match="dtype"):
+        pack_arrays((np.zeros(2, np.int64),), (np.int32,))
