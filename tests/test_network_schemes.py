@@ -544,8 +544,10 @@ def test_shared_rows_change_the_compiled_tables_never_deliveries_or_memory(probl
         shared, separate = build(scheme, g, preds), build(scheme, g, preds, shared_rows=False)
         a, b = shared.memory(), separate.memory()
         assert a["total_bits"] == b["total_bits"]
+        # The compiler keeps one copy of equal filters on one interface, so even
+        # separate rows may compile fewer constraints than the predicates hold.
         assert all(a["per_processor"][u]["compiled_constraints"] <= b["per_processor"][u]["compiled_constraints"]
-                   == b["per_processor"][u]["predicate_constraints"] for u in a["per_processor"])
+                   <= b["per_processor"][u]["predicate_constraints"] for u in a["per_processor"])
         for m in msgs:
             for v in range(g.number_of_nodes()):
                 assert edges_of(shared.deliver(m, v)) == edges_of(separate.deliver(m, v))
