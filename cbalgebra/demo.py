@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cbalgebra as cb
 from cbalgebra import clibase, studies
+from cbalgebra.poset import Poset, html, render, stats
 
 SIGCOMM_PREDICATE = (
     '[alert-type="intrusion" ∧ severity>2 ∨ class="alert" ∧ device-type="web-server"]'
@@ -71,7 +72,6 @@ def run(out: Path, study: bool = True) -> int:
     print(f"forward(message) -> interfaces {table.forward(message).tolist()}")
 
     _title("The filters poset (Carzaniga, Rosenblum & Wolf 2000, §3.4): Hasse diagram of covering")
-    from cbalgebra.poset import Poset, html, render, stats
 
     poset = Poset()
     for subscriber, text in [

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from lark import Token
 
 from cbalgebra._fastparse import _RESERVED, _STATEMENT, _Decline, _fast_value
 from cbalgebra.matcher._scan import (
@@ -45,6 +46,7 @@ from cbalgebra.values import (
     Op,
     Type,
 )
+from cbalgebra.matcher.document import _error
 
 __all__ = ["TableColumns", "table_columns"]
 
@@ -238,7 +240,6 @@ def _float(text: str) -> float | None:
 def _string(raw: str) -> str | None:
     if "\\" not in raw:
         return raw
-    from lark import Token
 
     try:
         return unquote(Token("STRING", '"' + raw + '"'))
@@ -374,8 +375,6 @@ def table_columns(text: str) -> TableColumns:
             table.add_item(item)
             full += 1
     if table.error is not None:
-        from cbalgebra.matcher.document import _error
-
         line, reason = table.error
         raise _error(text, line, reason)
     columns = table.columns()

@@ -21,6 +21,7 @@ neither numba nor numpy until the command runs.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import time
@@ -28,10 +29,10 @@ import time
 from typing import TYPE_CHECKING
 
 from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, Subparsers, UsageError, read_text, report
+from cbalgebra.matcher.document import DocumentTable, read_document
 from cbalgebra.parse import ParseError
 
 if TYPE_CHECKING:
-    from cbalgebra.matcher.document import DocumentTable
     from cbalgebra.values import Message
 
 
@@ -118,8 +119,6 @@ def _broadcast(text: str | None) -> list[int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cbalgebra.parse import ParseError
-
     try:
         stdin_used: list = []
         broadcast = _broadcast(args.broadcast)
@@ -147,8 +146,7 @@ class _ParseErrorIn(Exception):
 def _write_sff(path: str, doc: DocumentTable, messages: list[Message], rounds: int | None) -> None:
     """The table and messages as an SFF driver file, built whole before the
     file is opened (a value SFF cannot spell leaves no half-written file)."""
-    import io
-
+    # deferred: the forwarding workload loads numpy
     from cbalgebra.workloads._forwarding import write_sff_document
 
     if path == "-":
@@ -168,7 +166,7 @@ def _write_sff(path: str, doc: DocumentTable, messages: list[Message], rounds: i
 
 
 def _forward(args: argparse.Namespace, table_text: str, stdin_used: list, broadcast: list[int] | None) -> int:
-    from cbalgebra.matcher.document import read_document
+    # deferred: the forwarding table loads numba and scipy
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable, compile_times
 
     t0 = time.perf_counter()

@@ -108,6 +108,7 @@ def table_from_document(text: str, preprocessing_rounds: int | None = None, *,
     (``cbalgebra.matcher._bulk``: no Python object per constraint, the full
     parser for whatever the bulk reader leaves) and compiled from them. The
     same table, arrays and errors as compiling ``read_document(text)``."""
+    # deferred: the bulk loader and the table load numba and scipy
     from cbalgebra.matcher._bulk import table_columns
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
 
@@ -123,6 +124,7 @@ def table_from_document_objects(text: str, preprocessing_rounds: int | None = No
     """``table_from_document`` through the full parser and Predicate values
     (``read_document`` then ``ForwardingTable.compile``): the reference the
     bulk path is tested and measured against."""
+    # deferred: the table loads numba and scipy
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
 
     doc = read_document(text)

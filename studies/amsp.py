@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from cbalgebra.studies import fingerprint
+from cbalgebra.studies.cli import common_arguments, run_command
 from cbalgebra.studies.seeding import cell_seed
 
 if TYPE_CHECKING:
@@ -96,6 +97,7 @@ def cell_cost(cell: dict) -> float:
 
 def run_cell(cell: dict) -> dict:
     """The body of one Spark task: one simulation run, one result row."""
+    # deferred: the matchmaker and its simulation load networkx (this module loads at every `cbalgebra` start)
     from cbalgebra.matchmaker import Instance
     from cbalgebra.matchmaker.amsp import KINDS, MARKING_KINDS, ProtocolConfig, WorldConfig, simulate
 
@@ -148,8 +150,10 @@ def _column(kind: str) -> str:
 
 
 def schema() -> Any:
+    # deferred: pyarrow (this module loads at every `cbalgebra` start)
     import pyarrow as pa
 
+    # deferred: the simulation package loads networkx
     from cbalgebra.matchmaker.amsp import KINDS
 
     fields = [
@@ -179,6 +183,7 @@ def code_fingerprint() -> str:
 
 
 def study(config: dict) -> Study:
+    # deferred: the runner loads pandas and pyarrow
     from cbalgebra.studies.runner import Study
 
     config = {**config, "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint()}
@@ -197,18 +202,21 @@ def study(config: dict) -> Study:
 
 
 def _summarise(results: pd.DataFrame, config: dict) -> pd.DataFrame:
+    # deferred: the report loads pandas
     from cbalgebra.studies import amsp_report
 
     return amsp_report.summarise(results, config)
 
 
 def _draw(summary: pd.DataFrame, out_dir: Any, config: dict, figures: str) -> list:
+    # deferred: the report loads pandas
     from cbalgebra.studies import amsp_report
 
     return amsp_report.draw(summary, out_dir, config, figures)
 
 
 def _report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
+    # deferred: the report loads pandas
     from cbalgebra.studies import amsp_report
 
     return amsp_report.report(summary, results, config, timing)
@@ -250,8 +258,6 @@ def _seconds(text: str) -> float:
 
 
 def add_command(subparsers: Subparsers) -> argparse.ArgumentParser:
-    from cbalgebra.studies.cli import common_arguments, run_command
-
     p = subparsers.add_parser(
         "amsp", help="Figures 11-13 of Matchmaker (Ge, Ji, Kurose & Towsley): BP, BS and AMSP signalling rates",
         description="Discrete-event simulation (SimPy) of broadcast publication, broadcast subscription and "

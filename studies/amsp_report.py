@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cbalgebra.studies.plots import _pyplot, save_figure
 from cbalgebra.studies.report import Finding, _compose, _f, _table, findings_section, timing_section
 
 PROTOCOL_ORDER = ("BP", "BS", "AMSP")
@@ -35,6 +36,7 @@ def _ci90(values: np.ndarray) -> float:
     n = len(values)
     if n < 2:
         return float("nan")
+    # deferred: scipy loads only for the confidence intervals
     from scipy import stats
 
     return float(stats.t.ppf(0.95, n - 1) * values.std(ddof=1) / math.sqrt(n))
@@ -89,8 +91,6 @@ def _points(summary: pd.DataFrame, figure: str, protocol: str) -> pd.DataFrame:
 
 
 def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all") -> list[Path]:
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     paths: list[Path] = []
     if (summary["figure"] == "fig11-series").any():

@@ -192,6 +192,7 @@ def _fail(prog: str, message: str, code: int) -> int:
 def general_study_from_args(args: argparse.Namespace) -> Study:
     # numpy, pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import general
+    # deferred: the jobs load pandas and pyarrow, kept out of `cbalgebra --help`
     from cbalgebra.studies.jobs import general_study
 
     sizes = sizes_from_args(args, GENERAL_FULL, GENERAL_QUICK)
@@ -217,6 +218,7 @@ def general_study_from_args(args: argparse.Namespace) -> Study:
 def dnf_study_from_args(args: argparse.Namespace) -> Study:
     # numpy, pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import dnf
+    # deferred: the jobs load pandas and pyarrow, kept out of `cbalgebra --help`
     from cbalgebra.studies.jobs import dnf_study
 
     sizes = sizes_from_args(args, DNF_FULL, DNF_QUICK)
@@ -239,6 +241,7 @@ def dnf_study_from_args(args: argparse.Namespace) -> Study:
 def run_command(args: argparse.Namespace, build: Callable[[argparse.Namespace], Study]) -> int:
     # pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import jobs
+    # deferred: the runner loads pandas and pyarrow, kept out of `cbalgebra --help`
     from cbalgebra.studies.runner import StudyError
 
     prog = f"cbalgebra study {args.study_command}"

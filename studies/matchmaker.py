@@ -34,7 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cbalgebra.clibase import UsageError
 from cbalgebra.studies import fingerprint
+from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
+from cbalgebra.studies.seeding import cell_seed
 
 if TYPE_CHECKING:
     from cbalgebra.studies.runner import Study
@@ -105,8 +108,6 @@ def cells(points: dict[tuple[int, int, int], int], seed: int) -> list[dict]:
 
 
 def instance_seed(seed: int, n: int, publishers: int, subscribers: int, sample: int) -> int:
-    from cbalgebra.studies.seeding import cell_seed
-
     return cell_seed(seed, ("matchmaker", MODEL_VERSION, n, publishers, subscribers, sample))
 
 
@@ -119,8 +120,10 @@ def cell_cost(cell: dict) -> float:
 
 def solve(n: int, publishers: int, subscribers: int, seed: int) -> dict:
     """Every algorithm's cost on both tree kinds of one instance, and checks."""
+    # deferred: networkx (this module loads at every `cbalgebra` start)
     import networkx as nx
 
+    # deferred: the matchmaker modules load networkx
     from cbalgebra.matchmaker import Instance, all_p, all_s, cost, lower_bound, matchmaking_nodes, mcm, tdm, valid
 
     row: dict = {}
@@ -165,6 +168,7 @@ def run_cell(cell: dict) -> dict:
 
 
 def schema():
+    # deferred: pyarrow (this module loads at every `cbalgebra` start)
     import pyarrow as pa
 
     fields = [(k, pa.int64()) for k in KEY_COLUMNS] + [("cell_seed", pa.int64()), ("core", pa.int64()),
@@ -192,6 +196,7 @@ def code_fingerprint() -> str:
 def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.sweep_samples,
                      dense_samples: int = FULL.dense_samples, sizes: Sequence[int] = FULL.sizes,
                      asymmetry: Sequence[int] = FULL.asymmetry, seed: int = 2003, quick: bool = False) -> Study:
+    # deferred: the report and the runner load pandas and pyarrow
     from cbalgebra.studies import matchmaker_report as outputs
     from cbalgebra.studies.runner import Study
 
@@ -215,8 +220,6 @@ def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.swee
 
 # -------------------------------------------------------------------- command line
 def _ints(text: str, what: str) -> list[int]:
-    from cbalgebra.clibase import UsageError
-
     out = []
     for part in text.split(","):
         part = part.strip()
@@ -232,8 +235,6 @@ def _ints(text: str, what: str) -> list[int]:
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
-    from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
-
     p = subparsers.add_parser(
         "matchmaker", help="Figures 7 and 8 of Matchmaker (Ge, Ji, Kurose & Towsley): All-P, All-S, MCM, TDM costs",
         description="Ge, Ji, Kurose & Towsley, \"Matchmaker\", §4.4: random transit-stub instances "
@@ -256,8 +257,6 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
 
 
 def study_from_args(args: argparse.Namespace) -> Study:
-    from cbalgebra.clibase import UsageError
-
     if args.points is not None:
         raise UsageError("--points does not apply to the matchmaker study")
     base = QUICK if args.quick else FULL

@@ -23,8 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cbalgebra.studies.matchmaker import ALGORITHMS, PAPER_POINT, TREES, column
+from cbalgebra.studies.matchmaker import ALGORITHMS, KEY_COLUMNS, PAPER_POINT, TREES, cells, column, schema
+from cbalgebra.studies.plots import _pyplot, save_figure
 from cbalgebra.studies.report import Finding, _compose, _f, _table, findings_section
+from cbalgebra.studies.runner import ResultStore
+from cbalgebra.studies.summary import restrict
 
 TITLES = {"all_p": "All-P", "all_s": "All-S", "mcm": "MCM", "tdm": "TDM"}
 COLOURS = {"all_p": "#1565c0", "all_s": "#e65100", "mcm": "#2e7d32", "tdm": "#6a1b9a"}
@@ -376,10 +379,6 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
 
 # -------------------------------------------------------------------- figures
 def _load_rows(out_dir: Path, config: dict) -> pd.DataFrame:
-    from cbalgebra.studies.matchmaker import KEY_COLUMNS, cells, schema
-    from cbalgebra.studies.runner import ResultStore
-    from cbalgebra.studies.summary import restrict
-
     points = {tuple(p[:3]): p[3] for p in config.get("points", [])}
     store = ResultStore(out_dir, schema(), KEY_COLUMNS)
     return restrict(store.load(), cells(points, config["seed"]), KEY_COLUMNS)
@@ -396,8 +395,6 @@ def _paper_point(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure_7(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for a in ("all_p", "all_s", "mcm"):
@@ -419,8 +416,6 @@ def figure_7(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def figure_8(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     mcm = rows[column("per-source", "mcm")].to_numpy(dtype=float)
@@ -446,8 +441,6 @@ def figure_8(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 def companions(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
     """What the paper does not plot: Costs on per-source trees, ratios on shared trees."""
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
     for a in ALGORITHMS:
@@ -476,8 +469,6 @@ def companions(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
     base = summary[summary["n"] == 100]
@@ -502,8 +493,6 @@ def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def size_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     fig, (left, mid, right) = plt.subplots(1, 3, figsize=(14, 4.2))
     fixed = summary[(summary["publishers"] == 20) & (summary["subscribers"] == 20)]

@@ -55,7 +55,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cbalgebra.clibase import UsageError
+from cbalgebra.semantics import matches
 from cbalgebra.studies import fingerprint
+from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
+from cbalgebra.studies.dnf import scenario
 from cbalgebra.studies.seeding import cell_rng, cell_seed
 
 if TYPE_CHECKING:
@@ -236,6 +240,7 @@ def transit_stub_params(n: int) -> dict:
 def make_network(topology_name: str, n: int, seed: int, replicate: int) -> nx.Graph:
     """The cell's graph: a family at target size n (seeded by the base seed,
     the family, n and the replicate) or a real network (n = 0)."""
+    # deferred: topology loads networkx (this module loads at every `cbalgebra` start)
     from cbalgebra.network import topology
 
     if topology_name.startswith("topohub:"):
@@ -261,8 +266,6 @@ def roles(n_nodes: int, r_frac: float, s_frac: float, seed: int, topology_name: 
 
 
 def scenario_parameters(name: str) -> tuple[int, str]:
-    from cbalgebra.studies.dnf import scenario
-
     sc = scenario(name)
     return sc.names, sc.distribution
 
@@ -305,6 +308,7 @@ def _nan() -> float:
 
 def run_routing_cell(cell: dict) -> dict:
     """The body of one Spark task: one cell, one row."""
+    # deferred: the network modules load networkx (this module loads at every `cbalgebra` start)
     from cbalgebra.network.memory import exact_memory, tree_orders
     from cbalgebra.network.paths import ShortestPaths
     from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, id_bits, ips_structure
@@ -391,6 +395,7 @@ def _finite(x: float) -> float:
 def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
                          senders: list[int], exact: dict, ips: tuple) -> dict:
     """Per scheme {id_bits, predicate_bits, total_bits, se, alpha}."""
+    # deferred: the network modules load networkx
     from cbalgebra.network.memory import estimate_total, make_combiner, processor_constraints
     from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, build
 
@@ -436,6 +441,7 @@ def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, pred
 def _check_memory(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
                   senders: list[int], exact: dict, nodes: int) -> bool:
     """Where n ≤ check_max: build every table and demand the exact count."""
+    # deferred: the network modules load networkx
     from cbalgebra.network.schemes import build
 
     if nodes > cell["check_max"]:
@@ -454,6 +460,7 @@ def _check_memory(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates:
 def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
              receivers: list[int], senders: list[int], names: int, distribution: str) -> dict:
     """Sampled deliveries of every scheme (see the module docstring)."""
+    # deferred: the network modules load networkx
     from cbalgebra.network.delivery import smallest_latency_minimal_tree
     from cbalgebra.network.schemes import build
     from cbalgebra.network.workload import messages
@@ -468,7 +475,6 @@ def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict
                     aim_at=predicates)
     srcs = [v for v in sources for _ in range(per)]
     reducer = cell["reducer"] if nodes <= cell["traffic_reducer_max"] else "none"
-    from cbalgebra.semantics import matches
 
     interested = [frozenset(x for x, p in predicates.items() if matches(p, m)) for m in msgs]
     optima = [smallest_latency_minimal_tree(graph, v, w, paths=paths) for v, w in zip(srcs, interested, strict=True)]
@@ -538,6 +544,7 @@ def _schema_fields() -> list[tuple[str, str]]:
 
 
 def routing_schema() -> pa.Schema:
+    # deferred: pyarrow (this module loads at every `cbalgebra` start)
     import pyarrow as pa
 
     types = {"s": pa.string(), "i": pa.int64(), "f": pa.float64(), "b": pa.bool_()}
@@ -560,6 +567,7 @@ def code_fingerprint() -> str:
 
 
 def routing_study(grid: Grid, seed: int = 2003, quick: bool = False) -> Study:
+    # deferred: the report and the runner load pandas and pyarrow
     from cbalgebra.studies import routing_report
     from cbalgebra.studies.runner import Study
 
@@ -576,8 +584,6 @@ def routing_study(grid: Grid, seed: int = 2003, quick: bool = False) -> Study:
 # The command
 
 def _floats(text: str, what: str) -> tuple[float, ...]:
-    from cbalgebra.clibase import UsageError
-
     out = []
     for item in (t.strip() for t in text.split(",") if t.strip()):
         try:
@@ -593,8 +599,6 @@ def _floats(text: str, what: str) -> tuple[float, ...]:
 
 
 def _ints(text: str, what: str, minimum: int = 1) -> tuple[int, ...]:
-    from cbalgebra.clibase import UsageError
-
     out = []
     for item in (t.strip() for t in text.split(",") if t.strip()):
         try:
@@ -610,8 +614,6 @@ def _ints(text: str, what: str, minimum: int = 1) -> tuple[int, ...]:
 
 
 def _names(text: str, what: str, allowed: Sequence[str] | None) -> tuple[str, ...]:
-    from cbalgebra.clibase import UsageError
-
     out = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
     if allowed is not None:
         for name in out:
@@ -621,8 +623,6 @@ def _names(text: str, what: str, allowed: Sequence[str] | None) -> tuple[str, ..
 
 
 def grid_from_args(args: argparse.Namespace) -> Grid:
-    from cbalgebra.clibase import UsageError
-
     g = QUICK_GRID if args.quick else Grid()
     changes: dict[str, Any] = {}
     if args.families is not None:
@@ -659,7 +659,7 @@ def grid_from_args(args: argparse.Namespace) -> Grid:
 
 
 def _check_real(names: Sequence[str]) -> None:
-    from cbalgebra.clibase import UsageError
+    # deferred: topology loads networkx
     from cbalgebra.network.topology import real_networks
 
     known = {f"topohub:{k}" for k, _, _ in real_networks()}
@@ -669,8 +669,6 @@ def _check_real(names: Sequence[str]) -> None:
 
 
 def add_command(sub: Subparsers) -> None:
-    from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
-
     p = sub.add_parser(
         "routing",
         help="memory and traffic of PSF, iPS, PIF, DRP and Siena against the formulas of Carzaniga, Rembert & Wolf",

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cbalgebra.studies.plots import _pyplot, save_figure
 from cbalgebra.studies.report import Finding, _compose, _f, _table, findings_section, timing_section
 
 SCHEMES = ("psf", "ips", "pif", "drp", "siena")
@@ -114,8 +115,6 @@ def linear_fit(xs: Sequence[float] | pd.Series, ys: Sequence[float] | pd.Series)
 # Figures
 
 def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all") -> list[Path]:
-    from cbalgebra.studies.plots import _pyplot, save_figure
-
     plt = _pyplot()
     paths: list[Path] = []
     growth = _growth(summary, config)
@@ -239,6 +238,7 @@ def _winner_frame(summary: pd.DataFrame, config: dict) -> pd.DataFrame:
 
 
 def _winner_figure(plt: Any, wins: pd.DataFrame) -> Any:
+    # deferred: matplotlib loads only when figures are drawn
     from matplotlib.colors import ListedColormap
 
     tops = sorted(wins["topology"].unique(), key=lambda t: (is_real(t), t))

@@ -14,14 +14,22 @@ marking that propagates the fewest CDs (equation 2).
 - :func:`all_p`, :func:`all_s`, :func:`mcm`, :func:`tdm`: the markings of
   §4.4 (broadcast publication, broadcast subscription, the optimum, top-down).
 - :func:`bounded_pareto`: the CD-count distribution of §4.4.1.
+
+Every public name loads its submodule on first use, so `cbalgebra --help`
+(whose ``matchmaker`` plug-in imports :mod:`cbalgebra.matchmaker.cli`) does
+not pay for networkx.
 """
 
 from __future__ import annotations
 
-from .algorithms import all_p, all_s, closure, greedy, matchmaking_nodes, mcm, tdm
-from .costs import cost, link_costs, lower_bound, valid
-from .instance import Instance, InstanceError, Marking
-from .pareto import bounded_pareto
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .algorithms import all_p, all_s, closure, greedy, matchmaking_nodes, mcm, tdm
+    from .costs import cost, link_costs, lower_bound, valid
+    from .instance import Instance, InstanceError, Marking
+    from .pareto import bounded_pareto
 
 __all__ = [
     "Instance",
@@ -40,3 +48,24 @@ __all__ = [
     "tdm",
     "valid",
 ]
+
+#: The submodule that defines each public name.
+_HOME = {
+    **dict.fromkeys(("all_p", "all_s", "closure", "greedy", "matchmaking_nodes", "mcm", "tdm"), "algorithms"),
+    **dict.fromkeys(("cost", "link_costs", "lower_bound", "valid"), "costs"),
+    **dict.fromkeys(("Instance", "InstanceError", "Marking"), "instance"),
+    "bounded_pareto": "pareto",
+}
+
+
+def __getattr__(name: str) -> object:
+    # Lazy re-exports: the instance module imports networkx (~250 ms).
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -40,6 +40,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Hashable
 
+import networkx as nx
+
 from .costs import as_marking, valid
 from .instance import Instance, InstanceError, Marking, node_key
 
@@ -79,6 +81,7 @@ def _integral(values: list) -> list[int] | None:
 
 
 def _closure_scipy(eta: list[int], arcs: list[tuple[int, int]]) -> list[bool]:
+    # deferred: numpy and scipy load only for the max-flow of mcm
     import numpy as np
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import breadth_first_order, maximum_flow
@@ -120,8 +123,6 @@ def _closure_scipy(eta: list[int], arcs: list[tuple[int, int]]) -> list[bool]:
 
 
 def _closure_networkx(eta: list, arcs: list[tuple[int, int]]) -> list[bool]:
-    import networkx as nx
-
     n = len(eta)
     # The network of closure(), every arc reversed and source and sink
     # swapped: here "source" stands for closure()'s sink and "sink" for its source.

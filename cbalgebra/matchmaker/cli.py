@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import shutil
 from pathlib import Path
 
 from cbalgebra.clibase import GRAPHVIZ_HOWTO, Subparsers, UnavailableError, UsageError, read_text
@@ -73,6 +74,7 @@ def _link(link: tuple) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the matchmaker modules load networkx, kept out of `cbalgebra --help`
     from . import InstanceError, all_p, all_s, cost, mcm, tdm, valid
     from .jsonio import instance_to_json, loads, marking_to_json
 
@@ -85,11 +87,9 @@ def run(args: argparse.Namespace) -> int:
         instance = loads(read_text(args.instance), where)
     except InstanceError as e:
         raise UsageError(f"{where}: {e}" if not str(e).startswith(where) else str(e)) from None
-    if draw is not None and draw.suffix.lower() != ".dot":
-        import shutil
-        if shutil.which("dot") is None:
-            raise UnavailableError(f"--draw {draw.name} needs Graphviz's dot, which is not installed "
-                                   f"({GRAPHVIZ_HOWTO}; or draw to a .dot file)")
+    if draw is not None and draw.suffix.lower() != ".dot" and shutil.which("dot") is None:
+        raise UnavailableError(f"--draw {draw.name} needs Graphviz's dot, which is not installed "
+                               f"({GRAPHVIZ_HOWTO}; or draw to a .dot file)")
     solvers = {"all-p": all_p, "all-s": all_s, "mcm": mcm, "tdm": tdm}
     wanted = list(dict.fromkeys([*names, *([args.draw_algorithm] if draw else [])]))
     markings = {name: solvers[name](instance) for name in wanted}
@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.write_instance:
         Path(args.write_instance).write_text(json.dumps(instance_to_json(instance)) + "\n", encoding="utf-8")
     if draw is not None:
+        # deferred: the drawing module loads networkx
         from .draw import GraphvizMissing, render, to_dot
         name = args.draw_algorithm
         text = to_dot(instance, markings[name], f"{_TITLES[name]}: Cost {costs[name]}")

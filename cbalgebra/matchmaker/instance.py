@@ -56,6 +56,9 @@ from typing import Any, TypeAlias
 
 import networkx as nx
 
+from cbalgebra.network.paths import TIE_TOLERANCE
+from cbalgebra.network.topology import TopologyError, topology
+
 from .pareto import bounded_pareto, cd_count
 
 __all__ = ["TREE_KINDS", "Instance", "InstanceError", "Link", "Marking", "build_trees", "node_key"]
@@ -267,9 +270,6 @@ class Instance:
         paper's 100 nodes), |P| = ``publishers`` and |S| = ``subscribers``
         stub nodes, bounded-Pareto CD counts, ``trees`` "shared" (CBT around
         ``core``) or "per-source" (DVMRP). See the module docstring."""
-        from cbalgebra.network import topology
-        from cbalgebra.network.topology import TopologyError
-
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise InstanceError(f"seed must be an int, not {seed!r}")
         if trees not in TREE_KINDS:
@@ -346,11 +346,10 @@ class Instance:
 def _parents(graph: nx.Graph, roots: list[Hashable]) -> dict[Hashable, dict[Hashable, Hashable]]:
     """For each root, every reachable node's parent in the root's shortest-path
     tree: its smallest-id neighbour on a shortest path (the module's tie rule)."""
+    # deferred: numpy and scipy load only when distances are computed
     import numpy as np
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import dijkstra
-
-    from cbalgebra.network.paths import TIE_TOLERANCE
 
     nodes = sorted(graph.nodes, key=node_key)
     at = {v: i for i, v in enumerate(nodes)}

@@ -40,6 +40,8 @@ from typing import Any
 
 import networkx as nx
 
+from cbalgebra.network.topology import TopologyError, topology
+
 from .instance import Instance, InstanceError, build_trees, node_key
 
 __all__ = ["instance_from_json", "instance_to_json", "loads", "marking_to_json"]
@@ -74,9 +76,6 @@ def _network(data: Any) -> nx.Graph:
     if not isinstance(data, dict):
         raise InstanceError('network: expected {"edges": [...]} or {"generator": ..., "seed": ...}')
     if "generator" in data:
-        from cbalgebra.network import topology
-        from cbalgebra.network.topology import TopologyError
-
         extra = set(data) - {"generator", "seed", "params", "n"}
         if extra:
             raise InstanceError(f"network: unknown key {sorted(extra)[0]!r}")

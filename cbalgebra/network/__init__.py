@@ -18,11 +18,30 @@ integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
   DNF generator) and messages; :mod:`cbalgebra.network.draw` pictures one
   delivery.
 
-Nothing heavy is imported here: numpy, scipy and topohub load with the
-submodules that need them.
+Nothing heavy is imported here: every public name loads its submodule on
+first use, so `cbalgebra --help` (whose ``route`` plug-in imports
+:mod:`cbalgebra.network.cli`) does not pay for networkx, numpy or scipy.
 """
 
 from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .delivery import (
+        DeliveryError,
+        DeliveryReport,
+        Packet,
+        SteinerResult,
+        check_delivery,
+        smallest_latency_minimal_tree,
+    )
+    from .paths import ShortestPaths, shortest_paths
+    from .schemes import SCHEMES, Delivery, Routing, RoutingError, build
+    from .topology import TopologyError, generator_names, real_networks, topology
 
 __all__ = [
     "SCHEMES",
@@ -44,13 +63,10 @@ __all__ = [
     "topology",
 ]
 
-# The function `topology` shares its name with its module; importing it here
-# makes `from cbalgebra.network import topology` the function, as the public
-# API promises (import the module as `cbalgebra.network.topology` via
-# `from cbalgebra.network.topology import ...`).
-from .topology import TopologyError, generator_names, real_networks, topology
-
+#: The submodule that defines each public name.
 _HOME = {
+    "TopologyError": "topology", "generator_names": "topology",
+    "real_networks": "topology", "topology": "topology",
     "ShortestPaths": "paths", "shortest_paths": "paths",
     "Packet": "delivery", "DeliveryError": "delivery", "DeliveryReport": "delivery",
     "check_delivery": "delivery", "SteinerResult": "delivery",
@@ -61,14 +77,33 @@ _HOME = {
 
 
 def __getattr__(name: str) -> object:
-    # Lazy re-exports: `from cbalgebra.network import topology` loads only
-    # the topology module, not scipy's optimiser or topohub.
+    # Lazy re-exports: each name loads only its own submodule (networkx with
+    # topology, scipy's optimiser with delivery), on first use.
     if name in _HOME:
-        import importlib
-        module = importlib.import_module(f"{__name__}.{_HOME[name]}")
-        return getattr(module, name)
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
-    return sorted(list(globals()) + __all__)
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _NetworkPackage(types.ModuleType):
+    """This package, keeping ``topology`` bound to the function.
+
+    The function `topology` shares its name with its module, and the import
+    system binds every loaded submodule as an attribute of its package, so
+    the first import of :mod:`cbalgebra.network.topology` (by any module)
+    would make ``from cbalgebra.network import topology`` the module. The
+    public API promises the function: bind that instead.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "topology" and isinstance(value, types.ModuleType):
+            value = value.topology
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _NetworkPackage

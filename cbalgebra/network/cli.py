@@ -26,6 +26,9 @@ from cbalgebra.clibase import (
     UsageError,
     read_text,
 )
+from cbalgebra.network.names import SCHEMES
+from cbalgebra.parse import ParseError, parse_message, parse_predicate
+from cbalgebra.values import InvalidValueError
 
 _DESCRIPTION = """\
 Build one routing scheme of Carzaniga, Rembert & Wolf, "Understanding
@@ -52,8 +55,6 @@ one random receiver (--random-messages: no such aim).
 
 
 def register(subparsers: Any) -> None:
-    from cbalgebra.network.schemes import SCHEMES
-
     p = subparsers.add_parser(
         "route", help="run a routing scheme (PSF, iPS, PIF, DRP, Siena) over a network",
         description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -92,9 +93,6 @@ class _BadInput(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    from cbalgebra.parse import ParseError
-    from cbalgebra.values import InvalidValueError
-
     try:
         return _route(args)
     except ParseError as e:
@@ -191,7 +189,6 @@ def _located(e: Any, path: str, number: int, offset: int) -> Any:
 
 
 def read_predicates(text: str, path: str) -> dict:
-    from cbalgebra.parse import ParseError, parse_predicate
     out = {}
     for number, line in _numbered_lines(text):
         x, rest, offset = _split_id(line, number, path, required=True)
@@ -205,7 +202,6 @@ def read_predicates(text: str, path: str) -> dict:
 
 
 def read_messages(text: str, path: str) -> list:
-    from cbalgebra.parse import ParseError, parse_message
     out = []
     for number, line in _numbered_lines(text):
         v, rest, offset = _split_id(line, number, path, required=False)
@@ -217,8 +213,9 @@ def read_messages(text: str, path: str) -> list:
 
 
 def _route(args: argparse.Namespace) -> int:
+    # deferred: networkx and numpy load only when a route is computed
     from cbalgebra.network import topology
-    from cbalgebra.network.schemes import SCHEMES, build
+    from cbalgebra.network.schemes import build
     from cbalgebra.network.workload import messages, processor_predicates
 
     if args.scheme not in SCHEMES:
@@ -266,6 +263,7 @@ def _route(args: argparse.Namespace) -> int:
     records = [_record(i, d) for i, d in enumerate(deliveries)]
     drawn = None
     if args.draw is not None:
+        # deferred: the drawing module loads networkx
         from cbalgebra.network.draw import GraphvizMissing, render
         try:
             drawn = str(render(deliveries[args.draw_index], args.draw))

@@ -249,6 +249,7 @@ def smallest_latency_minimal_tree(graph: nx.Graph, source: int, interested: Iter
 
 def _solve_exact(source: int, terminals: frozenset[int], nodes: list[int],
                  arcs: list[tuple[int, int]]) -> SteinerResult:
+    # deferred: scipy's MILP solver loads only for the Steiner search
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import lil_array
 

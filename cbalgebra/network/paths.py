@@ -77,6 +77,7 @@ def dist(graph: nx.Graph, method: str = "scipy") -> np.ndarray:
         return np.minimum(table, table.T)
     if method != "scipy":
         raise ValueError(f"method must be 'scipy' or 'networkx', not {method!r}")
+    # deferred: scipy loads only when distances are computed
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import dijkstra
     tail, head, weight = _arcs(graph)

@@ -104,10 +104,16 @@ from typing import Any, cast
 import networkx as nx
 import numpy as np
 
+import cbalgebra
+from cbalgebra.reducers import REDUCERS
+from cbalgebra.semantics import matches
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
-from .delivery import DeliveryReport, Packet, check_delivery
+from .names import SCHEMES
+from .delivery import DeliveryReport, Packet, check_delivery, smallest_latency_minimal_tree
 from .paths import ShortestPaths
+from .siena import Network
+from .topology import TopologyError, _finish
 
 __all__ = [
     "BITS_PER_CONSTRAINT",
@@ -118,13 +124,11 @@ __all__ = [
     "build",
 ]
 
-SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp", "siena")
 #: bits of one constraint in the memory accounting (see the module docstring)
 BITS_PER_CONSTRAINT = 88
 
 
 def _reducer_choices() -> tuple[str, ...]:
-    from cbalgebra.reducers import REDUCERS
     return ("none", *REDUCERS)
 
 
@@ -204,6 +208,7 @@ class _PredicatePool:
         """A ForwardingTable with the given interfaces, where interface
         ``iface[k]`` holds the filters of predicate ``pid[k]`` (an interface
         may appear with several predicates: their disjunction)."""
+        # deferred: the forwarding table loads numba
         from cbalgebra.matcher import ForwardingTable
         iface = np.asarray(iface, dtype=np.int64)
         pid = np.asarray(pid, dtype=np.int64)
@@ -257,7 +262,6 @@ class _Combiner:
     def _reduce(self, filters: list[Filter]) -> tuple[int, ...]:
         if not filters:
             return ()
-        import cbalgebra
         return (self.pool.add(cbalgebra.reduce(Predicate(filters), reducer=self.reducer)),)
 
 
@@ -285,7 +289,6 @@ class Delivery:
         """The processors whose predicate matches the message, by
         :func:`cbalgebra.matches` (the reference semantics, independent of the
         forwarding engine the schemes use)."""
-        from cbalgebra.semantics import matches
         return frozenset(x for x, p in self.routing.predicates.items() if matches(p, self.message))
 
     @cached_property
@@ -326,7 +329,6 @@ class Delivery:
     def optimum(self):
         """The smallest latency-minimal delivery tree (exact for small DAGs,
         else a labelled bound): :func:`smallest_latency_minimal_tree`."""
-        from .delivery import smallest_latency_minimal_tree
         return smallest_latency_minimal_tree(self.routing.graph, self.source, self.interested,
                                              paths=self.routing.paths)
 
@@ -802,7 +804,6 @@ class Siena(Routing):
     _predicate_component = "subscriptions"
 
     def _setup(self) -> None:
-        from .siena import Network
         self.tree, self.tree_root = siena_tree(self.graph, self.paths)
         net = Network(self.tree, covering=True)
         for x in sorted(self.receivers):
@@ -1039,7 +1040,6 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
 
 
 def _checked_graph(graph: Any) -> nx.Graph:
-    from .topology import TopologyError, _finish
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         raise RoutingError("the network must be an undirected networkx Graph (see cbalgebra.network.topology)")
     name = graph.graph.get("name", "network")

@@ -40,6 +40,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import cbalgebra
+from cbalgebra.parse import parse_advertisement, parse_filter
 from cbalgebra.poset.core import (
     SUBSCRIPTIONS,
     Element,
@@ -50,6 +52,7 @@ from cbalgebra.poset.core import (
 from cbalgebra.poset.html import to_html
 from cbalgebra.poset.queries import descendants_within, match
 from cbalgebra.poset.render import to_dot
+from cbalgebra.semantics import matches
 
 __all__ = ["Network", "Sent", "Server"]
 
@@ -141,6 +144,7 @@ class Network:
     """
 
     def __init__(self, graph: Any, *, covering: bool = True, record: bool = False, kind: str = SUBSCRIPTIONS) -> None:
+        # deferred: networkx loads only for networks built from a graph
         import networkx as nx
 
         if graph.is_directed():
@@ -330,8 +334,6 @@ class Network:
 
     def interested(self, message: Any) -> set:
         """The clients whose active subscriptions match ``message`` (reference)."""
-        from cbalgebra.semantics import matches
-
         return {c for c, held in self._active.items() if any(matches(f, message) for f in held)}
 
     def _model(self, op: str, client: Hashable, value: Any) -> None:
@@ -339,12 +341,7 @@ class Network:
         server's table (covering, or plain equality without covering)."""
         covers = self._client_covers
         if covers is None:
-            if self.covering:
-                import cbalgebra
-
-                covers = cbalgebra.covers
-            else:
-                covers = _equal
+            covers = cbalgebra.covers if self.covering else _equal
             self._client_covers = covers
         held = self._active[client]
         if op == "subscribe":
@@ -376,6 +373,4 @@ class Network:
 
 
 def _parse(text: str, kind: str) -> Any:
-    from cbalgebra.parse import parse_advertisement, parse_filter
-
     return parse_advertisement(text) if kind != SUBSCRIPTIONS else parse_filter(text)

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib.resources
+import json
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -447,9 +449,8 @@ def _real_index() -> dict[str, dict]:
     ``topohub/data`` (which ``topohub.get`` itself reads), so the listing
     walks those files and reads each one's ``graph.stats`` (0.1-0.3 s for
     all 327, once per process)."""
-    import importlib.resources
-    import json
     try:
+        # deferred: topohub (its data files) loads only for real networks
         import topohub
     except ImportError:  # pragma: no cover - topohub is a dependency
         raise TopologyError("real networks need the 'topohub' package (pip install topohub)") from None
@@ -516,6 +517,7 @@ def _load_real(name: str, weight: str = "km") -> nx.Graph:
     if weight not in ("km", "hop"):
         raise TopologyError(f"topohub:{name}: weight must be 'km' or 'hop', not {weight!r}")
     key = _resolve_real(name)
+    # deferred: topohub (its data files) loads only for real networks
     import topohub
     data = topohub.get(key)  # topohub's loader: a networkx node-link dict
     g = nx.Graph()

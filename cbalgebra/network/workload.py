@@ -22,7 +22,17 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from cbalgebra.covering import witness
 from cbalgebra.values import INT, STRING, Attribute, Message, Predicate
+from cbalgebra.workloads import dnf_predicates
+from cbalgebra.workloads._dnf import (
+    _STREAM_TYPES,
+    INT_HIGH,
+    INT_LOW,
+    _generator,
+    _name_table,
+    english_terms,
+)
 
 __all__ = ["messages", "processor_predicates"]
 
@@ -31,8 +41,6 @@ def processor_predicates(nodes: Iterable[int] | int, k: int = 10, *, names: int 
                          seed: int = 0) -> dict[int, Predicate]:
     """``{x: pred(x)}`` for the processors in ``nodes`` (an int n means 0..n-1),
     each the disjunction of ``k`` random conjunctions of the DNF generator."""
-    from cbalgebra.workloads import dnf_predicates
-
     nodes = list(range(nodes)) if isinstance(nodes, int) else sorted(nodes)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k (conjunctions per processor) must be an integer >= 1, not {k!r}")
@@ -57,15 +65,6 @@ def messages(count: int, *, names: int = 500, distribution: str = "zipf", seed: 
     replace the random ones of the same name. Seed 002's predicates are
     selective, so purely random messages often interest nobody; aimed ones
     interest at least one processor (when the conjunction is satisfiable)."""
-    from cbalgebra.workloads._dnf import (
-        _STREAM_TYPES,
-        INT_HIGH,
-        INT_LOW,
-        _generator,
-        _name_table,
-        english_terms,
-    )
-
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValueError(f"the number of messages must be an integer >= 0, not {count!r}")
     if isinstance(attributes, bool) or not isinstance(attributes, int) or not 1 <= attributes <= names:
@@ -88,7 +87,6 @@ def messages(count: int, *, names: int = 500, distribution: str = "zipf", seed: 
             else:
                 attrs.append((f"a{a}", Attribute(INT, int(rng.integers(INT_LOW, INT_HIGH + 1)))))
         if targets:
-            from cbalgebra.covering import witness
             aimed = targets[int(rng.integers(len(targets)))]
             found = witness(aimed, aimed)
             if found is not None:

@@ -69,6 +69,7 @@ def __getattr__(name: str) -> object:
     # them on first use avoids the import cycle and keeps the drawing modules
     # out of `import cbalgebra.poset.core`, which runs this file first.
     if name in ("Network", "Server"):
+        # deferred: siena imports this package's core (an import cycle)
         from cbalgebra.network import siena
 
         return getattr(siena, name)

@@ -81,6 +81,7 @@ def simulate(
     the result for inspection. ``waves=False`` sends every hop of a PCD or SCD
     update through the message queue (the same messages, slower).
     """
+    # deferred: simpy loads only when a simulation runs
     import simpy
 
     world = world or WorldConfig()
