@@ -3,7 +3,7 @@
 Attributes are independent (docs/design.md, §3), so every rule that rewrites the
 inside of a conjunction works on the constraints of one attribute name at a
 time. Numbers use the covering layer's interval-with-holes sets
-(``cbalgebra.covering.domains``): an int set is ``[lo, hi]`` minus holes, a
+(the domain algebra of ``cbalgebra.covering``): an int set is ``[lo, hi]`` minus holes, a
 float set the same over *ordinals* (an order-preserving numbering of the
 finite doubles, ``-0.0`` = ``0.0``), so ``x < 3.0`` is ``x <= prev(3.0)``
 exactly.
@@ -21,8 +21,17 @@ from functools import lru_cache
 from itertools import combinations
 
 from cbalgebra.covering import constraint_covers, predicate_covers_filter
-from cbalgebra.covering import domains
-from cbalgebra.covering.rules import constraint_satisfiable, filter_covers, filter_witness, single
+from cbalgebra.covering import (
+    FLOAT_ORD_MAX,
+    FLOAT_ORD_MIN,
+    IntSet,
+    bool_values,
+    constraint_satisfiable,
+    filter_covers,
+    filter_witness,
+)
+from cbalgebra.covering import number_set as atoms_number_set
+from cbalgebra.covering import constraint_filter as single
 from cbalgebra.semantics import value_satisfies
 from cbalgebra.values import (
     ANY,
@@ -102,12 +111,13 @@ def _value(type_: str, o: int) -> int | float:
 
 def _bounds(type_: str) -> tuple[int, int]:
     if type_ == FLOAT:
-        return domains.FLOAT_ORD_MIN, domains.FLOAT_ORD_MAX
+        return FLOAT_ORD_MIN, FLOAT_ORD_MAX
     return INT_MIN, INT_MAX
 
 
-def number_set(type_: str, cs: Iterable[Constraint]) -> domains.IntSet:
-    return domains.number_set(type_, [(c.op, c.value, True) for c in cs if c.op != ANY])
+def number_set(type_: str, cs: Iterable[Constraint]) -> IntSet:
+    """The values of an int or float attribute that satisfy every constraint in ``cs``."""
+    return atoms_number_set(type_, [(c.op, c.value, True) for c in cs if c.op != ANY])
 
 
 def _spell_bound(type_: str, name: str, lower: bool, o: int) -> Constraint:
@@ -126,7 +136,7 @@ def _spell_bound(type_: str, name: str, lower: bool, o: int) -> Constraint:
     return Constraint(FLOAT, name, GE if lower else LE, inclusive)
 
 
-def set_constraints(type_: str, name: str, s: domains.IntSet,
+def set_constraints(type_: str, name: str, s: IntSet,
                     spellings: Sequence[Constraint] = ()) -> tuple[Constraint, ...] | None:
     """The fewest constraints whose conjunction is the number set ``s``
     (None when ``s`` is empty). A constraint of ``spellings`` equivalent to a
@@ -183,7 +193,7 @@ def normal_form(cs: Sequence[Constraint]) -> tuple[Constraint, ...] | None:
     if t in NUMBER_TYPES:
         return set_constraints(t, name, number_set(t, typed), typed)
     if t == BOOL:
-        return bool_constraints(name, domains.bool_values([(c.op, c.value, True) for c in typed if c.op != ANY]), typed)
+        return bool_constraints(name, bool_values([(c.op, c.value, True) for c in typed if c.op != ANY]), typed)
     return tuple(cs)
 
 
@@ -196,11 +206,11 @@ def single_normal_form(c: Constraint) -> tuple[Constraint, ...] | None:
 
 
 # ------------------------------------------------------------------ unions
-def _member(s: domains.IntSet, o: int) -> bool:
+def _member(s: IntSet, o: int) -> bool:
     return s.lo <= o <= s.hi and o not in s.holes
 
 
-def number_union(type_: str, a: domains.IntSet, b: domains.IntSet, max_holes: int) -> domains.IntSet | None:
+def number_union(type_: str, a: IntSet, b: IntSet, max_holes: int) -> IntSet | None:
     """``a ∪ b`` as one interval with at most ``max_holes`` holes, or None."""
     if a.empty:
         return b
@@ -216,7 +226,7 @@ def number_union(type_: str, a: domains.IntSet, b: domains.IntSet, max_holes: in
         holes.update(range(a.hi + 1, b.lo))
     if len(holes) > max_holes:
         return None
-    return domains.IntSet(a.lo, max(a.hi, b.hi), frozenset(holes))
+    return IntSet(a.lo, max(a.hi, b.hi), frozenset(holes))
 
 
 def _prefix_upper(p: str) -> str | None:
@@ -329,8 +339,8 @@ def attribute_union(a: Sequence[Constraint], b: Sequence[Constraint], limit: int
         out = set_constraints(t, name, u, (*a, *b))
         return out if out is not None and len(out) <= limit else None
     if t == BOOL:
-        vals = set(domains.bool_values([(c.op, c.value, True) for c in a if c.op != ANY]))
-        vals |= set(domains.bool_values([(c.op, c.value, True) for c in b if c.op != ANY]))
+        vals = set(bool_values([(c.op, c.value, True) for c in a if c.op != ANY]))
+        vals |= set(bool_values([(c.op, c.value, True) for c in b if c.op != ANY]))
         out = bool_constraints(name, sorted(vals), (*a, *b))
         return out if out is not None and len(out) <= limit else None
     return string_union(name, a, b, limit)

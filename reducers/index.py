@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
-from cbalgebra.covering.rules import filter_satisfiable, filter_witness, form_of
+from cbalgebra.covering import filter_satisfiable, filter_witness, form_of
 from cbalgebra.semantics import matches
 from cbalgebra.values import (ANY, ANYTYPE, EQ, GE, GT, INT, LE, LT, NE, PREFIX, RANGE_OPERATORS, STRING, SUBSTRING,
                               SUFFIX,

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import itertools
 from itertools import product
 
-from cbalgebra.covering import domains
+from cbalgebra.covering import NO_SOLUTION, solve_atoms
 from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, NE, TYPES, Constraint, Filter, Predicate
 
 from .rules import DisjunctionRewrite, Step
@@ -111,7 +111,7 @@ def _attribute_feasible(true: Sequence[Constraint], false: Sequence[Constraint])
     for t in candidates:
         atoms = [(c.op, c.value, True) for c in true if c.type == t and c.op != ANY]
         atoms += [(c.op, c.value, False) for c in false if c.type == t]
-        if domains.solve(t, atoms) is not domains.NO_SOLUTION:
+        if solve_atoms(t, atoms) is not NO_SOLUTION:
             return True
     return False
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cbalgebra.covering import UndecidedError, predicate_covers_filter
-from cbalgebra.covering.rules import filter_satisfiable, filters_overlap, form_of
+from cbalgebra.covering import filter_satisfiable, filters_overlap, form_of
 from cbalgebra.values import BOOL, Constraint, Filter, Predicate
 
 from .attributes import (

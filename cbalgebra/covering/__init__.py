@@ -22,32 +22,61 @@ advertisement overlap every other one.
 from __future__ import annotations
 
 from cbalgebra.covering import rules
+from cbalgebra.covering.domains import (
+    FLOAT_ORD_MAX,
+    FLOAT_ORD_MIN,
+    NO_SOLUTION,
+    IntSet,
+    bool_values,
+    number_set,
+)
+from cbalgebra.covering.domains import solve as solve_atoms
 from cbalgebra.covering.errors import UndecidedError
 from cbalgebra.covering.rules import (
+    FilterForm,
     constraint_covers,
+    constraint_satisfiable,
     filter_covers,
     filter_satisfiable,
     filter_witness,
+    filters_overlap,
+    form_of,
 )
+from cbalgebra.covering.rules import single as constraint_filter
 from cbalgebra.semantics import matches
 from cbalgebra.values import ANYTYPE, Advertisement, Constraint, Filter, Message, Predicate
 
 __all__ = [
+    "FLOAT_ORD_MAX",
+    "FLOAT_ORD_MIN",
+    "NO_SOLUTION",
+    "FilterForm",
+    "IntSet",
     "UndecidedError",
+    "bool_values",
     "constraint_covers",
     "constraint_covers_filter",
+    "constraint_filter",
+    "constraint_satisfiable",
     "counterexample",
     "covers",
     "equivalent",
     "filter_covers",
     "filter_satisfiable",
     "filter_witness",
+    "filters_overlap",
+    "form_of",
+    "number_set",
     "oracle_covers",
     "overlaps",
     "predicate_covers_filter",
     "satisfiable",
+    "solve_atoms",
     "witness",
 ]
+# The per-attribute domain algebra (IntSet, number_set, bool_values,
+# solve_atoms) and the per-filter forms (form_of, FilterForm) are public for
+# the reducers, which reason about one attribute's constraints the same way.
 
 Subscription = Filter | Predicate
 #: What covering and overlap relate: subscriptions and advertisements.
