@@ -1,4 +1,4 @@
-"""Forwarding benchmark: the issue's targets and the shape of seed 000
+"""Forwarding benchmark: the issue's targets and the shape of Carzaniga & Wolf (SIGCOMM 2003),
 Figures 8–11, on the §5.1 workload (``cbalgebra.workloads.forwarding``).
 
     .venv/bin/python benchmarks/forward.py [--quick] [--out DIR] [--seed S] [--only SECTIONS]
@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BATCH_ATTEMPTS, BATCH_PAUSE = 12, 2.0
 log = logging.getLogger("forward-bench")
 
-# The paper's results (seed 000 §1, §5.2–5.4), for the report.
+# The paper's results (Carzaniga & Wolf, SIGCOMM 2003, §1, §5.2–5.4), for the report.
 PAPER = {
     "fig8": "I = F (centralized): about 330 ms per message at 5 M constraints (1 M filters and interfaces); "
             "the selectivity table cuts matching time by up to 40 %",

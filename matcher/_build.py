@@ -22,8 +22,8 @@ from cbalgebra.matcher._kernels import (
 )
 from cbalgebra.values import OPERATOR_SPECS
 
-# allowed[type, op]: the operator table of cbalgebra/values.py (DESIGN.md
-# "Semantics we fixed").
+# allowed[type, op]: the operator table of cbalgebra/values.py (docs/design.md,
+# §3 "Fixed semantics").
 ALLOWED = np.zeros((NTYPES, NOPS), dtype=bool)
 for _spec in OPERATOR_SPECS:
     ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True

@@ -11,7 +11,7 @@ import pytest
 import cbalgebra as cb
 from cbalgebra.cli import main
 
-TABLE = """// Figure 2 of seed 000, as an SFF driver file
+TABLE = """// Figure 2 of Carzaniga & Wolf (SIGCOMM 2003), as an SFF driver file
 set preprocessing_limit = 5;
 ifconfig 1 dest = "Atlanta", price < 500 | stock = "DYS", quantity > 1000, price < 500;
 ifconfig 2 airline = "UA", orig = "Chicago", dest = "Atlanta" | dest = "New York", price < 200
