@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import itertools
 
+import networkx as nx
+
 from hypothesis import strategies as st
 
 from cbalgebra.matchmaker import Instance
@@ -132,19 +134,11 @@ def random_tree_edges(draw, nodes: list[int]):
 
 
 def _oriented(edges, root):
-    adjacent: dict = {}
-    for u, v in edges:
-        adjacent.setdefault(u, []).append(v)
-        adjacent.setdefault(v, []).append(u)
-    out, seen, stack = [], {root}, [root]
-    while stack:
-        u = stack.pop()
-        for v in adjacent.get(u, ()):
-            if v not in seen:
-                seen.add(v)
-                out.append((u, v))
-                stack.append(v)
-    return out
+    """The tree's edges directed away from ``root``, by breadth-first search (edges
+    not connected to the root dropped): networkx, not the code under test."""
+    tree = nx.Graph(edges)
+    tree.add_node(root)
+    return list(nx.bfs_edges(tree, root))
 
 
 @st.composite

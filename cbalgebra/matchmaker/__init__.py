@@ -22,8 +22,9 @@ not pay for networkx.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from cbalgebra._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .algorithms import all_p, all_s, closure, greedy, matchmaking_nodes, mcm, tdm
@@ -58,14 +59,5 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> object:
-    # Lazy re-exports: the instance module imports networkx (~250 ms).
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+# Lazy re-exports: the instance module imports networkx (~250 ms).
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())

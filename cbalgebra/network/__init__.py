@@ -25,10 +25,11 @@ first use, so `cbalgebra --help` (whose ``route`` plug-in imports
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING
+
+from cbalgebra._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .delivery import (
@@ -76,18 +77,9 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> object:
-    # Lazy re-exports: each name loads only its own submodule (networkx with
-    # topology, scipy's optimiser with delivery), on first use.
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+# Lazy re-exports: each name loads only its own submodule (networkx with
+# topology, scipy's optimiser with delivery), on first use.
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 
 class _NetworkPackage(types.ModuleType):
