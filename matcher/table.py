@@ -627,7 +627,7 @@ def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings:
             flat += (name_id, type_code, len(strings))
             strings.append(value)
         elif type_code == T_FLOAT:
-            flat += (name_id, type_code, _float_key(value))
+            flat += (name_id, type_code, float_order_key(value))
         else:
             flat += (name_id, type_code, int(value))
         n += 1
@@ -653,13 +653,13 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
                 flat += (name_id, type_code, len(strings))
                 strings.append(value)
             elif type_code == T_FLOAT:
-                flat += (name_id, type_code, _float_key(value))
+                flat += (name_id, type_code, float_order_key(value))
             else:
                 flat += (name_id, type_code, int(value))
             n += 1
         if type_code == T_INT and (used_types >> T_FLOAT) & 1:
             # C++ converts long long to the nearest double, as float() does
-            flat += (name_id, T_FLOAT + T_CONVERTED, _float_key(float(value)))
+            flat += (name_id, T_FLOAT + T_CONVERTED, float_order_key(float(value)))
             n += 1
         elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
             x = value
@@ -669,7 +669,6 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
     return n
 
 
-_float_key = float_order_key  # the scalar of _build.float_keys
 
 
 def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
