@@ -503,13 +503,14 @@ class DocumentMemo:
     those pieces have memos of their own, so that only the Constraint is new.
     """
 
-    __slots__ = ("attributes", "constraints", "names", "values")
+    __slots__ = ("attributes", "constraints", "names", "untyped", "values")
 
     def __init__(self) -> None:
         self.constraints = _Memo(self._constraint)
         self.attributes = _Memo(self._attribute)
         self.names = _Memo(self._name)
         self.values = _Memo(self._value)
+        self.untyped = _Memo(self._untyped)
 
     @staticmethod
     def _name(text: str) -> str | None:
@@ -565,14 +566,53 @@ class DocumentMemo:
             raise _Decline  # `name any` has no type; `int name any int` two
         return _checked_constraint(_SFF_TYPE_OF_WORD[type_word or any_type], name, ANY, None)
 
-    @staticmethod
-    def _attribute(text: str) -> tuple[str, Attribute]:
+    def _attribute(self, text: str) -> tuple[str, Attribute]:
         """(name, Attribute) of one attribute text of _SFF_ATTRIBUTES."""
+        parts = text.split(" ")
+        if len(parts) == 3 and parts[1] == "=":
+            # `name = value`, single-spaced: its name and value exactly when
+            # each is one whole token of its kind (as for constraints)
+            name = self.names[parts[0]]
+            attribute = self.untyped[parts[2]] if name is not None else None
+            if attribute is not None:
+                return name, attribute
         m = _SFF_ATTRIBUTE_PARTS.fullmatch(text)
         assert m is not None, "an attribute text of _SFF_ATTRIBUTES is a _SFF_ATTRIBUTE_PARTS"
         type_word, name_text, value_text = m.groups()
-        value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
-        return _sff_name(name_text), Attribute(*value)
+        type_, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+        return _sff_name(name_text), _checked_attribute(type_, value)
+
+    def _untyped(self, text: str) -> Attribute | None:
+        """The Attribute of an untyped value token; None as for ``_value``."""
+        decoded = self.values[text]
+        return None if decoded is None else _checked_attribute(*decoded)
+
+
+_SET_ATTRIBUTE_TYPE, _SET_ATTRIBUTE_VALUE = (Attribute.__dict__[f].__set__ for f in ("type", "value"))
+_SET_ATTRIBUTES, _SET_INDEX, _SET_MESSAGE_HASH = (
+    Message.__dict__[f].__set__ for f in ("attributes", "_index", "_hash"))
+
+
+def _checked_attribute(type_: str, value: Any) -> Attribute:
+    """An Attribute of a value the scanner decoded and checked."""
+    if type(value) is str and not value.isascii():
+        return Attribute(type_, value)  # a surrogate is possible: full checks
+    a = _new(Attribute)
+    _SET_ATTRIBUTE_TYPE(a, type_)
+    _SET_ATTRIBUTE_VALUE(a, value)
+    return a
+
+
+def _checked_message(index: dict[str, Attribute]) -> Message:
+    """The Message of distinct names the scanner read, as Message() makes it."""
+    if not all(map(str.isascii, index)):
+        return Message(index)  # a surrogate is possible: full checks
+    attributes = tuple(sorted(index.items()))
+    m = _new(Message)
+    _SET_ATTRIBUTES(m, attributes)
+    _SET_INDEX(m, index)
+    _SET_MESSAGE_HASH(m, hash(("M", attributes)))
+    return m
 
 
 def _statement_end(text: str, pos: int) -> int:
@@ -620,7 +660,7 @@ def _sff_select(text: str, pos: int, memo: DocumentMemo) -> tuple[Message, int]:
     attributes = dict(map(memo.attributes.__getitem__, map(_FIRST, items)))
     if len(attributes) != len(items):
         raise _Decline  # a duplicate name: the grammar locates it
-    return Message(attributes), end
+    return _checked_message(attributes), end
 
 
 def fast_statement(text: str, pos: int, memo: DocumentMemo | None = None,

@@ -918,8 +918,14 @@ def _scan_document(
         # One `ifconfig` builds thousands of values: the collector is paused
         # for one statement at a time, so that a caller of iter_document
         # runs with the collector as it left it.
-        with _collector_paused():
+        collecting = gc.isenabled()  # inline: a context manager costs more than a select
+        if collecting:
+            gc.disable()
+        try:
             statement = fast_statement(text, pos, memo)
+        finally:
+            if collecting:
+                gc.enable()
         if statement is not None:
             item = _fast_item(statement, line)
             if item is not None:

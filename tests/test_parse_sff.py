@@ -119,9 +119,9 @@ def ifconfig_statements(draw, odd: bool = True) -> str:
     for _ in range(draw(st.integers(1, 4))):
         cs = draw(st.lists(sff_constraints(odd and draw(st.booleans())), min_size=1, max_size=4))
         joins = [draw(st.sampled_from([", "] * 4 + [",", " , ", " && ", ",\n    ", " and ", " ∧ "])) for _ in cs[1:]]
-        filters.append(cs[0] + "".join(j + c for j, c in zip(joins, cs[1:])))
+        filters.append(cs[0] + "".join(j + c for j, c in zip(joins, cs[1:], strict=True)))
     ors = [draw(st.sampled_from([" | ", "\n  | "] * 3 + [" || ", "|", " or ", " ∨ "])) for _ in filters[1:]]
-    body = filters[0] + "".join(o + f for o, f in zip(ors, filters[1:]))
+    body = filters[0] + "".join(o + f for o, f in zip(ors, filters[1:], strict=True))
     blanks = BLANKS if odd else TIGHT.filter(bool)
     return f"ifconfig{draw(blanks)}{interface}{draw(blanks)}{body}{draw(TIGHT)};"
 
@@ -139,7 +139,7 @@ def select_statements(draw, odd: bool = True) -> str:
                                                  ("string ", STRING_VALUES), ("bool ", st.sampled_from(["true"]))]))
             attributes.append(f"{typed}{draw(GOOD_NAMES)}{n}{draw(TIGHT)}={draw(TIGHT)}{draw(value)}")
     seps = [draw(st.sampled_from([" ", ", ", ",", " ,\n", "\n"])) for _ in attributes[1:]]
-    body = attributes[0] + "".join(s + a for s, a in zip(seps, attributes[1:])) if attributes else ""
+    body = attributes[0] + "".join(s + a for s, a in zip(seps, attributes[1:], strict=True)) if attributes else ""
     return f"select{draw(BLANKS)}{body}{draw(TIGHT)};"
 
 
@@ -168,8 +168,8 @@ def driver_documents(draw) -> str:
 
 
 # Damage: cut, insert a stray token, drop or duplicate a piece.
-STRAY = list("[](){}<>=!*|&,;\"\\.-+_/#0123456789ax \n") + [
-    "any", "int", "select", "ifconfig", "false", "true", "||", "&&", "=*", "/*", "//", "\u00a0", "é"]
+STRAY = [*"[](){}<>=!*|&,;\"\\.-+_/#0123456789ax \n",
+         "any", "int", "select", "ifconfig", "false", "true", "||", "&&", "=*", "/*", "//", "\u00a0", "é"]
 
 
 @st.composite
@@ -229,7 +229,7 @@ def assert_as_built_by_constructors(value) -> None:
         rebuilt = Predicate(Filter(Constraint(c.type, c.name, c.op, c.value) for c in f) for f in value)
         assert value.filters == rebuilt.filters and hash(value) == hash(rebuilt)
         assert [len(f) for f in value] == [len(f) for f in rebuilt]
-        for f, g in zip(value, rebuilt):
+        for f, g in zip(value, rebuilt, strict=True):
             assert type(f) is Filter and f.constraints == g.constraints and hash(f) == hash(g)
             assert f._cache == {} and f._cache is not g._cache
             assert [_constraint_fields(c) for c in f] == [_constraint_fields(c) for c in g]
@@ -238,6 +238,9 @@ def assert_as_built_by_constructors(value) -> None:
         rebuilt_message = Message({n: Attribute(a.type, a.value) for n, a in value.items()})
         assert value.attributes == rebuilt_message.attributes and hash(value) == hash(rebuilt_message)
         assert [type(a.value) for _, a in value.attributes] == [type(a.value) for _, a in rebuilt_message.attributes]
+        assert value._index == rebuilt_message._index and list(value) == list(rebuilt_message)
+        for (_, a), (_, b) in zip(value.attributes, rebuilt_message.attributes, strict=True):
+            assert type(a) is Attribute and (a.type, a.value, hash(a)) == (b.type, b.value, hash(b))
 
 
 # ------------------------------------------------------------------ tests
