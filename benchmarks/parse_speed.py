@@ -16,6 +16,12 @@ time of ``--repeats`` parses (the baseline's default is one repeat: its
 grammar reads a 250,000-filter file in about a minute) and a digest of the
 printed items, which must be the same on both sides.
 
+Rows "values only" say where the time goes: the Constraints, Filters and
+Predicates of a table built again from their decoded parts, with no text to
+read, once as the fast reader puts them together ("checked") and once
+through the public constructors ("public"): the first is the floor of any
+reader in Python that returns these values.
+
     .venv/bin/python benchmarks/parse_speed.py
     .venv/bin/python benchmarks/parse_speed.py --filters 50000 --repeats 3 --ref main
     .venv/bin/python benchmarks/parse_speed.py --no-baseline
@@ -40,7 +46,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _baseline import default_ref, extracted, run_json  # noqa: E402  (a sibling of this script)
+from _baseline import default_ref, extracted, run_json  # noqa: E402 - a sibling of this script, found through sys.path
 
 FIELDS = ["file", "reader", "side", "statements", "filters", "messages", "cpu_s", "rate", "unit",
           "speedup", "digest", "load_average"]
@@ -89,6 +95,48 @@ def child(path: str, reader: str, repeats: int) -> None:
     }))
 
 
+def floor_child(path: str, repeats: int) -> None:
+    """Where the time goes: the values of ``path``'s ifconfig statements
+    built again from their decoded parts, with no text to read, as the fast
+    reader builds them and through the public constructors; one JSON line."""
+    import cbalgebra
+    from cbalgebra import _fastparse, parse
+    from cbalgebra.values import Constraint, Filter, Predicate
+
+    predicates = [i.value for i in parse.parse_document(Path(path).read_text(encoding="utf-8"))
+                  if i.kind == "ifconfig"]
+    index: dict = {}
+    for p in predicates:
+        for f in p:
+            for c in f:
+                index.setdefault(c, len(index))
+    parts = [(c.type, c.name, c.op, c.value) for c in index]
+    shapes = [[[index[c] for c in f] for f in p] for p in predicates]
+    runs = [["," * (len(f) - 1) for f in p] for p in shapes]
+
+    def checked() -> None:
+        built = [_fastparse._checked_constraint(*q) for q in parts]
+        for shape, run in zip(shapes, runs, strict=True):
+            _fastparse._predicate_of_runs([built[i] for f in shape for i in f], run)
+
+    def public() -> None:
+        built = [Constraint(*q) for q in parts]
+        for shape in shapes:
+            Predicate([Filter([built[i] for i in f]) for f in shape])
+
+    result: dict = {"package": cbalgebra.__file__, "constraints": len(parts),
+                    "filters": sum(len(p) for p in predicates)}
+    for name, build in (("checked", checked), ("public", public)):
+        times = []
+        for _ in range(repeats):
+            with parse._collector_paused():
+                start = time.process_time()
+                build()
+                times.append(time.process_time() - start)
+        result[name] = statistics.median(times)
+    print(json.dumps(result))
+
+
 def measure(paths: dict[str, Path], package_root: Path | None, readers: list[str], repeats: int) -> list[dict]:
     rows = []
     for name, path in paths.items():
@@ -118,14 +166,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "parse_speed.csv")
     parser.add_argument("--child", nargs=3, metavar=("FILE", "READER", "REPEATS"), help=argparse.SUPPRESS)
+    parser.add_argument("--floor-child", nargs=2, metavar=("FILE", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]))
+        return 0
+    if args.floor_child:
+        floor_child(args.floor_child[0], int(args.floor_child[1]))
         return 0
 
     with tempfile.TemporaryDirectory(prefix="parse-speed-") as scratch:
         paths = write_files(Path(scratch), args.filters, args.seed)
         rows = measure(paths, None, ["parse_document", "iter_document"], args.repeats)
+        for name in (n for n in paths if "table" in n):
+            floor = run_json([sys.executable, str(Path(__file__).resolve()), "--floor-child", str(paths[name]),
+                              str(args.repeats)], None)
+            assert floor is not None, "no timeout was set"
+            for how in ("checked", "public"):
+                rows.append({
+                    "file": name, "reader": f"values only, {how}", "side": "this checkout", "statements": "",
+                    "filters": floor["filters"], "messages": 0, "cpu_s": round(floor[how], 3),
+                    "rate": round(floor["filters"] / floor[how]), "unit": "filters/s", "speedup": "",
+                    "digest": f"{floor['constraints']} distinct constraints",
+                    "load_average": round(os.getloadavg()[0], 2)})
         if not args.no_baseline:
             ref = args.ref or default_ref()
             with extracted(ref) as package_root:
@@ -138,9 +201,9 @@ def main(argv: list[str] | None = None) -> int:
                 now["speedup"] = round(b["cpu_s"] / now["cpu_s"], 1)
             rows += baseline
 
-    print(f"{'file':<24} {'reader':<15} {'side':<22} {'CPU s':>8} {'rate':>12} {'unit':<11} {'speedup':>7}")
+    print(f"{'file':<24} {'reader':<24} {'side':<22} {'CPU s':>8} {'rate':>12} {'unit':<11} {'speedup':>7}")
     for r in rows:
-        print(f"{r['file']:<24} {r['reader']:<15} {r['side']:<22} {r['cpu_s']:>8.3f} {r['rate']:>12,} "
+        print(f"{r['file']:<24} {r['reader']:<24} {r['side']:<22} {r['cpu_s']:>8.3f} {r['rate']:>12,} "
               f"{r['unit']:<11} {r['speedup']!s:>7}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as fh:

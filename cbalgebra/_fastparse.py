@@ -426,11 +426,14 @@ def _sff_name(text: str) -> str:
 # (tests/test_parse_sff.py checks equality, hash and order against them);
 # anything else goes through the public constructor.
 _new = object.__new__
-_set = object.__setattr__
-# The slots of Constraint, written directly (a frozen dataclass refuses
-# setattr; its own __init__ goes through object.__setattr__ too).
+# The slots of the values, written directly (a frozen dataclass refuses
+# setattr; its own __init__ goes through object.__setattr__, which costs more).
 _SET_TYPE, _SET_NAME, _SET_OP, _SET_VALUE, _SET_KEY, _SET_HASH = (
     Constraint.__dict__[f].__set__ for f in ("type", "name", "op", "value", "_key", "_hash"))
+_SET_CONSTRAINTS, _SET_FILTER_HASH, _SET_FILTER_CACHE = (
+    Filter.__dict__[f].__set__ for f in ("constraints", "_hash", "_cache"))
+_SET_FILTERS, _SET_PREDICATE_HASH, _SET_PREDICATE_CACHE = (
+    Predicate.__dict__[f].__set__ for f in ("filters", "_hash", "_cache"))
 
 
 def _checked_constraint(type_: str, name: str, op: str, value: Any) -> tuple[tuple, Constraint]:
@@ -449,27 +452,14 @@ def _checked_constraint(type_: str, name: str, op: str, value: Any) -> tuple[tup
     return key, c
 
 
-def _keyed_filter(pairs: list[tuple[tuple, Constraint]]) -> tuple[tuple, Filter]:
-    """(sort key, Filter) of (sort key, Constraint) pairs: duplicates
-    dropped, constraints in canonical order, as Filter() makes them."""
-    by_key = dict(pairs)
-    keys = sorted(by_key)
-    constraints = tuple(map(by_key.__getitem__, keys))
-    f = _new(Filter)
-    _set(f, "constraints", constraints)
-    _set(f, "_hash", hash(("F", constraints)))
-    _set(f, "_cache", {})
-    return tuple(keys), f
-
-
 def _keyed_predicate(keyed: list[tuple[tuple, Filter]]) -> Predicate:
     """The Predicate of (sort key, Filter) pairs, as Predicate() makes it."""
     by_key = dict(keyed)
     filters = tuple(map(by_key.__getitem__, sorted(by_key)))
     p = _new(Predicate)
-    _set(p, "filters", filters)
-    _set(p, "_hash", hash(("P", filters)))
-    _set(p, "_cache", {})
+    _SET_FILTERS(p, filters)
+    _SET_PREDICATE_HASH(p, hash(("P", filters)))
+    _SET_PREDICATE_CACHE(p, {})
     return p
 
 
@@ -490,6 +480,7 @@ class _Memo(dict):
 
 _NAME_TOKEN = re.compile(_NAME_WORD + "|" + _STRING_LITERAL)
 _VALUE_TOKEN = re.compile(_SFF_VALUE)
+_OPERAND_TOKENS = re.compile("(" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
 
 
 class DocumentMemo:
@@ -503,7 +494,7 @@ class DocumentMemo:
     those pieces have memos of their own, so that only the Constraint is new.
     """
 
-    __slots__ = ("attributes", "constraints", "names", "untyped", "values")
+    __slots__ = ("attributes", "constraints", "names", "operands", "untyped", "values")
 
     def __init__(self) -> None:
         self.constraints = _Memo(self._constraint)
@@ -511,6 +502,7 @@ class DocumentMemo:
         self.names = _Memo(self._name)
         self.values = _Memo(self._value)
         self.untyped = _Memo(self._untyped)
+        self.operands = _Memo(self._operand)
 
     @staticmethod
     def _name(text: str) -> str | None:
@@ -534,22 +526,42 @@ class DocumentMemo:
         except _Decline:
             return None
 
+    def _operand(self, text: str) -> tuple | None:
+        """For `op value` with one space: (type, operator, value, and the
+        last three parts of the constraint's sort key), when the value is
+        untyped, plain ASCII, and takes the operator; else None."""
+        m = _OPERAND_TOKENS.fullmatch(text)
+        if m is None:
+            return None
+        decoded = self.values[m.group(2)]
+        if decoded is None or (type(decoded[1]) is str and not decoded[1].isascii()):
+            return None
+        type_, value = decoded
+        op = _FAST_OPS[m.group(1)]
+        if op not in OPERATORS_OF_TYPE[type_]:
+            return None
+        return type_, op, value, TYPE_CODE[type_], OP_CODE[op], value
+
     def _constraint(self, text: str) -> tuple[tuple, Constraint]:
         """(sort key, Constraint) of one constraint text of _SFF_ITEMS."""
-        parts = text.split(" ")
-        if len(parts) == 3:
-            # `name op value`, single-spaced: the text matched the constraint
-            # pattern, so these are its name, operator and value exactly
-            # when each is one whole token of its kind.
-            name_text, op_word, value_text = parts
-            op = _FAST_OPS.get(op_word)
-            if op is not None:
-                name = self.names[name_text]
-                decoded = self.values[value_text] if name is not None else None
-                if decoded is not None:
-                    if op not in OPERATORS_OF_TYPE[decoded[0]]:
-                        raise _Decline
-                    return _checked_constraint(decoded[0], name, op, decoded[1])
+        name_text, space, operand_text = text.partition(" ")
+        if space:
+            # `name op value`, one space each: the text matched the
+            # constraint pattern, so these are its name and its operator and
+            # value exactly when each is one whole token of its kind.
+            operand = self.operands[operand_text]
+            name = self.names[name_text] if operand is not None else None
+            if name is not None and name.isascii():
+                type_, op, value, type_code, op_code, value_key = operand
+                key = (name, type_code, op_code, value_key)
+                c = _new(Constraint)
+                _SET_TYPE(c, type_)
+                _SET_NAME(c, name)
+                _SET_OP(c, op)
+                _SET_VALUE(c, value)
+                _SET_KEY(c, key)
+                _SET_HASH(c, hash(key))
+                return key, c
         m = _SFF_CONSTRAINT_PARTS.fullmatch(text)
         assert m is not None, "a constraint text of _SFF_ITEMS is a _SFF_CONSTRAINT_PARTS"
         type_word, name_text, op_word, value_text, any_type = m.groups()
@@ -636,14 +648,29 @@ def _sff_ifconfig(text: str, pos: int, memo: DocumentMemo) -> tuple[Predicate, i
     follows = "".join(map(_SECOND, items)).replace("&", ",").split("|")
     if len(follows) > MAX_DNF_TERMS:
         raise _Decline  # the grammar reports the limit, located
+    follows[-1] = follows[-1][:-1]  # the last filter ends at ';' rather than '|'
+    return _predicate_of_runs(pairs, follows), end
+
+
+def _predicate_of_runs(pairs: list[tuple[tuple, Constraint]], runs: list[str]) -> Predicate:
+    """The Predicate whose filters take ``pairs`` (sort key, Constraint) in
+    turn, ``len(run) + 1`` each, as Filter() and Predicate() make them."""
     filters = []
     start = 0
-    for run in follows[:-1]:
+    for run in runs:
+        # A Filter as Filter() makes it, with its sort key: duplicates
+        # dropped, constraints in canonical order (inline: once per filter).
         stop = start + len(run) + 1
-        filters.append(_keyed_filter(pairs[start:stop]))
+        by_key = dict(pairs[start:stop])
+        keys = sorted(by_key)
+        constraints = tuple(map(by_key.__getitem__, keys))
+        f = _new(Filter)
+        _SET_CONSTRAINTS(f, constraints)
+        _SET_FILTER_HASH(f, hash(("F", constraints)))
+        _SET_FILTER_CACHE(f, {})
+        filters.append((tuple(keys), f))
         start = stop
-    filters.append(_keyed_filter(pairs[start:]))
-    return _keyed_predicate(filters), end
+    return _keyed_predicate(filters)
 
 
 def _sff_select(text: str, pos: int, memo: DocumentMemo) -> tuple[Message, int]:
