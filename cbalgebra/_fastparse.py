@@ -12,6 +12,7 @@ paths give equal values.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import Callable, Iterable
@@ -483,6 +484,105 @@ _VALUE_TOKEN = re.compile(_SFF_VALUE)
 _OPERAND_TOKENS = re.compile("(" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
 
 
+def _memo_name(text: str) -> str | None:
+    """The name a plain or quoted name token stands for; None if ``text``
+    is not one such token, or the grammar must settle it."""
+    if _NAME_TOKEN.fullmatch(text) is None:
+        return None
+    try:
+        return _sff_name(text)
+    except _Decline:
+        return None
+
+
+def _memo_value(text: str) -> tuple[str, Any] | None:
+    """(type, value) of an untyped value token; None if ``text`` is not
+    one, or the grammar must settle it."""
+    if _VALUE_TOKEN.fullmatch(text) is None:
+        return None
+    try:
+        return _sff_value(text, None)
+    except _Decline:
+        return None
+
+
+def _memo_operand(values: _Memo, text: str) -> tuple | None:
+    """For `op value` with one space: (type, operator, value, and the last
+    three parts of the constraint's sort key), when the value is untyped,
+    plain ASCII, and takes the operator; else None."""
+    m = _OPERAND_TOKENS.fullmatch(text)
+    if m is None:
+        return None
+    decoded = values[m.group(2)]
+    if decoded is None or (type(decoded[1]) is str and not decoded[1].isascii()):
+        return None
+    type_, value = decoded
+    op = _FAST_OPS[m.group(1)]
+    if op not in OPERATORS_OF_TYPE[type_]:
+        return None
+    return type_, op, value, TYPE_CODE[type_], OP_CODE[op], value
+
+
+def _memo_constraint(names: _Memo, operands: _Memo, text: str) -> tuple[tuple, Constraint]:
+    """(sort key, Constraint) of one constraint text of _SFF_ITEMS."""
+    name_text, space, operand_text = text.partition(" ")
+    if space:
+        # `name op value`, one space each: the text matched the constraint
+        # pattern, so these are its name and its operator and value exactly
+        # when each is one whole token of its kind.
+        operand = operands[operand_text]
+        name = names[name_text] if operand is not None else None
+        if name is not None and name.isascii():
+            type_, op, value, type_code, op_code, value_key = operand
+            key = (name, type_code, op_code, value_key)
+            c = _new(Constraint)
+            _SET_TYPE(c, type_)
+            _SET_NAME(c, name)
+            _SET_OP(c, op)
+            _SET_VALUE(c, value)
+            _SET_KEY(c, key)
+            _SET_HASH(c, hash(key))
+            return key, c
+    m = _SFF_CONSTRAINT_PARTS.fullmatch(text)
+    assert m is not None, "a constraint text of _SFF_ITEMS is a _SFF_CONSTRAINT_PARTS"
+    type_word, name_text, op_word, value_text, any_type = m.groups()
+    name = _sff_name(name_text)
+    if op_word is not None:
+        if type_word == "any":
+            raise _Decline
+        lit_type, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+        op = _FAST_OPS[op_word]
+        if op not in OPERATORS_OF_TYPE[lit_type]:
+            raise _Decline
+        return _checked_constraint(lit_type, name, op, value)
+    if (type_word is None) == (any_type is None):
+        raise _Decline  # `name any` has no type; `int name any int` two
+    return _checked_constraint(_SFF_TYPE_OF_WORD[type_word or any_type], name, ANY, None)
+
+
+def _memo_untyped(values: _Memo, text: str) -> Attribute | None:
+    """The Attribute of an untyped value token; None as for _memo_value."""
+    decoded = values[text]
+    return None if decoded is None else _checked_attribute(*decoded)
+
+
+def _memo_attribute(names: _Memo, untyped: _Memo, text: str) -> tuple[str, Attribute]:
+    """(name, Attribute) of one attribute text of _SFF_ATTRIBUTES."""
+    parts = text.split(" ")
+    if len(parts) == 3 and parts[1] == "=":
+        # `name = value`, single-spaced: its name and value exactly when each
+        # is one whole token of its kind (as for constraints)
+        name = names[parts[0]]
+        attribute = untyped[parts[2]] if name is not None else None
+        if attribute is not None:
+            return name, attribute
+    m = _SFF_ATTRIBUTE_PARTS.fullmatch(text)
+    assert m is not None, "an attribute text of _SFF_ATTRIBUTES is a _SFF_ATTRIBUTE_PARTS"
+    type_word, name_text, value_text = m.groups()
+    type_, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+    return _sff_name(name_text), _checked_attribute(type_, value)
+
+
 class DocumentMemo:
     """Built values by the text that spelled them, for one document: the
     (sort key, Constraint) pairs of `ifconfig` bodies and the (name,
@@ -491,113 +591,21 @@ class DocumentMemo:
 
     A constraint text not seen before is mostly `name op value` with single
     spaces, whose name and value were seen before in other constraints:
-    those pieces have memos of their own, so that only the Constraint is new.
+    those pieces have memos of their own, so that only the Constraint is
+    new. No memo refers back to another or to this object: without a
+    reference cycle, the memos are freed as soon as the document is read,
+    not at the next run of the cyclic collector.
     """
 
     __slots__ = ("attributes", "constraints", "names", "operands", "untyped", "values")
 
     def __init__(self) -> None:
-        self.constraints = _Memo(self._constraint)
-        self.attributes = _Memo(self._attribute)
-        self.names = _Memo(self._name)
-        self.values = _Memo(self._value)
-        self.untyped = _Memo(self._untyped)
-        self.operands = _Memo(self._operand)
-
-    @staticmethod
-    def _name(text: str) -> str | None:
-        """The name a plain or quoted name token stands for; None if
-        ``text`` is not one such token, or the grammar must settle it."""
-        if _NAME_TOKEN.fullmatch(text) is None:
-            return None
-        try:
-            return _sff_name(text)
-        except _Decline:
-            return None
-
-    @staticmethod
-    def _value(text: str) -> tuple[str, Any] | None:
-        """(type, value) of an untyped value token; None if ``text`` is not
-        one, or the grammar must settle it."""
-        if _VALUE_TOKEN.fullmatch(text) is None:
-            return None
-        try:
-            return _sff_value(text, None)
-        except _Decline:
-            return None
-
-    def _operand(self, text: str) -> tuple | None:
-        """For `op value` with one space: (type, operator, value, and the
-        last three parts of the constraint's sort key), when the value is
-        untyped, plain ASCII, and takes the operator; else None."""
-        m = _OPERAND_TOKENS.fullmatch(text)
-        if m is None:
-            return None
-        decoded = self.values[m.group(2)]
-        if decoded is None or (type(decoded[1]) is str and not decoded[1].isascii()):
-            return None
-        type_, value = decoded
-        op = _FAST_OPS[m.group(1)]
-        if op not in OPERATORS_OF_TYPE[type_]:
-            return None
-        return type_, op, value, TYPE_CODE[type_], OP_CODE[op], value
-
-    def _constraint(self, text: str) -> tuple[tuple, Constraint]:
-        """(sort key, Constraint) of one constraint text of _SFF_ITEMS."""
-        name_text, space, operand_text = text.partition(" ")
-        if space:
-            # `name op value`, one space each: the text matched the
-            # constraint pattern, so these are its name and its operator and
-            # value exactly when each is one whole token of its kind.
-            operand = self.operands[operand_text]
-            name = self.names[name_text] if operand is not None else None
-            if name is not None and name.isascii():
-                type_, op, value, type_code, op_code, value_key = operand
-                key = (name, type_code, op_code, value_key)
-                c = _new(Constraint)
-                _SET_TYPE(c, type_)
-                _SET_NAME(c, name)
-                _SET_OP(c, op)
-                _SET_VALUE(c, value)
-                _SET_KEY(c, key)
-                _SET_HASH(c, hash(key))
-                return key, c
-        m = _SFF_CONSTRAINT_PARTS.fullmatch(text)
-        assert m is not None, "a constraint text of _SFF_ITEMS is a _SFF_CONSTRAINT_PARTS"
-        type_word, name_text, op_word, value_text, any_type = m.groups()
-        name = _sff_name(name_text)
-        if op_word is not None:
-            if type_word == "any":
-                raise _Decline
-            lit_type, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
-            op = _FAST_OPS[op_word]
-            if op not in OPERATORS_OF_TYPE[lit_type]:
-                raise _Decline
-            return _checked_constraint(lit_type, name, op, value)
-        if (type_word is None) == (any_type is None):
-            raise _Decline  # `name any` has no type; `int name any int` two
-        return _checked_constraint(_SFF_TYPE_OF_WORD[type_word or any_type], name, ANY, None)
-
-    def _attribute(self, text: str) -> tuple[str, Attribute]:
-        """(name, Attribute) of one attribute text of _SFF_ATTRIBUTES."""
-        parts = text.split(" ")
-        if len(parts) == 3 and parts[1] == "=":
-            # `name = value`, single-spaced: its name and value exactly when
-            # each is one whole token of its kind (as for constraints)
-            name = self.names[parts[0]]
-            attribute = self.untyped[parts[2]] if name is not None else None
-            if attribute is not None:
-                return name, attribute
-        m = _SFF_ATTRIBUTE_PARTS.fullmatch(text)
-        assert m is not None, "an attribute text of _SFF_ATTRIBUTES is a _SFF_ATTRIBUTE_PARTS"
-        type_word, name_text, value_text = m.groups()
-        type_, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
-        return _sff_name(name_text), _checked_attribute(type_, value)
-
-    def _untyped(self, text: str) -> Attribute | None:
-        """The Attribute of an untyped value token; None as for ``_value``."""
-        decoded = self.values[text]
-        return None if decoded is None else _checked_attribute(*decoded)
+        self.names = _Memo(_memo_name)
+        self.values = _Memo(_memo_value)
+        self.operands = _Memo(functools.partial(_memo_operand, self.values))
+        self.constraints = _Memo(functools.partial(_memo_constraint, self.names, self.operands))
+        self.untyped = _Memo(functools.partial(_memo_untyped, self.values))
+        self.attributes = _Memo(functools.partial(_memo_attribute, self.names, self.untyped))
 
 
 _SET_ATTRIBUTE_TYPE, _SET_ATTRIBUTE_VALUE = (Attribute.__dict__[f].__set__ for f in ("type", "value"))
