@@ -8,6 +8,15 @@ unusual: keywords as names, quoted names, nesting, word operators, SFF
 forms, any error. Lark then parses the text again, which is also how every
 error gets its position and reason. tests/test_parse.py checks that both
 paths give equal values.
+
+Documents are read statement by statement (:func:`fast_statement`). SFF
+driver files are the big ones: their `ifconfig` and `select` statements
+have readers of their own, which cut a body into constraint or attribute
+texts with one findall and build each distinct text once per document
+(:class:`DocumentMemo`); they take SFF's spellings (`=*`, `*=`, `**`,
+`name any TYPE`), our printed forms, quoted names, and leave to the grammar
+only keywords as names, comments, brackets, word connectives and errors.
+tests/test_parse_sff.py compares them with the grammar.
 """
 
 from __future__ import annotations
