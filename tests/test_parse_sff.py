@@ -13,6 +13,8 @@ are compared field by field with what the public constructors build.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -223,13 +225,25 @@ def _constraint_fields(c: Constraint) -> tuple:
     return (c.type, c.name, c.op, c.value, type(c.value), c.sort_key, hash(c))
 
 
+def assert_same_fields(fast, built) -> None:
+    """Every dataclass field (slot) of ``fast`` is set and equals ``built``'s:
+    a field added to a value class later fails here, not far away."""
+    assert type(fast) is type(built)
+    for f in dataclasses.fields(fast):
+        assert getattr(fast, f.name) == getattr(built, f.name), f.name
+
+
 def assert_as_built_by_constructors(value) -> None:
     """The fast reader's values are what the public constructors build."""
     if isinstance(value, Predicate):
         rebuilt = Predicate(Filter(Constraint(c.type, c.name, c.op, c.value) for c in f) for f in value)
         assert value.filters == rebuilt.filters and hash(value) == hash(rebuilt)
         assert [len(f) for f in value] == [len(f) for f in rebuilt]
+        assert_same_fields(value, rebuilt)
         for f, g in zip(value, rebuilt, strict=True):
+            assert_same_fields(f, g)
+            for c, d in zip(f, g, strict=True):
+                assert_same_fields(c, d)
             assert type(f) is Filter and f.constraints == g.constraints and hash(f) == hash(g)
             assert f._cache == {} and f._cache is not g._cache
             assert [_constraint_fields(c) for c in f] == [_constraint_fields(c) for c in g]
@@ -239,7 +253,9 @@ def assert_as_built_by_constructors(value) -> None:
         assert value.attributes == rebuilt_message.attributes and hash(value) == hash(rebuilt_message)
         assert [type(a.value) for _, a in value.attributes] == [type(a.value) for _, a in rebuilt_message.attributes]
         assert value._index == rebuilt_message._index and list(value) == list(rebuilt_message)
+        assert_same_fields(value, rebuilt_message)
         for (_, a), (_, b) in zip(value.attributes, rebuilt_message.attributes, strict=True):
+            assert_same_fields(a, b)
             assert type(a) is Attribute and (a.type, a.value, hash(a)) == (b.type, b.value, hash(b))
 
 
