@@ -495,9 +495,19 @@ _OPERAND_TOKENS = re.compile("(" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
 
 def _memo_name(text: str) -> str | None:
     """The name a plain or quoted name token stands for; None if ``text``
-    is not one such token, or the grammar must settle it."""
+    is not one such token, or the grammar must settle it.
+
+    Only for the name of `name op value` (`name = value` in a select),
+    with a symbol operator, where a keyword is a name too: where a
+    constraint or attribute may start, no keyword can be followed by an
+    operator symbol (a type or `any` needs a name next, `false` ends an
+    `ifconfig` only before its ';', a statement word cannot start a
+    statement before the ';', and 'and'/'or' cannot follow a separator), so
+    the grammar reads the word as a name alone."""
     if _NAME_TOKEN.fullmatch(text) is None:
         return None
+    if text[0] != '"':
+        return text
     try:
         return _sff_name(text)
     except _Decline:

@@ -32,7 +32,8 @@ GOOD_NAMES = st.one_of(
     PLAIN,
     st.sampled_from(["ouspras", "a/b", "x.y-z", "_", "anyway", "company", "integers", "strings", "selector",
                      "timers", "fromage", "none", '"set"', '"any"', '"int"', '"a b"', '"x\\"y"', '"tab\\t"',
-                     '"\\u00e9t\\u00e9"', '"é"', '"semi;colon"', '"bar|bar"']),
+                     '"\\u00e9t\\u00e9"', '"é"', '"semi;colon"', '"bar|bar"', "on", "start", "help", "int", "any",
+                     "false", "select", "or", "and", "from", "prefix"]),
 )
 # Keywords as names (the grammar's to settle), and names that are errors.
 ODD_NAMES = st.one_of(st.sampled_from(sorted(KEYWORDS | {"start", "stop", "on", "off", "help"})),
@@ -336,6 +337,28 @@ def test_literal_driver_statements(text):
     assert_same_as_grammar(text)
 
 
+ALL_KEYWORDS = sorted(set(parse_module.keyword_spellings().values()) | KEYWORDS)
+
+
+def _without_the_grammar(monkeypatch) -> None:
+    def no_grammar(*args, **kwargs):
+        raise AssertionError(f"the grammar was asked at {args[1:3]}")
+
+    monkeypatch.setattr(parse_module, "_grammar_statements", no_grammar)
+
+
+@pytest.mark.parametrize("keyword", ALL_KEYWORDS)
+def test_keywords_as_names_before_an_operator_symbol(keyword, monkeypatch):
+    """`KEYWORD op value` reads the keyword as a name, in the fast reader as
+    in the grammar, wherever a constraint or an attribute starts."""
+    text = (f"ifconfig 1 {keyword} = 1, {keyword} != \"x\" | y = 2 || {keyword} > 2.5 && z < 3;\n"
+            f"ifconfig 2 {keyword} =* \"p\";\nselect {keyword} = 1 y = 2;\nselect y = 1, {keyword} = \"s\";\n")
+    expected = assert_same_as_grammar(text)
+    assert len(expected) == 4
+    _without_the_grammar(monkeypatch)
+    assert cb.parse_document(text) == expected
+
+
 def _mixed_workload(seed: int, filters: int, messages: int):
     """The mixed table of benchmarks/forward.py: every type and operator."""
     return cb.workloads.forwarding(
@@ -357,11 +380,7 @@ def test_workload_driver_files_take_the_fast_reader_only(workload, monkeypatch):
         w = _mixed_workload(4, 400, 40)
     text = w.sff(table=True, messages=True)
     expected = _grammar_only(text)
-
-    def no_grammar(*args, **kwargs):
-        raise AssertionError(f"the grammar was asked at {args[1:3]}")
-
-    monkeypatch.setattr(parse_module, "_grammar_statements", no_grammar)
+    _without_the_grammar(monkeypatch)
     items = cb.parse_document(text)
     assert items == expected and [i.line for i in items] == [i.line for i in expected]
     assert [str(i) for i in items] == [str(i) for i in expected]
