@@ -16,6 +16,10 @@ time of ``--repeats`` parses (the baseline's default is one repeat: its
 grammar reads a 250,000-filter file in about a minute) and a digest of the
 printed items, which must be the same on both sides.
 
+Rows "cliff_*" are 20,000-filter tables (``--cliffs``) in the spellings an
+average hides: every constraint distinct, quoted names, typed constraints,
+tabs, escapes, keywords as names, and a comment in each statement.
+
 Rows "values only" say where the time goes: the Constraints, Filters and
 Predicates of a table built again from their decoded parts, with no text to
 read, once as the fast reader puts them together ("checked") and once
@@ -137,6 +141,43 @@ def floor_child(path: str, repeats: int) -> None:
     print(json.dumps(result))
 
 
+def cliff_texts(filters: int, seed: int) -> dict[str, str]:
+    """Driver tables of ``filters`` filters that the average hides: every
+    constraint distinct (no memo hit), every name quoted, typed, tab-spaced,
+    strings with escapes, keywords as names, and a comment in each
+    statement (which the fast reader leaves to the grammar)."""
+    import re
+
+    import cbalgebra as cb
+    from forward import driver_file
+
+    w = cb.workloads.forwarding(interfaces=20, filters_per_interface=filters // 20, messages=1,
+                                attributes_per_message=10, seed=seed)
+    plain = driver_file(w, messages=False)
+    counter = iter(range(10**9))
+    constraint = re.compile(r'(?<=[ |,] )([A-Za-z_][A-Za-z0-9_]*|"[^"]*") (=|!=|<|>|=\*|\*=|\*\*) ([0-9]+|"[^"]*")')
+    return {
+        "plain": plain,
+        "all_distinct": constraint.sub(lambda m: f"{m[1]} {m[2]} {next(counter)}" if m[3][0] != '"'
+                                       else f'{m[1]} {m[2]} "{m[3][1:-1]}{next(counter)}"', plain),
+        "quoted_names": constraint.sub(lambda m: f'"{m[1].strip(chr(34))}" {m[2]} {m[3]}', plain),
+        "typed": constraint.sub(lambda m: f"{'string' if m[3][0] == chr(34) else 'int'} {m[1]} {m[2]} {m[3]}", plain),
+        "tab_spaced": constraint.sub(lambda m: f"{m[1]}\t{m[2]}\t{m[3]}", plain),
+        "string_escapes": constraint.sub(lambda m: f'{m[1]} {m[2]} "{m[3][1:-1]}\\n"' if m[3][0] == '"'
+                                         else m[0], plain),
+        "keyword_names": constraint.sub(lambda m: f"on {m[2]} {m[3]}" if len(m[1]) % 3 == 0 else m[0], plain),
+        "comment_per_statement": plain.replace(";\n", " /* c */;\n"),
+    }
+
+
+def cliffs(folder: Path, filters: int, seed: int, repeats: int, package_root: Path | None) -> list[dict]:
+    paths = {}
+    for name, text in cliff_texts(filters, seed).items():
+        paths[f"cliff_{name}"] = folder / f"cliff_{name}.sff"
+        paths[f"cliff_{name}"].write_text(text, encoding="utf-8")
+    return measure(paths, package_root, ["parse_document"], repeats)
+
+
 def measure(paths: dict[str, Path], package_root: Path | None, readers: list[str], repeats: int) -> list[dict]:
     rows = []
     for name, path in paths.items():
@@ -164,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-repeats", type=int, default=1)
     parser.add_argument("--ref", default=None, help="baseline git ref (default: merge base with main)")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--cliffs", type=int, default=20_000, metavar="FILTERS",
+                        help="filters in each cliff table (0: no cliffs)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "parse_speed.csv")
     parser.add_argument("--child", nargs=3, metavar=("FILE", "READER", "REPEATS"), help=argparse.SUPPRESS)
     parser.add_argument("--floor-child", nargs=2, metavar=("FILE", "REPEATS"), help=argparse.SUPPRESS)
@@ -189,10 +232,14 @@ def main(argv: list[str] | None = None) -> int:
                     "rate": round(floor["filters"] / floor[how]), "unit": "filters/s", "speedup": "",
                     "digest": f"{floor['constraints']} distinct constraints",
                     "load_average": round(os.getloadavg()[0], 2)})
+        if args.cliffs:
+            rows += cliffs(Path(scratch), args.cliffs, args.seed, args.repeats, None)
         if not args.no_baseline:
             ref = args.ref or default_ref()
             with extracted(ref) as package_root:
                 baseline = measure(paths, package_root, ["parse_document"], args.baseline_repeats)
+                if args.cliffs:
+                    baseline += cliffs(Path(scratch), args.cliffs, args.seed, args.baseline_repeats, package_root)
             for b in baseline:
                 b["side"] = f"baseline {ref[:10]}"
                 now = next(r for r in rows if r["file"] == b["file"] and r["reader"] == "parse_document")

@@ -353,6 +353,10 @@ _NAME_WORD = r"[A-Za-z_][A-Za-z0-9_\-.]*+(?:/(?![/*])[A-Za-z0-9_\-.]*+)*+"
 # Where a NAME could not go on (after `true`, `any`, a type word).
 _NAME_END = r"(?![A-Za-z0-9_\-.]|/(?![/*]))"
 _TYPE_WORDS = _alternation(w for t in TYPE_SPECS for w in t.words)
+# What the grammar ignores between two tokens: a blank or a comment (a
+# comment in an `ifconfig` of 1,000 filters would otherwise send all of
+# them to the grammar).
+_GAP = r"(?:[ \t\r\n\f\u00a0]|/\*(?:[^*]|\*(?!/))*+\*/|//[^\n]*+|#[^\n]*+)"
 # A number as far as the grammar's lexer could read one and further: the
 # decoder then requires one FLOAT or INT token to span it exactly.
 _LOOSE_NUMBER = r"[+-]?[0-9.][0-9A-Za-z_.+\-]*+"
@@ -361,23 +365,23 @@ _SYMBOL_OPS = "(?>" + _SYMBOL_OPERATOR + ")"  # longest spelling, as the lexer r
 # A constraint: `[type] name op value`, `name any TYPE`, `name any any`,
 # `type name any`, `any name any`; the name plain or quoted.
 _SFF_CONSTRAINT_PARTS = re.compile(
-    "(?:(" + _TYPE_WORDS + "|any)" + _BLANK + "++)?(" + _NAME_WORD + "|" + _STRING_LITERAL + ")" + _BLANK
-    + "*+(?:(" + _SYMBOL_OPS + ")" + _BLANK + "*+(" + _SFF_VALUE + ")|any(?:" + _BLANK + "++(" + _TYPE_WORDS
+    "(?:(" + _TYPE_WORDS + "|any)" + _GAP + "++)?(" + _NAME_WORD + "|" + _STRING_LITERAL + ")" + _GAP
+    + "*+(?:(" + _SYMBOL_OPS + ")" + _GAP + "*+(" + _SFF_VALUE + ")|any(?:" + _GAP + "++(" + _TYPE_WORDS
     + "|any))?" + _NAME_END + ")")
 _SFF_CONSTRAINT_TEXT = "(?>" + re.sub(r"\((?!\?)", "(?:", _SFF_CONSTRAINT_PARTS.pattern) + ")"
 # One body item: (constraint text, first character of the separator after it)
 # or, as the third group, one character that starts no item. Items are
 # atomic, so findall reads them back to back exactly as a match per item
 # would, and a gap shows as that third group.
-_SFF_ITEMS = re.compile("(" + _SFF_CONSTRAINT_TEXT + ")" + _BLANK + "*+(?=([,|;&]))(?:,|&&|\\|\\|?|;)" + _BLANK
+_SFF_ITEMS = re.compile("(" + _SFF_CONSTRAINT_TEXT + ")" + _GAP + "*+(?=([,|;&]))(?:,|&&|\\|\\|?|;)" + _GAP
                         + "*+|([\\s\\S])")
 _SFF_ATTRIBUTE_PARTS = re.compile(
-    "(?:(" + _TYPE_WORDS + ")" + _BLANK + "++)?(" + _NAME_WORD + "|" + _STRING_LITERAL + ")" + _BLANK + "*+="
-    + _BLANK + "*+(" + _SFF_VALUE + ")")
+    "(?:(" + _TYPE_WORDS + ")" + _GAP + "++)?(" + _NAME_WORD + "|" + _STRING_LITERAL + ")" + _GAP + "*+="
+    + _GAP + "*+(" + _SFF_VALUE + ")")
 # One `select` item: (attribute text, ',' or ''), or ';' as the third group,
 # or a character that starts no item as the fourth.
-_SFF_ATTRIBUTES = re.compile("((?>" + re.sub(r"\((?!\?)", "(?:", _SFF_ATTRIBUTE_PARTS.pattern) + "))" + _BLANK
-                             + "*+(,?)" + _BLANK + "*+|(;)|([\\s\\S])")
+_SFF_ATTRIBUTES = re.compile("((?>" + re.sub(r"\((?!\?)", "(?:", _SFF_ATTRIBUTE_PARTS.pattern) + "))" + _GAP
+                             + "*+(,?)" + _GAP + "*+|(;)|([\\s\\S])")
 # The grammar's FLOAT (group 1) or INT terminal, spanning the whole text. Its
 # lexer tries FLOAT first; FLOAT never matches a proper prefix of an INT.
 _NUMBER_TOKEN = re.compile(r"([+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+)"
@@ -413,7 +417,10 @@ def _sff_value(text: str, type_: str | None) -> tuple[str, Any]:
         raise _Decline from None
 
 
-def _sff_name(text: str) -> str:
+def _sff_name(text: str, before_operator: bool = False) -> str:
+    """The name of a plain or quoted name token. A keyword is a name only
+    ``before_operator`` symbol (see _memo_name); elsewhere the grammar
+    settles it, following both readings."""
     if text[0] == '"':
         try:
             name = unquote(Token("STRING", text))
@@ -422,8 +429,8 @@ def _sff_name(text: str) -> str:
         if not name:
             raise _Decline
         return name
-    if text in _RESERVED:
-        raise _Decline  # a keyword as a name: the grammar follows both readings
+    if text in _RESERVED and not before_operator:
+        raise _Decline
     return text
 
 
@@ -497,13 +504,13 @@ def _memo_name(text: str) -> str | None:
     """The name a plain or quoted name token stands for; None if ``text``
     is not one such token, or the grammar must settle it.
 
-    Only for the name of `name op value` (`name = value` in a select),
-    with a symbol operator, where a keyword is a name too: where a
-    constraint or attribute may start, no keyword can be followed by an
-    operator symbol (a type or `any` needs a name next, `false` ends an
-    `ifconfig` only before its ';', a statement word cannot start a
-    statement before the ';', and 'and'/'or' cannot follow a separator), so
-    the grammar reads the word as a name alone."""
+    Only for the name of `[type] name op value` (`[type] name = value` in
+    a select) with a symbol operator, where a keyword is a name too: where
+    a constraint or attribute may start, or after its type, no keyword can
+    be followed by an operator symbol (a type or `any` needs a name next,
+    `false` ends an `ifconfig` only before its ';', a statement word cannot
+    start a statement before the ';', and 'and'/'or' cannot follow a
+    separator), so the grammar reads the word as a name alone."""
     if _NAME_TOKEN.fullmatch(text) is None:
         return None
     if text[0] != '"':
@@ -565,7 +572,7 @@ def _memo_constraint(names: _Memo, operands: _Memo, text: str) -> tuple[tuple, C
     m = _SFF_CONSTRAINT_PARTS.fullmatch(text)
     assert m is not None, "a constraint text of _SFF_ITEMS is a _SFF_CONSTRAINT_PARTS"
     type_word, name_text, op_word, value_text, any_type = m.groups()
-    name = _sff_name(name_text)
+    name = _sff_name(name_text, before_operator=op_word is not None)
     if op_word is not None:
         if type_word == "any":
             raise _Decline
@@ -599,7 +606,7 @@ def _memo_attribute(names: _Memo, untyped: _Memo, text: str) -> tuple[str, Attri
     assert m is not None, "an attribute text of _SFF_ATTRIBUTES is a _SFF_ATTRIBUTE_PARTS"
     type_word, name_text, value_text = m.groups()
     type_, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
-    return _sff_name(name_text), _checked_attribute(type_, value)
+    return _sff_name(name_text, before_operator=True), _checked_attribute(type_, value)
 
 
 class DocumentMemo:
@@ -655,8 +662,9 @@ def _checked_message(index: dict[str, Attribute]) -> Message:
 
 
 def _statement_end(text: str, pos: int) -> int:
-    """The offset of the first ';' from ``pos`` (a ';' inside a string shows
-    later as a gap in the items, and the statement goes to the grammar)."""
+    """The offset after the first ';' from ``pos`` (a ';' inside a string
+    or a comment shows later as a gap in the items, and the statement goes
+    to the grammar)."""
     end = text.find(";", pos)
     if end < 0:
         raise _Decline  # unterminated: the grammar says where
@@ -666,7 +674,7 @@ def _statement_end(text: str, pos: int) -> int:
 def _sff_ifconfig(text: str, pos: int, memo: DocumentMemo) -> tuple[Predicate, int]:
     """An `ifconfig` body from ``pos`` up to and including its ';'."""
     end = _statement_end(text, pos)
-    items = _SFF_ITEMS.findall(text, _blank_end(text, pos), end)
+    items = _SFF_ITEMS.findall(text, skip(text, pos), end)
     if not items or any(map(_THIRD, items)):
         raise _Decline
     pairs = list(map(memo.constraints.__getitem__, map(_FIRST, items)))
@@ -704,7 +712,7 @@ def _sff_select(text: str, pos: int, memo: DocumentMemo) -> tuple[Message, int]:
     """A `select` body from ``pos`` up to and including its ';':
     attributes, optionally comma-separated."""
     end = _statement_end(text, pos)
-    items = _SFF_ATTRIBUTES.findall(text, _blank_end(text, pos), end)
+    items = _SFF_ATTRIBUTES.findall(text, skip(text, pos), end)
     last = items[-1] if items else None
     if last is None or last[2] != ";" or any(map(_FOURTH, items)):
         raise _Decline

@@ -65,7 +65,7 @@ TYPE_WORDS = ["string", "int", "integer", "long", "float", "double", "bool", "bo
 # What the grammar ignores between tokens; a comment makes the fast reader defer.
 BLANKS = st.sampled_from([" "] * 8 + ["  ", "\t", "\n", "\n  ", "\u00a0", "\f", "\r\n", " /* c */ ", " # c\n",
                                         " // c\n"])
-TIGHT = st.sampled_from(["", " ", " ", " ", "\t", "\n"])
+TIGHT = st.sampled_from(["", " ", " ", " ", " ", " ", " ", " ", "\t", "\n", "/*c*/", " // c\n", "#c\n"])
 
 
 ORDER_OPS = ["=", "!=", "<", ">", "<=", ">="]
@@ -303,6 +303,16 @@ LITERAL_CASES = [
     # what it leaves to the grammar, which reads it or reports it
     'ifconfig 2 a = 1, [b = 2; c = 3] | d = 4;',
     'ifconfig 2 a = 1 /* note */, b = 2;',
+    'ifconfig 2 /* c */ a/* c */=/**/1 // c\n , # c\n b any/*x*/integer | int/* c */c = 2 /* c */;',
+    'select /* c */ a = 1 // c\n b = "x" # c\n;',
+    'ifconfig 2 a = 1 // c; d\n, b = 2;',
+    'ifconfig 2 a = 1 /* c; d */, b = 2;',
+    'ifconfig 2 a = 1 # c; d\n;',
+    'ifconfig 2 a = 1 /* unterminated;',
+    'ifconfig 2 a = 1 |/**/| b = 2;',
+    'ifconfig 2 a = 1 &/**/& b = 2;',
+    'ifconfig 2 a = true/* c */, b = 1/* c */;',
+    'ifconfig 2 a/b = 1, a//b = 1;',
     'ifconfig 2 a = "x;y" | b = 2;',
     'ifconfig 2 on = 1, start > 2, help < 3;',
     'ifconfig 2 a prefix "x", b contains "y";',
