@@ -498,6 +498,7 @@ class _Memo(dict):
 _NAME_TOKEN = re.compile(_NAME_WORD + "|" + _STRING_LITERAL)
 _VALUE_TOKEN = re.compile(_SFF_VALUE)
 _OPERAND_TOKENS = re.compile("(" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
+_TYPED_OPERAND_TOKENS = re.compile("(" + _TYPE_WORDS + ") (" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
 
 
 def _memo_name(text: str) -> str | None:
@@ -549,14 +550,36 @@ def _memo_operand(values: _Memo, text: str) -> tuple | None:
     return type_, op, value, TYPE_CODE[type_], OP_CODE[op], value
 
 
-def _memo_constraint(names: _Memo, operands: _Memo, text: str) -> tuple[tuple, Constraint]:
+def _memo_typed_operand(text: str) -> tuple | None:
+    """As _memo_operand, for `type op value` (the value read as that type)."""
+    m = _TYPED_OPERAND_TOKENS.fullmatch(text)
+    if m is None:
+        return None
+    try:
+        type_, value = _sff_value(m.group(3), _FAST_TYPES[m.group(1)])
+    except (_Decline, InvalidValueError):
+        return None
+    if type(value) is str and not value.isascii():
+        return None
+    op = _FAST_OPS[m.group(2)]
+    if op not in OPERATORS_OF_TYPE[type_]:
+        return None
+    return type_, op, value, TYPE_CODE[type_], OP_CODE[op], value
+
+
+def _memo_constraint(names: _Memo, operands: _Memo, typed_operands: _Memo, text: str) -> tuple[tuple, Constraint]:
     """(sort key, Constraint) of one constraint text of _SFF_ITEMS."""
     name_text, space, operand_text = text.partition(" ")
     if space:
-        # `name op value`, one space each: the text matched the constraint
-        # pattern, so these are its name and its operator and value exactly
-        # when each is one whole token of its kind.
-        operand = operands[operand_text]
+        # `name op value` or `type name op value`, one space each: the text
+        # matched the constraint pattern, so these are its type, name,
+        # operator and value exactly when each is one whole token of its
+        # kind (a type word followed by a name is always read as a type).
+        if name_text in _FAST_TYPES:
+            name_text, _, rest = operand_text.partition(" ")
+            operand = typed_operands[text[:text.index(" ") + 1] + rest]
+        else:
+            operand = operands[operand_text]
         name = names[name_text] if operand is not None else None
         if name is not None and name.isascii():
             type_, op, value, type_code, op_code, value_key = operand
@@ -623,13 +646,15 @@ class DocumentMemo:
     not at the next run of the cyclic collector.
     """
 
-    __slots__ = ("attributes", "constraints", "names", "operands", "untyped", "values")
+    __slots__ = ("attributes", "constraints", "names", "operands", "typed_operands", "untyped", "values")
 
     def __init__(self) -> None:
         self.names = _Memo(_memo_name)
         self.values = _Memo(_memo_value)
         self.operands = _Memo(functools.partial(_memo_operand, self.values))
-        self.constraints = _Memo(functools.partial(_memo_constraint, self.names, self.operands))
+        self.typed_operands = _Memo(_memo_typed_operand)
+        self.constraints = _Memo(functools.partial(_memo_constraint, self.names, self.operands,
+                                                   self.typed_operands))
         self.untyped = _Memo(functools.partial(_memo_untyped, self.values))
         self.attributes = _Memo(functools.partial(_memo_attribute, self.names, self.untyped))
 
