@@ -248,9 +248,9 @@ def main(argv: list[str] | None = None) -> int:
                 now["speedup"] = round(b["cpu_s"] / now["cpu_s"], 1)
             rows += baseline
 
-    print(f"{'file':<24} {'reader':<24} {'side':<22} {'CPU s':>8} {'rate':>12} {'unit':<11} {'speedup':>7}")
+    print(f"{'file':<28} {'reader':<24} {'side':<22} {'CPU s':>8} {'rate':>12} {'unit':<11} {'speedup':>7}")
     for r in rows:
-        print(f"{r['file']:<24} {r['reader']:<24} {r['side']:<22} {r['cpu_s']:>8.3f} {r['rate']:>12,} "
+        print(f"{r['file']:<28} {r['reader']:<24} {r['side']:<22} {r['cpu_s']:>8.3f} {r['rate']:>12,} "
               f"{r['unit']:<11} {r['speedup']!s:>7}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as fh:
