@@ -440,7 +440,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     params = Params(
         n_keys=int(nkeys), n_names=len(names), n_interfaces=int(n_if), n_words=int(nwords), info_shift=shift,
         rounds=0, hash_mask=hsize - 1, substring_base=sub_base, n_substrings=n_sub, n_filters=int(nf),
-        n_live=int(live.sum()),
+        n_live=int(live.sum()), max_ranges=_max_ranges(block_start, int(nkeys)),
     )
     no_rounds = sel.bitmaps(0, nwords)
     arrays = TableArrays(
@@ -459,6 +459,18 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         stats=stats,
     )
     return compiled.with_rounds(rounds)
+
+
+def _max_ranges(block_start: np.ndarray, n_keys: int) -> int:
+    """The most constraint ranges one message attribute can collect in the
+    kernel (``_kernels._count_attributes``): 9 for the operators that give
+    ranges (``!=`` two, ``=`` .. ``>=`` one each, typed and type-any ``any``
+    one each), plus one per prefix, suffix and substring constraint of its
+    key, each found at most once."""
+    if n_keys == 0:
+        return 9
+    sizes = np.diff(block_start.astype(np.int64))[: NOPS * n_keys].reshape(NOPS, n_keys)
+    return 9 + int(sizes[OP_PREFIX:OP_SUBSTRING + 1].sum(axis=0).max())
 
 
 def _selectivity(links: np.ndarray, link_u: np.ndarray, d_key: np.ndarray, key_name: np.ndarray,

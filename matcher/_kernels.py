@@ -70,6 +70,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit, prange, types
 from llvmlite import ir
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from cbalgebra.values import OPERATORS, TYPE_SPECS, Op, Type
@@ -133,6 +134,7 @@ class Params(NamedTuple):
     n_substrings: int
     n_filters: int
     n_live: int           # interfaces with at least one filter
+    max_ranges: int       # most constraint ranges one attribute can collect (Scratch.ranges)
 
 
 class Scratch(NamedTuple):
@@ -148,7 +150,8 @@ class Scratch(NamedTuple):
     hash_power: np.ndarray      # HASH_BASE ** k
     progress: np.ndarray        # int64[4], indexed by MATCHED, TOUCHED, REMAINING, OUT_BASE
     absent: np.ndarray          # selectivity entries the message lacks
-    link_buffer: np.ndarray     # BLOCK filters gathered by _visit_links
+    link_buffer: np.ndarray     # BLOCK filters gathered by _count_links
+    ranges: np.ndarray          # int32 pairs: the constraint ranges one attribute satisfies
 
 
 #: Indices into ``Scratch.progress``, the state the counting functions share:
@@ -222,12 +225,32 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True)
+@intrinsic
+def _unmanaged(typingctx, array):
+    """The same array view without its reference-counted owner (a null
+    meminfo). Numba updates the owner's count atomically whenever a compiled
+    function passes an array on to another; on a view without owner those
+    updates are a null test. Only for arrays whose owner the caller keeps
+    alive for the whole call (the kernels' arguments)."""
+    if not isinstance(array, types.Array):
+        return None
+    sig = array(array)
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
 def popcount64(x):
     return np.int64(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # an intrinsic: numba passes the typing context
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def slot_of(h, key, op, hmask):
     """Home slot of (string hash, key, operator) in the pattern hash table."""
     x = np.uint64(h) ^ (np.uint64(key) * _KEYMUL) ^ (np.uint64(op) * _OPMUL)
@@ -268,7 +291,7 @@ def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
         slots[s] = first[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _compare(tchars, ts, te, chars, ms, me):
     """Code-point order of interned string [ts, te) against message string [ms, me)."""
     n1 = te - ts
@@ -284,7 +307,7 @@ def _compare(tchars, ts, te, chars, ms, me):
     return -1 if n1 < n2 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _string_position(tchars, toff, chars, ms, me):
     """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal."""
     lo = 0
@@ -301,7 +324,7 @@ def _string_position(tchars, toff, chars, ms, me):
     return 2 * lo + eq
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lower(cval, s, e, v):
     while s < e:
         mid = (s + e) >> 1
@@ -312,7 +335,7 @@ def _lower(cval, s, e, v):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _upper(cval, s, e, v):
     while s < e:
         mid = (s + e) >> 1
@@ -324,10 +347,9 @@ def _upper(cval, s, e, v):
 
 
 # ----------------------------------------------------------- right-hand side
-# The counting functions below take arrays, not the NamedTuples: they run
-# once per matched constraint, and a short argument list keeps the calls cheap.
-@njit(cache=True)
-def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer):
+@njit(cache=True, inline="always")
+def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
+                 link_buffer, n_live):
     """Count the filters linked from a run of matched constraints (the
     counting step of Figure 4). Returns the remaining number of candidate
     interfaces.
@@ -336,40 +358,85 @@ def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
     is still a candidate are gathered without a branch, then only those are
     counted. Once the selectivity table has excluded some interfaces, "is this
     interface done?" is close to random per link; as a branch it would be
-    mispredicted half of the time and stall the loads behind it.
+    mispredicted half of the time and stall the loads behind it. For the
+    same reason a filter is appended to ``touched`` on every visit and the
+    end of the list moves only on its first one.
     """
+    # the loops index with unsigned ints: numba then leaves out the test for
+    # negative indices it makes on every signed one
+    one = np.uint64(1)
     remaining = progress[REMAINING]
-    pos = l_lo
-    while pos < l_hi:
-        hi = pos + BLOCK if pos + BLOCK < l_hi else l_hi
-        k = np.int64(0)
+    n_touched = np.uint64(progress[TOUCHED])
+    n_matched = progress[MATCHED]
+    out_base = progress[OUT_BASE]
+    pos = np.uint64(l_lo)
+    end = np.uint64(l_hi)
+    block = np.uint64(BLOCK)
+    if remaining == n_live:
+        # no interface is matched or excluded yet: every link counts, and
+        # the filters are counted straight from the links until one matches
+        while pos < end:
+            f = links[pos]
+            pos += one
+            info = np.uint64(filter_info[np.uint64(f)])
+            count = np.uint64(counters[np.uint64(f)]) + one
+            counters[np.uint64(f)] = count
+            touched[n_touched] = f
+            n_touched += np.uint64(count == one)
+            if count == info & size_mask:
+                i = np.int64(info >> shift)
+                done[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+                out[out_base + n_matched] = i
+                n_matched += 1
+                remaining -= 1
+                if remaining == 0:
+                    progress[TOUCHED] = np.int64(n_touched)
+                    progress[MATCHED] = n_matched
+                    progress[REMAINING] = 0
+                    return 0
+                break
+    while pos < end:
+        hi = pos + block if pos + block < end else end
+        k = np.uint64(0)
         for j in range(pos, hi):
             f = links[j]
-            i = np.int64(filter_info[f] >> shift)
+            i = np.uint64(filter_info[np.uint64(f)]) >> shift
             link_buffer[k] = f
-            k += np.int64(((done[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) ^ np.uint64(1))
+            k += ((done[i >> np.uint64(6)] >> (i & np.uint64(63))) & one) ^ one
         for j in range(k):
             f = link_buffer[j]
-            info = filter_info[f]
-            count = np.int64(counters[f]) + 1
-            if count == 1:
-                touched[progress[TOUCHED]] = f
-                progress[TOUCHED] += 1
-            counters[f] = count
-            if count == np.int64(info & size_mask):  # every constraint of f holds
+            info = np.uint64(filter_info[np.uint64(f)])
+            count = np.uint64(counters[np.uint64(f)]) + one
+            counters[np.uint64(f)] = count
+            touched[n_touched] = f
+            n_touched += np.uint64(count == one)
+            if count == info & size_mask:  # every constraint of f holds
                 i = np.int64(info >> shift)
                 bit = np.uint64(1) << np.uint64(i & 63)
                 if not (done[i >> 6] & bit):  # matched earlier in this block?
                     done[i >> 6] |= bit
-                    out[progress[OUT_BASE] + progress[MATCHED]] = i
-                    progress[MATCHED] += 1
+                    out[out_base + n_matched] = i
+                    n_matched += 1
                     remaining -= 1
                     if remaining == 0:
+                        progress[TOUCHED] = np.int64(n_touched)
+                        progress[MATCHED] = n_matched
                         progress[REMAINING] = 0
                         return 0
         pos = hi
+    progress[TOUCHED] = np.int64(n_touched)
+    progress[MATCHED] = n_matched
     progress[REMAINING] = remaining
     return remaining
+
+
+@njit(cache=True)
+def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer,
+                 n_live):
+    """:func:`_count_links` as a function of its own, for the rare paths
+    (:func:`_visit_skipping`); the common one inlines it."""
+    return _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
+                        link_buffer, n_live)
 
 
 @njit(cache=True)
@@ -402,30 +469,31 @@ def _links_from(links, a, b, f):
 
 
 @njit(cache=True, inline="always")
-def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
-           link_buffer, interface_filters, n_live):
-    """Count the filters of the matched constraints c_lo .. c_hi.
+def _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
+                  progress, link_buffer, interface_filters, n_live):
+    """Count the filters of the matched constraints ``ranges[2r] ..
+    ranges[2r + 1]`` for r < n_ranges (one attribute's, see
+    :func:`_count_attributes`). Returns the candidates left.
 
     A constraint's links are sorted by filter, and filters are numbered in
     interface order. Once most interfaces are matched or excluded (at most a
     quarter left), a constraint with many links per remaining candidate is
     not read link by link (:func:`_visit_skipping`).
-
-    Inlined, so that the common case calls :func:`_visit_links` directly:
-    numba takes a reference to every array argument on entry to a compiled
-    function that passes them on to other calls and releases them on exit,
-    and for the ten arrays here those atomic updates cost as much as the
-    counting itself on small tables (``benchmarks/forward.py``, issue 15).
     """
-    if c_lo >= c_hi:
-        return progress[REMAINING]
     remaining = progress[REMAINING]
-    if (4 * remaining > n_live
-            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
-        return _visit_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask, counters,
-                            touched, done, out, progress, link_buffer)
-    return _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done,
-                           out, progress, link_buffer, interface_filters)
+    for r in range(n_ranges):
+        c_lo = ranges[2 * r]
+        c_hi = ranges[2 * r + 1]
+        if (4 * remaining > n_live
+                or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
+            remaining = _count_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask,
+                                     counters, touched, done, out, progress, link_buffer, n_live)
+        else:
+            remaining = _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters,
+                                        touched, done, out, progress, link_buffer, interface_filters)
+        if remaining == 0:
+            return 0
+    return remaining
 
 
 @njit(cache=True)
@@ -442,8 +510,9 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
         b = link_start[c + 1]
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
+        # (n_live = -1: some interfaces are done here, so the links are always gathered)
         if run < a and _visit_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
-                                    progress, link_buffer) == 0:
+                                    progress, link_buffer, -1) == 0:
             return 0
         run = b
         for w in range(n_words):
@@ -454,16 +523,16 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
                 if s < e and _visit_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
-                                          out, progress, link_buffer) == 0:
+                                          out, progress, link_buffer, -1) == 0:
                     return 0
                 a = e
     if run < link_start[c_hi]:
         return _visit_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
-                            out, progress, link_buffer)
+                            out, progress, link_buffer, -1)
     return progress[REMAINING]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -473,7 +542,7 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
            string_start, chars, ms, me):
     """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1."""
@@ -591,27 +660,35 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
     return remaining
 
 
-# The counting helpers take arrays, unpacked from the NamedTuples once per
-# message by _count_attributes: reading an array field of a NamedTuple in
-# numba code takes a reference to the array (an atomic count update, and its
-# release), and doing that for ~20 arrays per attribute cost about 8 % of the
-# kernel (benchmarks/forward_numbers.py). The scalars come in ``params`` (no
-# reference counts). The helpers are inlined into _count_attributes, so the
-# long argument lists cost nothing at run time; numba's inliner takes at most
-# about 30 arguments.
+# Each attribute is handled in two steps: the constraints it satisfies are
+# collected as ranges of constraint numbers (the _collect_* functions), then
+# their filters are counted in one loop (_count_ranges). Counting at a single
+# place lets numba inline it once; calling a counting function for every
+# range instead passed a dozen arrays each time, with a reference-count
+# update per array, and cost about as much as the counting itself on small
+# tables (benchmarks/forward.py, issue 15). The helpers take arrays, unpacked
+# from the NamedTuples once per message by _count_attributes, and are
+# inlined, so their long argument lists cost nothing at run time.
 @njit(cache=True, inline="always")
-def _count_ordered(key, value, params, block_start, cval,
-                   link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                   progress, link_buffer):
+def _push_range(ranges, n, lo, hi):
+    """Append the constraints lo .. hi to ``ranges`` (extending the last
+    range when they follow it); returns the new number of ranges. An
+    attribute adds at most ``Params.max_ranges`` ranges (see ``_build``)."""
+    if lo >= hi:
+        return n
+    if n > 0 and ranges[2 * n - 1] == lo:
+        ranges[2 * n - 1] = hi
+        return n
+    ranges[2 * n] = lo
+    ranges[2 * n + 1] = hi
+    return n + 1
+
+
+@njit(cache=True, inline="always")
+def _collect_ordered(key, value, n_keys, block_start, cval, ranges, n):
     """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
     that ``value`` (an ordered int64, see the module docstring) satisfies:
-    each is a contiguous range of a block sorted by value. Returns the
-    candidates left."""
-    n_keys = params.n_keys
-    n_live = params.n_live
-    shift = np.uint64(params.info_shift)
-    size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    remaining = progress[REMAINING]
+    each is a contiguous range of a block sorted by value (``!=``: two)."""
     for op in range(OP_EQ, OP_GE + 1):
         j = op * n_keys + key
         b_s = block_start[j]
@@ -623,11 +700,8 @@ def _count_ordered(key, value, params, block_start, cval,
             hi = lo + 1 if (lo < b_e and cval[lo] == value) else lo
         elif op == OP_NE:
             lo = _lower(cval, b_s, b_e, value)
-            if lo < b_e and cval[lo] == value:  # every constant but the value itself: two ranges
-                remaining = _visit(b_s, lo, link_start, links, filter_info, shift, size_mask, counters, touched,
-                                   done, out, progress, link_buffer, interface_filters, n_live)
-                if remaining == 0:
-                    return 0
+            if lo < b_e and cval[lo] == value:  # every constant but the value itself
+                n = _push_range(ranges, n, b_s, lo)
                 lo += 1
             else:
                 lo = b_s
@@ -640,11 +714,8 @@ def _count_ordered(key, value, params, block_start, cval,
             lo, hi = _lower(cval, b_s, b_e, value), b_e
         else:  # OP_GE: k <= v
             lo, hi = b_s, _upper(cval, b_s, b_e, value)
-        remaining = _visit(lo, hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
-                           progress, link_buffer, interface_filters, n_live)
-        if remaining == 0:
-            return 0
-    return remaining
+        n = _push_range(ranges, n, lo, hi)
+    return n
 
 
 @njit(cache=True, inline="always")
@@ -670,21 +741,13 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
 
 
 @njit(cache=True, inline="always")
-def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
-                             prefix_hash, hash_power,
-                             pattern_slots, cval, string_hash, string_chars, string_start,
-                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                             progress, link_buffer):
+def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
+                               pattern_max_length, prefix_hash, hash_power, pattern_slots, cval, string_hash,
+                               string_chars, string_start, ranges, n):
     """The prefix and suffix constraints of ``key`` that the string
     ``chars[ms:me]`` satisfies: the value's prefixes and suffixes whose
     length some pattern has are probed in the pattern hash table by their
-    hash. Returns the candidates left."""
-    n_keys = params.n_keys
-    n_live = params.n_live
-    shift = np.uint64(params.info_shift)
-    size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    hash_mask = params.hash_mask
-    remaining = progress[REMAINING]
+    hash."""
     L = me - ms
     for pattern in range(2):
         op = OP_PREFIX + pattern
@@ -707,35 +770,23 @@ def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_le
                 c = _probe(h, key, op, b_s, b_e, pattern_slots, hash_mask, cval, string_hash, string_chars,
                            string_start, chars, ps, pe)
                 if c >= 0:
-                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
-                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
-                    if remaining == 0:
-                        return 0
-    return remaining
+                    n = _push_range(ranges, n, c, c + 1)
+    return n
 
 
 @njit(cache=True, inline="always")
-def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
-                      prefix_hash, hash_power, substring_mark,
-                      pattern_slots, cval, string_hash, string_chars, string_start,
-                      link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                      progress, link_buffer):
+def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
+                        pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
+                        pattern_slots, cval, string_hash, string_chars, string_start, ranges, n):
     """The substring constraints of ``key`` found in chars[ms:me]: every
     piece of the value whose length some pattern has is probed by its hash
-    (``prefix_hash`` / ``hash_power`` already hold the value's hashes).
-    Returns the candidates left."""
-    n_keys = params.n_keys
-    n_live = params.n_live
-    shift = np.uint64(params.info_shift)
-    size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    hash_mask = params.hash_mask
-    substring_base = params.substring_base
-    remaining = progress[REMAINING]
+    (``prefix_hash`` / ``hash_power`` already hold the value's hashes). A
+    pattern found twice in the value is collected once (``substring_mark``)."""
     j = OP_SUBSTRING * n_keys + key
     b_s = block_start[j]
     b_e = block_start[j + 1]
     if b_s == b_e:
-        return remaining
+        return n
     lengths = pattern_lengths[2 * n_keys + key]
     maxlen = pattern_max_length[2 * n_keys + key]
     top = me - ms if me - ms < maxlen else maxlen
@@ -744,10 +795,7 @@ def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_le
         c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
                    string_chars, string_start, chars, ms, ms)
         if c >= 0:
-            remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters, touched, done,
-                               out, progress, link_buffer, interface_filters, n_live)
-            if remaining == 0:
-                return 0
+            n = _push_range(ranges, n, c, c + 1)
     L = me - ms
     for start in range(L):
         lim = L - start
@@ -758,25 +806,23 @@ def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_le
                 h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
                 c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
                            string_chars, string_start, chars, ms + start, ms + start + length)
-                # a pattern found twice in the value counts once per message
                 if c >= 0 and substring_mark[c - substring_base] != stamp:
                     substring_mark[c - substring_base] = stamp
-                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
-                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
-                    if remaining == 0:
-                        return 0
-    return remaining
+                    n = _push_range(ranges, n, c, c + 1)
+    return n
 
 
 @njit(cache=True, inline="always")
 def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp):
     """Phase 4: the counting algorithm over the message's attributes
-    (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, visit
+    (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, find
     the constraints it satisfies and count their filters; a filter whose
     count reaches its size matches, and its interface is output. Stops as
     soon as no candidate interface is left."""
     n_keys = params.n_keys
     n_live = params.n_live
+    hash_mask = params.hash_mask
+    substring_base = params.substring_base
     shift = np.uint64(params.info_shift)
     size_mask = (np.uint64(1) << shift) - np.uint64(1)
     key_of, block_start, cval = table.key_of, table.block_start, table.constraint_value
@@ -788,10 +834,12 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
                                                       scratch.progress, scratch.link_buffer)
     prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
+    ranges = scratch.ranges
     for a in range(a_lo, a_hi):
         n = attrs[a, 0]
         t = attrs[a, 1]
         v = attrs[a, 2]
+        n_ranges = 0
         if t >= T_CONVERTED:
             t -= T_CONVERTED
         else:
@@ -799,51 +847,41 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
             any_key = key_of[n * NTYPES + T_ANY]
             if any_key >= 0:
                 j = OP_ANY * n_keys + any_key
-                if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
-                          counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
-                    return 0
+                n_ranges = _push_range(ranges, n_ranges, block_start[j], block_start[j + 1])
         key = key_of[n * NTYPES + t]
-        if key < 0:
-            continue
-        ms = 0
-        me = 0
-        value = v
-        if t == T_STRING:
-            ms = char_start[v]
-            me = char_start[v + 1]
-            value = np.int64(-1)
-            if _has_ordered(key, n_keys, block_start):
-                value = _string_position(string_chars, string_start, chars, ms, me)
-        if _count_ordered(key, value, params, block_start, cval,
-                          link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                          progress, link_buffer) == 0:
-            return 0
-        # typed any: present with this type
-        j = OP_ANY * n_keys + key
-        if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
-                  counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
-            return 0
-        if t != T_STRING:
-            continue
-        jp = OP_PREFIX * n_keys + key
-        js = OP_SUFFIX * n_keys + key
-        jb = OP_SUBSTRING * n_keys + key
-        if (block_start[jp] == block_start[jp + 1] and block_start[js] == block_start[js + 1]
-                and block_start[jb] == block_start[jb + 1]):
-            continue
-        # prefix, suffix and substring: probe the value's pieces
-        _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
-        if _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
-                                    prefix_hash, hash_power,
-                                    pattern_slots, cval, string_hash, string_chars, string_start,
-                                    link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                                    progress, link_buffer) == 0:
-            return 0
-        if _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
-                             prefix_hash, hash_power, substring_mark,
-                             pattern_slots, cval, string_hash, string_chars, string_start,
-                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                             progress, link_buffer) == 0:
+        if key >= 0:
+            ms = 0
+            me = 0
+            value = v
+            if t == T_STRING:
+                ms = char_start[v]
+                me = char_start[v + 1]
+                value = np.int64(-1)
+                if _has_ordered(key, n_keys, block_start):
+                    value = _string_position(string_chars, string_start, chars, ms, me)
+            n_ranges = _collect_ordered(key, value, n_keys, block_start, cval, ranges, n_ranges)
+            # typed any: present with this type
+            j = OP_ANY * n_keys + key
+            n_ranges = _push_range(ranges, n_ranges, block_start[j], block_start[j + 1])
+            if t == T_STRING:
+                jp = OP_PREFIX * n_keys + key
+                js = OP_SUFFIX * n_keys + key
+                jb = OP_SUBSTRING * n_keys + key
+                if (block_start[jp] != block_start[jp + 1] or block_start[js] != block_start[js + 1]
+                        or block_start[jb] != block_start[jb + 1]):
+                    # prefix, suffix and substring: probe the value's pieces
+                    _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
+                    n_ranges = _collect_prefixes_suffixes(
+                        key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
+                        prefix_hash, hash_power, pattern_slots, cval, string_hash, string_chars, string_start,
+                        ranges, n_ranges)
+                    n_ranges = _collect_substrings(
+                        key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
+                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, cval,
+                        string_hash, string_chars, string_start, ranges, n_ranges)
+        if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask,
+                                          counters, touched, done, out, progress, link_buffer, interface_filters,
+                                          n_live) == 0:
             return 0
     return progress[REMAINING]
 
@@ -891,8 +929,9 @@ def _new_scratch(params, counter_proto, maxlen):
     progress = np.zeros(4, dtype=np.int64)
     absent = np.empty(max(params.rounds, 1), dtype=np.int64)
     link_buffer = np.empty(BLOCK, dtype=np.int32)
+    ranges = np.empty(2 * params.max_ranges, dtype=np.int32)
     return Scratch(counters, touched, done, name_mark, name_types, substring_mark, prefix_hash, hash_power,
-                   progress, absent, link_buffer)
+                   progress, absent, link_buffer, ranges)
 
 
 @njit(cache=True)
@@ -920,7 +959,7 @@ TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32
                 np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
-                  np.int32)
+                  np.int32, np.int32)
 _ALIGN = 8
 
 
@@ -950,7 +989,7 @@ def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, t
 
 @njit(cache=True, inline="always")
 def _field(buffer, layout, k, dtype):
-    return buffer[layout[k, 0]:layout[k, 1]].view(dtype)
+    return _unmanaged(buffer[layout[k, 0]:layout[k, 1]].view(dtype))
 
 
 @njit(cache=True, inline="always")
@@ -976,7 +1015,26 @@ def _unpack_scratch(buffer, layout, counter_proto):
         _field(buffer, layout, 4, np.int8), _field(buffer, layout, 5, np.int64),
         _field(buffer, layout, 6, np.uint64), _field(buffer, layout, 7, np.uint64),
         _field(buffer, layout, 8, np.int64), _field(buffer, layout, 9, np.int64),
-        _field(buffer, layout, 10, np.int32))
+        _field(buffer, layout, 10, np.int32), _field(buffer, layout, 11, np.int32))
+
+
+@njit(cache=True, inline="always")
+def _borrow_table(t):
+    """``TableArrays(*t)`` with every array :func:`_unmanaged`."""
+    return TableArrays(
+        _unmanaged(t[0]), _unmanaged(t[1]), _unmanaged(t[2]), _unmanaged(t[3]), _unmanaged(t[4]), _unmanaged(t[5]),
+        _unmanaged(t[6]), _unmanaged(t[7]), _unmanaged(t[8]), _unmanaged(t[9]), _unmanaged(t[10]),
+        _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
+        _unmanaged(t[16]), _unmanaged(t[17]))
+
+
+@njit(cache=True, inline="always")
+def _borrow_scratch(s):
+    """``Scratch(*s)`` with every array :func:`_unmanaged`."""
+    return Scratch(
+        _unmanaged(s[0]), _unmanaged(s[1]), _unmanaged(s[2]), _unmanaged(s[3]), _unmanaged(s[4]), _unmanaged(s[5]),
+        _unmanaged(s[6]), _unmanaged(s[7]), _unmanaged(s[8]), _unmanaged(s[9]), _unmanaged(s[10]),
+        _unmanaged(s[11]))
 
 
 # ---------------------------------------------------------------- entries
@@ -988,9 +1046,9 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
     of TableArrays, Params and Scratch; message m goes to the broadcast set
     ``set_of_message[m]`` (see ``ForwardingTable._broadcast``). ``out`` must hold ``M * n_live``
     entries at worst; returns the stamp of the last message."""
-    table = TableArrays(*table)
+    table = _borrow_table(table)
     params = Params(*params)
-    scratch = Scratch(*scratch)
+    scratch = _borrow_scratch(scratch)
     pos = 0
     stamp = stamp0
     for m in range(m_off.shape[0] - 1):
