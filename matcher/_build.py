@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from cbalgebra.matcher._kernels import (
-    NOPS, NTYPES, OP_ANY, OP_GE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
+    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
     T_STRING, OP_NAMES, TABLE_DTYPES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, pack_arrays,
     set_bits, string_hashes,
 )
@@ -450,6 +450,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,
         string_chars=string_chars, string_start=string_start, string_hash=string_hash,
         pattern_slots=pattern_slots, pattern_max_length=pattern_max_length, pattern_lengths=pattern_lengths,
+        string_slots=_string_slots(string_hash),
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
@@ -459,6 +460,21 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         stats=stats,
     )
     return compiled.with_rounds(rounds)
+
+
+def _string_slots(string_hash: np.ndarray) -> np.ndarray:
+    """The hash table from an interned string's hash to its rank (linear
+    probing, at most half full), which places a message's string among the
+    constants without a search when it is one of them."""
+    size = 2
+    while size < 2 * string_hash.shape[0]:
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int32)
+    ranks = np.arange(string_hash.shape[0], dtype=np.int64)
+    first_call("fill_pattern_slots", fill_pattern_slots,
+               (slots, size - 1, ranks, np.full(ranks.shape[0], OP_EQ, np.int8), np.zeros(ranks.shape[0], np.int64),
+                ranks, string_hash))
+    return slots
 
 
 def _max_ranges(block_start: np.ndarray, n_keys: int) -> int:

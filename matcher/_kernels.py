@@ -118,6 +118,7 @@ class TableArrays(NamedTuple):
     pattern_slots: np.ndarray       # int32 open-addressing table, -1 = empty
     pattern_max_length: np.ndarray  # int32, 3 * n_keys (prefix, suffix, substring)
     pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
+    string_slots: np.ndarray        # int32 open-addressing table from a string's hash to its rank, -1 = empty
 
 
 class Params(NamedTuple):
@@ -308,8 +309,19 @@ def _compare(tchars, ts, te, chars, ms, me):
 
 
 @njit(cache=True, inline="always")
-def _string_position(tchars, toff, chars, ms, me):
-    """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal."""
+def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
+    """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal.
+    ``h`` is the hash of chars[ms:me]: a value that is one of the interned
+    strings (the common case) is found in ``string_slots`` without a search."""
+    mask = string_slots.shape[0] - 1
+    s = slot_of(h, 0, OP_EQ, mask)
+    while True:
+        r = string_slots[s]
+        if r < 0:
+            break
+        if thash[r] == h and _equal_chars(tchars, toff[r], toff[r + 1], chars, ms, me):
+            return 2 * np.int64(r) + 1
+        s = (s + 1) & mask
     lo = 0
     hi = toff.shape[0] - 1
     while lo < hi:
@@ -324,26 +336,36 @@ def _string_position(tchars, toff, chars, ms, me):
     return 2 * lo + eq
 
 
+# The two searches below run a fixed number of steps for a given length and
+# pick each half with a conditional move: the value decides nothing but the
+# data, so there is no branch to mispredict (a search in a block of a few
+# hundred constants otherwise mispredicts about half of its steps).
 @njit(cache=True, inline="always")
 def _lower(cval, s, e, v):
-    while s < e:
-        mid = (s + e) >> 1
-        if cval[mid] < v:
-            s = mid + 1
-        else:
-            e = mid
-    return s
+    """First position in the sorted cval[s:e] whose value is >= v (e if none)."""
+    n = e - s
+    if n <= 0:
+        return s
+    base = s
+    while n > 1:
+        half = n >> 1
+        base = base + half if cval[base + half - 1] < v else base
+        n -= half
+    return base + 1 if cval[base] < v else base
 
 
 @njit(cache=True, inline="always")
 def _upper(cval, s, e, v):
-    while s < e:
-        mid = (s + e) >> 1
-        if cval[mid] <= v:
-            s = mid + 1
-        else:
-            e = mid
-    return s
+    """First position in the sorted cval[s:e] whose value is > v (e if none)."""
+    n = e - s
+    if n <= 0:
+        return s
+    base = s
+    while n > 1:
+        half = n >> 1
+        base = base + half if cval[base + half - 1] <= v else base
+        n -= half
+    return base + 1 if cval[base] <= v else base
 
 
 # ----------------------------------------------------------- right-hand side
@@ -831,6 +853,7 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
                                                               table.string_chars, table.string_start)
     pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
+    string_slots = table.string_slots
     counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
                                                       scratch.progress, scratch.link_buffer)
     prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
@@ -857,8 +880,11 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                 ms = char_start[v]
                 me = char_start[v + 1]
                 value = np.int64(-1)
+                # the rolling hashes serve the exact lookup and the patterns
+                _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
                 if _has_ordered(key, n_keys, block_start):
-                    value = _string_position(string_chars, string_start, chars, ms, me)
+                    value = _string_position(string_chars, string_start, string_hash, string_slots, chars, ms, me,
+                                             prefix_hash[me - ms])
             n_ranges = _collect_ordered(key, value, n_keys, block_start, cval, ranges, n_ranges)
             # typed any: present with this type
             j = OP_ANY * n_keys + key
@@ -870,7 +896,6 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                 if (block_start[jp] != block_start[jp + 1] or block_start[js] != block_start[js + 1]
                         or block_start[jb] != block_start[jb + 1]):
                     # prefix, suffix and substring: probe the value's pieces
-                    _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
                     n_ranges = _collect_prefixes_suffixes(
                         key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
                         prefix_hash, hash_power, pattern_slots, cval, string_hash, string_chars, string_start,
@@ -886,6 +911,22 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     return progress[REMAINING]
 
 
+@njit(cache=True)
+def _sort_small(values, lo, hi):
+    """Sort values[lo:hi] in place: insertion sort for the few interfaces a
+    message usually goes to, numpy's sort beyond."""
+    if hi - lo > 32:
+        values[lo:hi].sort()
+        return
+    for k in range(lo + 1, hi):
+        x = values[k]
+        j = k - 1
+        while j >= lo and values[j] > x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
+
+
 @njit(cache=True, inline="always")
 def _finish(scratch, out, out_pos):
     """Phase 5: reset the counters this message touched (so the next message
@@ -897,7 +938,7 @@ def _finish(scratch, out, out_pos):
     for k in range(progress[TOUCHED]):
         counters[touched[k]] = 0
     n_out = progress[MATCHED]
-    out[out_pos:out_pos + n_out].sort()
+    _sort_small(out, out_pos, out_pos + n_out)
     return n_out
 
 
@@ -956,7 +997,7 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 #: dtypes of the TableArrays fields in the packed buffer; ``None`` is
 #: filter_info, whose dtype (uint32 or uint64) comes with the table layout.
 TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
-                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64)
+                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
                   np.int32, np.int32)
@@ -1004,7 +1045,8 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 10, np.int8), bits.reshape(layout[11, 2], bits.shape[0] // max(layout[11, 2], 1)),
         _field(buffer, layout, 12, np.uint32), _field(buffer, layout, 13, np.int64),
         _field(buffer, layout, 14, np.uint64), _field(buffer, layout, 15, np.int32),
-        _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64))
+        _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64),
+        _field(buffer, layout, 18, np.int32))
 
 
 @njit(cache=True, inline="always")
@@ -1025,7 +1067,7 @@ def _borrow_table(t):
         _unmanaged(t[0]), _unmanaged(t[1]), _unmanaged(t[2]), _unmanaged(t[3]), _unmanaged(t[4]), _unmanaged(t[5]),
         _unmanaged(t[6]), _unmanaged(t[7]), _unmanaged(t[8]), _unmanaged(t[9]), _unmanaged(t[10]),
         _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
-        _unmanaged(t[16]), _unmanaged(t[17]))
+        _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]))
 
 
 @njit(cache=True, inline="always")
@@ -1049,6 +1091,9 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
     table = _borrow_table(table)
     params = Params(*params)
     scratch = _borrow_scratch(scratch)
+    attrs, m_off, chars, char_start = _unmanaged(attrs), _unmanaged(m_off), _unmanaged(chars), _unmanaged(char_start)
+    set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
+    out, out_cnt = _unmanaged(out), _unmanaged(out_cnt)
     pos = 0
     stamp = stamp0
     for m in range(m_off.shape[0] - 1):
@@ -1111,5 +1156,7 @@ def forward_one(table_buffer, table_layout, info_proto, params, scratch_buffer, 
     and returns how many."""
     table = _unpack_table(table_buffer, table_layout, info_proto)
     scratch = _unpack_scratch(scratch_buffer, scratch_layout, counter_proto)
+    attrs, chars, char_start = _unmanaged(attrs), _unmanaged(chars), _unmanaged(char_start)
+    set_members, out = _unmanaged(set_members), _unmanaged(out)
     return _match_message(table, Params(*params), attrs, 0, attrs.shape[0], chars, char_start, set_members,
                           set_lo, set_hi, scratch, stamp, out, 0)
