@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from cbalgebra.matcher._kernels import (
-    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
-    T_STRING, OP_NAMES, TABLE_DTYPES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, pack_arrays,
-    set_bits, string_hashes,
+    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, PACKED_TABLE_DTYPES, T_ANY, T_BOOL,
+    T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, pack_arrays, set_bits,
+    string_hashes,
 )
 from cbalgebra.values import OPERATOR_SPECS
 
@@ -85,18 +86,27 @@ class Compiled:
     #: points take (see "Calling convention" in ``_kernels``)
     arrays_tuple: tuple = ()
     params_tuple: tuple = ()
-    #: the arrays packed into one buffer (``_kernels.pack_arrays``), the form
+    #: the arrays and the parameters packed into one buffer
+    #: (``_kernels.pack_arrays``), viewed as filter_info's dtype: the form
     #: ``forward_one`` takes; ``arrays`` are views of it
-    table_buffer: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
-    table_layout: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
-    info_proto: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
+    one_table: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
 
     def __post_init__(self) -> None:
-        self.table_buffer, self.table_layout, views = pack_arrays(tuple(self.arrays), TABLE_DTYPES)
-        self.arrays = TableArrays(*views)
-        self.info_proto = np.zeros(0, self.arrays.filter_info.dtype)
+        params = np.array(tuple(self.params), dtype=np.int64)
+        buffer, _, views = pack_arrays((*self.arrays, params), PACKED_TABLE_DTYPES)
+        self.arrays = TableArrays(*views[:-1])
+        self.one_table = buffer.view(self.arrays.filter_info.dtype)
         self.arrays_tuple = tuple(self.arrays)
         self.params_tuple = tuple(self.params)
+
+    @cached_property
+    def typed_lookup(self) -> dict[str, dict[str, tuple[int, int]]]:
+        """``lookup`` by type spelling: name -> {type: (name id, type code)}
+        for the types the table constrains the name with (the strict
+        message encoder's one dictionary probe per attribute and type)."""
+        spellings = TYPE_NAMES[:T_ANY]
+        return {name: {spellings[code]: (name_id, code) for code in range(T_ANY) if (mask >> code) & 1}
+                for name, (name_id, mask) in self.lookup.items()}
 
     @property
     def nbytes(self) -> int:

@@ -65,7 +65,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numba import njit, prange, types
@@ -149,16 +150,19 @@ class Scratch(NamedTuple):
     substring_mark: np.ndarray  # per substring constraint: stamp of the last message it matched
     prefix_hash: np.ndarray     # hashes of the value's prefixes
     hash_power: np.ndarray      # HASH_BASE ** k
-    progress: np.ndarray        # int64[4], indexed by MATCHED, TOUCHED, REMAINING, OUT_BASE
+    progress: np.ndarray        # int64[5], indexed by MATCHED, TOUCHED, REMAINING, OUT_BASE, STAMP
     absent: np.ndarray          # selectivity entries the message lacks
     link_buffer: np.ndarray     # BLOCK filters gathered by _count_links
     ranges: np.ndarray          # int32 pairs: the constraint ranges one attribute satisfies
+    out: np.ndarray             # int32, n_live: forward_one's output (dense interface indices)
 
 
 #: Indices into ``Scratch.progress``, the state the counting functions share:
 #: interfaces written to the output, filters touched, candidate interfaces
-#: left, and where this message's output starts.
-MATCHED, TOUCHED, REMAINING, OUT_BASE = range(4)
+#: left, where this message's output starts, and the stamp of the thread's
+#: last message (each message takes the next one: the name and substring
+#: marks of older messages then no longer count).
+MATCHED, TOUCHED, REMAINING, OUT_BASE, STAMP = range(5)
 
 BLOCK = 64  # links gathered per block in _visit_links
 SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
@@ -227,12 +231,13 @@ def _cttz(typingctx, x):
 
 
 @intrinsic
-def _unmanaged(typingctx, array):
+def _unmanaged_intrinsic(typingctx, array):
     """The same array view without its reference-counted owner (a null
-    meminfo). Numba updates the owner's count atomically whenever a compiled
-    function passes an array on to another; on a view without owner those
-    updates are a null test. Only for arrays whose owner the caller keeps
-    alive for the whole call (the kernels' arguments)."""
+    meminfo). Numba updates the owner's count atomically whenever compiled
+    code hands an array on (a call, or an inlined function's argument), and
+    on the kernels' arrays those updates were 12 % of the kernel's samples
+    (issue 15); on a view without owner they are a null test. Only for
+    arrays whose owner outlives the call (the kernels' arguments)."""
     if not isinstance(array, types.Array):
         return None
     sig = array(array)
@@ -244,6 +249,43 @@ def _unmanaged(typingctx, array):
         return view._getvalue()
 
     return sig, codegen
+
+
+@intrinsic
+def _view_at_intrinsic(typingctx, raw, start, end, dtype):
+    """``raw[start:end].view(dtype)`` for a C-contiguous uint8 ``raw`` and an
+    aligned ``start``, built directly and without an owner (as
+    :func:`_unmanaged`): the single-message entry takes ~30 arrays out of two
+    buffers per call, and numba's slice and view checks cost more than the
+    rest of an empty message."""
+    if isinstance(dtype, types.DType):
+        item = dtype.dtype
+    elif isinstance(dtype, types.NumberClass):
+        item = dtype.instance_type
+    else:
+        return None
+    result = types.Array(item, 1, "C")
+    sig = result(raw, start, end, dtype)
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(raw)(context, builder, value=args[0])
+        out = context.make_array(result)(context, builder)
+        width = context.get_abi_sizeof(context.get_data_type(item))
+        intp = context.get_value_type(types.intp)
+        first = builder.sext(args[1], intp) if args[1].type.width < intp.width else args[1]
+        last = builder.sext(args[2], intp) if args[2].type.width < intp.width else args[2]
+        data = builder.bitcast(builder.gep(source.data, [first]), out.data.type)
+        count = builder.sdiv(builder.sub(last, first), intp(width))
+        context.populate_array(out, data=data, shape=[count], strides=[intp(width)], itemsize=intp(width),
+                               meminfo=None)
+        return out._getvalue()
+
+    return sig, codegen
+
+
+# typed for mypy (an intrinsic's signature includes numba's typing context)
+_unmanaged = cast(Callable[[Any], Any], _unmanaged_intrinsic)
+_view_at = cast(Callable[[Any, Any, Any, Any], Any], _view_at_intrinsic)
 
 
 @njit(cache=True, inline="always")
@@ -967,12 +1009,13 @@ def _new_scratch(params, counter_proto, maxlen):
     substring_mark = np.zeros(params.n_substrings, dtype=np.int64)
     prefix_hash = np.empty(maxlen + 1, dtype=np.uint64)
     hash_power = np.empty(maxlen + 1, dtype=np.uint64)
-    progress = np.zeros(4, dtype=np.int64)
+    progress = np.zeros(5, dtype=np.int64)
     absent = np.empty(max(params.rounds, 1), dtype=np.int64)
     link_buffer = np.empty(BLOCK, dtype=np.int32)
     ranges = np.empty(2 * params.max_ranges, dtype=np.int32)
+    out = np.empty(max(params.n_live, 1), dtype=np.int32)
     return Scratch(counters, touched, done, name_mark, name_types, substring_mark, prefix_hash, hash_power,
-                   progress, absent, link_buffer, ranges)
+                   progress, absent, link_buffer, ranges, out)
 
 
 @njit(cache=True)
@@ -987,31 +1030,38 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 
 
 # ------------------------------------------------------------ packed form
-# forward() makes one kernel call per message, and numba unboxes every array
-# argument on each call (about 0.1 us each): TableArrays and Scratch as
-# separate arrays made ~40 of them, 4-5 us per message. The single-message
-# entry takes each of the two as ONE byte buffer plus a layout instead, and
-# takes the typed views inside (a deviation from the named-arrays style, for
-# speed). Python keeps views of the same buffers as its TableArrays and
-# Scratch, so nothing is stored twice and the batch entries are unchanged.
-#: dtypes of the TableArrays fields in the packed buffer; ``None`` is
-#: filter_info, whose dtype (uint32 or uint64) comes with the table layout.
+# forward() makes one kernel call per message, and numba's dispatcher unboxes
+# every argument on each call (about 0.15 us an array, more for a tuple): the
+# table, its parameters and the scratch as separate arguments made ~45 of
+# them. The single-message entry takes the table (with its Params) and the
+# scratch as ONE byte buffer each, whose first bytes hold the layout of the
+# arrays in it, and takes the typed views inside (a deviation from the
+# named-arrays style, for speed). Python keeps views of the same buffers as
+# its TableArrays and Scratch, so nothing is stored twice and the batch entries
+# are unchanged. A buffer is passed as a view of the dtype of its one
+# variable field (filter_info for the table, the counters for the scratch),
+# which is how the compiled code learns that dtype.
+#: dtypes of the TableArrays fields in the packed buffer, then of the Params;
+#: ``None`` is filter_info, whose dtype (uint32 or uint64) comes with the
+#: table layout.
 TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
                 np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32)
+PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
-                  np.int32, np.int32)
+                  np.int32, np.int32, np.int32)
 _ALIGN = 8
 
 
 def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, tuple]:
     """``arrays`` copied into one 8-byte aligned uint8 buffer: returns
     (buffer, layout, views). ``layout[k]`` is (first byte, end byte, rows of a
-    2-D array or -1); ``views[k]`` is array k as a view of the buffer, of the
+    2-D array or -1), and the buffer's first ``24 * len(arrays)`` bytes hold
+    a copy of it; ``views[k]`` is array k as a view of the buffer, of the
     same dtype, shape and contents. Each array must be C-contiguous, of the
     dtype ``dtypes[k]`` (any for ``None``), at most 2-D."""
     layout = np.zeros((len(arrays), 3), np.int64)
-    pos = 0
+    pos = layout.nbytes
     for k, (a, dtype) in enumerate(zip(arrays, dtypes, strict=True)):
         if dtype is not None and a.dtype != dtype:
             raise TypeError(f"packed array {k}: dtype {a.dtype}, expected {np.dtype(dtype)}")
@@ -1020,6 +1070,7 @@ def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, t
         layout[k] = (pos, pos + a.nbytes, a.shape[0] if a.ndim == 2 else -1)
         pos += -(-a.nbytes // _ALIGN) * _ALIGN
     buffer = np.empty(max(pos, _ALIGN), np.uint8)
+    buffer[:layout.nbytes].view(np.int64)[:] = layout.ravel()
     views = []
     for k, a in enumerate(arrays):
         view = buffer[layout[k, 0]:layout[k, 1]].view(a.dtype).reshape(a.shape)
@@ -1029,8 +1080,14 @@ def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, t
 
 
 @njit(cache=True, inline="always")
+def _layout(raw, n_fields):
+    """The layout :func:`pack_arrays` wrote at the start of a buffer."""
+    return _unmanaged(raw[:24 * n_fields].view(np.int64).reshape(n_fields, 3))
+
+
+@njit(cache=True, inline="always")
 def _field(buffer, layout, k, dtype):
-    return _unmanaged(buffer[layout[k, 0]:layout[k, 1]].view(dtype))
+    return _view_at(buffer, layout[k, 0], layout[k, 1], dtype)
 
 
 @njit(cache=True, inline="always")
@@ -1050,6 +1107,12 @@ def _unpack_table(buffer, layout, info_proto):
 
 
 @njit(cache=True, inline="always")
+def _unpack_params(buffer, layout):
+    p = _field(buffer, layout, 19, np.int64)
+    return Params(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
+
+
+@njit(cache=True, inline="always")
 def _unpack_scratch(buffer, layout, counter_proto):
     return Scratch(
         _field(buffer, layout, 0, counter_proto.dtype), _field(buffer, layout, 1, np.int32),
@@ -1057,7 +1120,8 @@ def _unpack_scratch(buffer, layout, counter_proto):
         _field(buffer, layout, 4, np.int8), _field(buffer, layout, 5, np.int64),
         _field(buffer, layout, 6, np.uint64), _field(buffer, layout, 7, np.uint64),
         _field(buffer, layout, 8, np.int64), _field(buffer, layout, 9, np.int64),
-        _field(buffer, layout, 10, np.int32), _field(buffer, layout, 11, np.int32))
+        _field(buffer, layout, 10, np.int32), _field(buffer, layout, 11, np.int32),
+        _field(buffer, layout, 12, np.int32))
 
 
 @njit(cache=True, inline="always")
@@ -1076,18 +1140,18 @@ def _borrow_scratch(s):
     return Scratch(
         _unmanaged(s[0]), _unmanaged(s[1]), _unmanaged(s[2]), _unmanaged(s[3]), _unmanaged(s[4]), _unmanaged(s[5]),
         _unmanaged(s[6]), _unmanaged(s[7]), _unmanaged(s[8]), _unmanaged(s[9]), _unmanaged(s[10]),
-        _unmanaged(s[11]))
+        _unmanaged(s[11]), _unmanaged(s[12]))
 
 
 # ---------------------------------------------------------------- entries
 @njit(cache=True, nogil=True)
 def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_message, set_start, set_members,
-                   scratch, stamp0, out, out_cnt):
+                   scratch, out, out_cnt):
     """Forward messages one after the other with the scratch (one thread).
     ``table``, ``params`` and ``scratch`` are plain tuples in the field order
     of TableArrays, Params and Scratch; message m goes to the broadcast set
     ``set_of_message[m]`` (see ``ForwardingTable._broadcast``). ``out`` must hold ``M * n_live``
-    entries at worst; returns the stamp of the last message."""
+    entries at worst."""
     table = _borrow_table(table)
     params = Params(*params)
     scratch = _borrow_scratch(scratch)
@@ -1095,7 +1159,7 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
     set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
     out, out_cnt = _unmanaged(out), _unmanaged(out_cnt)
     pos = 0
-    stamp = stamp0
+    stamp = scratch.progress[STAMP]
     for m in range(m_off.shape[0] - 1):
         stamp += 1
         k = set_of_message[m]
@@ -1107,7 +1171,7 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
                            set_members, set_lo, set_hi, scratch, stamp, out, pos)
         out_cnt[m] = n
         pos += n
-    return stamp
+    scratch.progress[STAMP] = stamp
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -1147,16 +1211,31 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
 
 
 @njit(cache=True, nogil=True)
-def forward_one(table_buffer, table_layout, info_proto, params, scratch_buffer, scratch_layout, counter_proto,
-                attrs, chars, char_start, set_members, set_lo, set_hi, stamp, out):
-    """Forward one message (``forward``): the table and the scratch come
-    packed (see :func:`pack_arrays`), ``info_proto`` and ``counter_proto``
-    are empty arrays of the dtypes of filter_info and the counters, and
-    ``set_lo < 0`` means every interface. Writes the dense ids at ``out[0:]``
-    and returns how many."""
-    table = _unpack_table(table_buffer, table_layout, info_proto)
-    scratch = _unpack_scratch(scratch_buffer, scratch_layout, counter_proto)
-    attrs, chars, char_start = _unmanaged(attrs), _unmanaged(chars), _unmanaged(char_start)
-    set_members, out = _unmanaged(set_members), _unmanaged(out)
-    return _match_message(table, Params(*params), attrs, 0, attrs.shape[0], chars, char_start, set_members,
-                          set_lo, set_hi, scratch, stamp, out, 0)
+def forward_one(table_buffer, scratch_buffer, message, chars, set_members):
+    """Forward one message (``forward``). The table and the scratch come
+    packed (see :func:`pack_arrays`), each as a view of the dtype of its
+    variable field. ``message`` is int64: (number of attributes n, set_lo,
+    set_hi), then the n attribute rows (name id, type, value), then the
+    string offsets into ``chars``; the broadcast set is
+    ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``).
+    Writes the dense ids, sorted, at the start of the scratch's ``out`` and
+    returns how many; returns -1, having done nothing, when a string of the
+    message is longer than the scratch holds."""
+    table_raw = table_buffer.view(np.uint8)
+    table_layout = _layout(table_raw, 20)
+    table = _unpack_table(table_raw, table_layout, table_buffer)
+    params = _unpack_params(table_raw, table_layout)
+    scratch_raw = scratch_buffer.view(np.uint8)
+    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, 13), scratch_buffer)
+    message = _unmanaged(message)
+    n = message[0]
+    attrs = message[3:3 + 3 * n].reshape(n, 3)
+    char_start = message[3 + 3 * n:]
+    capacity = scratch.prefix_hash.shape[0] - 1
+    for k in range(char_start.shape[0] - 1):
+        if char_start[k + 1] - char_start[k] > capacity:
+            return -1
+    stamp = scratch.progress[STAMP] + 1
+    scratch.progress[STAMP] = stamp
+    return _match_message(table, params, attrs, 0, n, _unmanaged(chars), char_start, _unmanaged(set_members),
+                          message[1], message[2], scratch, stamp, scratch.out, 0)
