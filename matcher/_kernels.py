@@ -155,6 +155,7 @@ class Scratch(NamedTuple):
     link_buffer: np.ndarray     # BLOCK filters gathered by _count_links
     ranges: np.ndarray          # int32 pairs: the constraint ranges one attribute satisfies
     out: np.ndarray             # int32, n_live: forward_one's output (dense interface indices)
+    string_start: np.ndarray    # int64, n_names + 1: forward_one's string offsets
 
 
 #: Indices into ``Scratch.progress``, the state the counting functions share:
@@ -164,7 +165,7 @@ class Scratch(NamedTuple):
 #: marks of older messages then no longer count).
 MATCHED, TOUCHED, REMAINING, OUT_BASE, STAMP = range(5)
 
-BLOCK = 64  # links gathered per block in _visit_links
+BLOCK = 64  # links gathered per block in _count_links
 SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
 
 HASH_BASE = np.uint64(0x100000001B3)
@@ -495,15 +496,6 @@ def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
 
 
 @njit(cache=True)
-def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer,
-                 n_live):
-    """:func:`_count_links` as a function of its own, for the rare paths
-    (:func:`_visit_skipping`); the common one inlines it."""
-    return _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
-                        link_buffer, n_live)
-
-
-@njit(cache=True)
 def _links_from(links, a, b, f):
     """First position in links[a:b] (sorted) holding a filter >= f, by
     galloping from a: the candidates come in increasing order, so each search
@@ -575,7 +567,7 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
         # (n_live = -1: some interfaces are done here, so the links are always gathered)
-        if run < a and _visit_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
+        if run < a and _count_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
                                     progress, link_buffer, -1) == 0:
             return 0
         run = b
@@ -586,12 +578,12 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
-                if s < e and _visit_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
+                if s < e and _count_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
                                           out, progress, link_buffer, -1) == 0:
                     return 0
                 a = e
     if run < link_start[c_hi]:
-        return _visit_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
+        return _count_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
                             out, progress, link_buffer, -1)
     return progress[REMAINING]
 
@@ -1014,8 +1006,9 @@ def _new_scratch(params, counter_proto, maxlen):
     link_buffer = np.empty(BLOCK, dtype=np.int32)
     ranges = np.empty(2 * params.max_ranges, dtype=np.int32)
     out = np.empty(max(params.n_live, 1), dtype=np.int32)
+    string_start = np.empty(params.n_names + 1, dtype=np.int64)
     return Scratch(counters, touched, done, name_mark, name_types, substring_mark, prefix_hash, hash_power,
-                   progress, absent, link_buffer, ranges, out)
+                   progress, absent, link_buffer, ranges, out, string_start)
 
 
 @njit(cache=True)
@@ -1049,7 +1042,7 @@ TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32
 PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
-                  np.int32, np.int32, np.int32)
+                  np.int32, np.int32, np.int32, np.int64)
 _ALIGN = 8
 
 
@@ -1121,7 +1114,7 @@ def _unpack_scratch(buffer, layout, counter_proto):
         _field(buffer, layout, 6, np.uint64), _field(buffer, layout, 7, np.uint64),
         _field(buffer, layout, 8, np.int64), _field(buffer, layout, 9, np.int64),
         _field(buffer, layout, 10, np.int32), _field(buffer, layout, 11, np.int32),
-        _field(buffer, layout, 12, np.int32))
+        _field(buffer, layout, 12, np.int32), _field(buffer, layout, 13, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -1140,7 +1133,7 @@ def _borrow_scratch(s):
     return Scratch(
         _unmanaged(s[0]), _unmanaged(s[1]), _unmanaged(s[2]), _unmanaged(s[3]), _unmanaged(s[4]), _unmanaged(s[5]),
         _unmanaged(s[6]), _unmanaged(s[7]), _unmanaged(s[8]), _unmanaged(s[9]), _unmanaged(s[10]),
-        _unmanaged(s[11]), _unmanaged(s[12]))
+        _unmanaged(s[11]), _unmanaged(s[12]), _unmanaged(s[13]))
 
 
 # ---------------------------------------------------------------- entries
@@ -1211,12 +1204,13 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
 
 
 @njit(cache=True, nogil=True)
-def forward_one(table_buffer, scratch_buffer, message, chars, set_members):
+def forward_one(table_buffer, scratch_buffer, message, set_members):
     """Forward one message (``forward``). The table and the scratch come
     packed (see :func:`pack_arrays`), each as a view of the dtype of its
-    variable field. ``message`` is int64: (number of attributes n, set_lo,
-    set_hi), then the n attribute rows (name id, type, value), then the
-    string offsets into ``chars``; the broadcast set is
+    variable field. ``message`` is bytes (see ``table.EncodedMessage``):
+    int64 (number of attributes n, set_lo, set_hi, number of strings s), the
+    n attribute rows (name id, type, value), the s string lengths, then the
+    strings' code points as uint32; the broadcast set is
     ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``).
     Writes the dense ids, sorted, at the start of the scratch's ``out`` and
     returns how many; returns -1, having done nothing, when a string of the
@@ -1226,16 +1220,22 @@ def forward_one(table_buffer, scratch_buffer, message, chars, set_members):
     table = _unpack_table(table_raw, table_layout, table_buffer)
     params = _unpack_params(table_raw, table_layout)
     scratch_raw = scratch_buffer.view(np.uint8)
-    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, 13), scratch_buffer)
-    message = _unmanaged(message)
-    n = message[0]
-    attrs = message[3:3 + 3 * n].reshape(n, 3)
-    char_start = message[3 + 3 * n:]
+    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, 14), scratch_buffer)
+    header = _view_at(message, 0, 32, np.int64)
+    n = header[0]
+    n_strings = header[3]
+    rows_end = 32 + 24 * n
+    attrs = _view_at(message, 32, rows_end, np.int64).reshape(n, 3)
+    lengths = _view_at(message, rows_end, rows_end + 8 * n_strings, np.int64)
+    chars = _view_at(message, rows_end + 8 * n_strings, len(message), np.uint32)
     capacity = scratch.prefix_hash.shape[0] - 1
-    for k in range(char_start.shape[0] - 1):
-        if char_start[k + 1] - char_start[k] > capacity:
+    string_start = scratch.string_start
+    string_start[0] = 0
+    for k in range(n_strings):
+        if lengths[k] > capacity:
             return -1
+        string_start[k + 1] = string_start[k] + lengths[k]
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
-    return _match_message(table, params, attrs, 0, n, _unmanaged(chars), char_start, _unmanaged(set_members),
-                          message[1], message[2], scratch, stamp, scratch.out, 0)
+    return _match_message(table, params, attrs, 0, n, chars, string_start, _unmanaged(set_members),
+                          header[1], header[2], scratch, stamp, scratch.out, 0)

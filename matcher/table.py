@@ -9,6 +9,7 @@ validates input, encodes messages to arrays and decodes the results.
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -61,13 +62,13 @@ class MessageBatch:
 
 class EncodedMessage(NamedTuple):
     """One message encoded for one table (``ForwardingTable.encode_message``),
-    in the form the single-message kernel takes: ``rows`` is int64, (n,
-    -1, -1), then n attribute rows (name id, type code, value) as in a
-    :class:`MessageBatch`, then the n_strings + 1 offsets of its strings in
-    ``chars``."""
+    in the form the single-message kernel takes: ``data`` is bytes holding
+    int64 (n, -1, -1, s), n attribute rows (name id, type code, value) as in
+    a :class:`MessageBatch`, the lengths of its s strings, then their code
+    points as uint32. One bytes object, because per message each numpy
+    array made in Python costs more than packing the numbers."""
 
-    rows: np.ndarray   # int64
-    chars: np.ndarray  # uint32 code points of its strings
+    data: bytes
     maxlen: int        # the longest string, in code points
     token: object
     numbers: str = "strict"
@@ -75,8 +76,8 @@ class EncodedMessage(NamedTuple):
     @property
     def attrs(self) -> np.ndarray:
         """The attribute rows, (n, 3)."""
-        n = int(self.rows[0])
-        return self.rows[3:3 + 3 * n].reshape(n, 3)
+        n = int.from_bytes(self.data[:8], "little", signed=True)
+        return np.frombuffer(self.data, dtype="<i8", count=3 * n, offset=32).reshape(n, 3)
 
 
 # ----------------------------------------------------------- numba warm-up
@@ -447,8 +448,14 @@ class ForwardingTable:
         the table does not know are ignored."""
         if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        rows, chars, _ = self._encode_rows(message)
-        return self._forward_rows(rows, chars, broadcast)
+        strings: list[str] = []
+        rows: list[int] = [0, -1, -1, 0]
+        rows[0] = self._encode_one(message, self._lookup, rows, strings)
+        set_members = _NO_MEMBERS
+        if broadcast is not None:
+            _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
+            rows[1], rows[2] = int(set_start[0]), int(set_start[1])
+        return self._forward_data(_pack(rows, strings), set_members, strings)
 
     def encode_message(self, message: Message) -> EncodedMessage:
         """``message`` encoded for this table, for :meth:`forward_encoded`.
@@ -460,41 +467,30 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        rows, chars, strings = self._encode_rows(message)
-        rows.flags.writeable = False
-        return EncodedMessage(rows, chars, max(map(len, strings), default=0), self._compiled.token, self._numbers)
-
-    def _encode_rows(self, message: Message) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        """(rows, chars, strings) of one message, in the form of
-        :class:`EncodedMessage`. The header, the attribute rows and the
-        string offsets come from ONE ``np.array`` call: per message, each
-        numpy call is a sizeable part of the Python cost of ``forward``."""
         strings: list[str] = []
-        rows: list[int] = [0, -1, -1]
+        rows: list[int] = [0, -1, -1, 0]
         rows[0] = self._encode_one(message, self._lookup, rows, strings)
-        if not strings:
-            return np.array(rows, dtype=np.int64), _EMPTY_CHARS, strings
-        rows.append(0)
-        total = 0
-        for value in strings:
-            total += len(value)
-            rows.append(total)
-        chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
-        return np.array(rows, dtype=np.int64), chars, strings
+        return EncodedMessage(_pack(rows, strings), max(map(len, strings), default=0), self._compiled.token,
+                              self._numbers)
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
         if encoded.token is not self._compiled.token or encoded.numbers != self._numbers:
             raise ValueError("this EncodedMessage was encoded for another table or numbers mode")
-        rows = encoded.rows
-        if broadcast is not None:
-            rows = rows.copy()  # its header names the broadcast set
-        return self._forward_rows(rows, encoded.chars, broadcast)
+        data = encoded.data
+        set_members = _NO_MEMBERS
+        if broadcast is not None:  # the header names the broadcast set
+            _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
+            header = np.frombuffer(data, dtype="<i8", count=4).copy()
+            header[1:3] = set_start[:2]
+            data = header.tobytes() + data[32:]
+        return self._forward_data(data, set_members, None, encoded.maxlen)
 
-    def _forward_rows(self, rows: np.ndarray, chars: np.ndarray, broadcast: Iterable[int] | None) -> np.ndarray:
-        """One encoded message through ``forward_one``; ``rows`` as in
-        :class:`EncodedMessage` (its header is filled in here when there is
-        a broadcast set)."""
+    def _forward_data(self, data: bytes, set_members: np.ndarray, strings: list[str] | None,
+                      maxlen: int = 0) -> np.ndarray:
+        """One encoded message through ``forward_one``; its longest string is
+        ``max(map(len, strings))`` (or ``maxlen``), needed only when the
+        scratch must grow."""
         # this runs once per message: thread-local state is read through the
         # instance dict
         state = self._local.__dict__
@@ -502,19 +498,11 @@ class ForwardingTable:
         if scratch is None:
             self._scratch(0)
             scratch = state["one_scratch"]
-        if broadcast is None:
-            set_members = _NO_MEMBERS
-        else:
-            _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
-            rows[1], rows[2] = set_start[0], set_start[1]
-        args = (self._compiled.one_table, scratch, rows, chars, set_members)
+        args = (self._compiled.one_table, scratch, data, set_members)
         k = forward_one(*args) if self._warm_one else self._first_forward(args)
         if k < 0:  # a string longer than the scratch holds: grow it, once
-            n = int(rows[0])
-            offsets = rows[3 + 3 * n:]
-            self._scratch(int(np.max(np.diff(offsets))))
-            args = (self._compiled.one_table, state["one_scratch"], rows, chars, set_members)
-            k = forward_one(*args)
+            self._scratch(max(map(len, strings)) if strings is not None else maxlen)
+            k = forward_one(self._compiled.one_table, state["one_scratch"], data, set_members)
         out = state["scratch"].out
         if self._dense_ids:
             return out[:k].astype(np.int64)
@@ -673,6 +661,24 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
     return n
 
 
+
+
+_PACKERS: dict[int, struct.Struct] = {}
+
+
+def _pack(rows: list[int], strings: list[str]) -> bytes:
+    """The bytes of an :class:`EncodedMessage`: ``rows`` (header and
+    attribute rows) and the lengths of ``strings`` as int64, then the
+    strings' code points. ``rows[3]`` is set to the number of strings."""
+    if strings:
+        rows[3] = len(strings)
+        rows += map(len, strings)
+    packer = _PACKERS.get(len(rows))
+    if packer is None:
+        packer = _PACKERS[len(rows)] = struct.Struct(f"<{len(rows)}q")
+    if strings:
+        return packer.pack(*rows) + "".join(strings).encode("utf-32-le")
+    return packer.pack(*rows)
 
 
 def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
