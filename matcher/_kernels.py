@@ -39,25 +39,33 @@ The table (:class:`TableArrays`)
   ``pattern_slots`` an open-addressing table from (operator, key, string) to
   the prefix, suffix and substring constraints, ``pattern_max_length`` /
   ``pattern_lengths`` the longest pattern and the set of pattern lengths per
-  (pattern operator, key).
+  (pattern operator, key); ``string_slots`` an open-addressing table from a
+  constant's hash to its rank.
 
 Messages are encoded as attribute arrays (name id, type code, value) with a
 string pool of code points; a string attribute's value is its index in the
 pool. Under ``numbers="sff"`` a number may have a second row, of the other
 numeric type plus ``T_CONVERTED``: it meets that type's constraints but not
 the name's type-any constraints again (its original row does that). A string
-value is placed among the interned constants by binary search
-(``2 * lo + eq``), which turns every order operator on strings into an integer
-comparison.
+value is placed among the interned constants (``2 * lo + eq``), by a hash
+lookup when it is one of them and by binary search otherwise, which turns
+every order operator on strings into an integer comparison.
+
+Per attribute, the constraints it satisfies are first collected as ranges of
+constraint numbers, then the filters linked from them are counted in one
+place (see "Each attribute is handled in two steps" below).
 
 Calling convention
 ------------------
-The entry points (:func:`forward_serial`, :func:`forward_parallel`) take the
-table, the parameters and the scratch as *plain* tuples and name them inside
-(``TableArrays(*table)``): numba types a plain tuple of arrays in its C
-dispatcher, but a NamedTuple through Python, which costs microseconds per
-call (``forward`` makes one call per message). The Python side keeps the
-named versions for itself and passes ``tuple(...)`` copies made once.
+The batch entry points (:func:`forward_serial`, :func:`forward_parallel`)
+take the table, the parameters and the scratch as *plain* tuples and name
+them inside (``TableArrays(*table)``): numba types a plain tuple of arrays in
+its C dispatcher, but a NamedTuple through Python. The Python side keeps the
+named versions for itself and passes ``tuple(...)`` copies made once. The
+single-message entry (:func:`forward_one`) takes packed buffers instead (see
+"packed form"). Inside, the arrays the caller passed are used without numba's
+reference counts (:func:`_unmanaged`): their owners are the caller's, alive
+for the call.
 """
 
 from __future__ import annotations
@@ -1177,8 +1185,11 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
     slots are left; the caller resumes it with a fresh buffer. ``table`` and
     ``params`` are plain tuples, as for ``forward_serial``.
     """
-    table = TableArrays(*table)
+    table = _borrow_table(table)
     params = Params(*params)
+    attrs, m_off, chars, char_start = _unmanaged(attrs), _unmanaged(m_off), _unmanaged(chars), _unmanaged(char_start)
+    set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
+    # the scratch is made per chunk, below, and keeps its owner
     n_chunks = chunk_lo.shape[0]
     for ch in prange(n_chunks):
         scratch = _new_scratch(params, counter_proto, maxlen)
