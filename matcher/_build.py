@@ -18,8 +18,8 @@ import numpy as np
 
 from cbalgebra.matcher._kernels import (
     NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, PACKED_TABLE_DTYPES, T_ANY, T_BOOL,
-    T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, pack_arrays, set_bits,
-    string_hashes,
+    T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_filter, fill_pattern_slots, first_call,
+    pack_arrays, set_bits, string_hashes,
 )
 from cbalgebra.values import OPERATOR_SPECS
 
@@ -434,6 +434,14 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     if pat.size:
         first_call("fill_pattern_slots", fill_pattern_slots,
                    (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat], d_key[pat], d_cv[pat], string_hash))
+    # one bit per 16 pattern positions' worth: 16 bits per pattern constraint
+    bloom_words = 1
+    while 64 * bloom_words < 16 * pat.shape[0]:
+        bloom_words *= 2
+    pattern_bloom = np.zeros(bloom_words, dtype=np.uint64)
+    if pat.size:
+        first_call("fill_pattern_filter", fill_pattern_filter,
+                   (pattern_bloom, d_op[pat], d_key[pat], d_cv[pat], string_hash))
     pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)
     pattern_lengths = np.zeros(3 * nkeys, dtype=np.uint64)
     if pat.size:
@@ -460,7 +468,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,
         string_chars=string_chars, string_start=string_start, string_hash=string_hash,
         pattern_slots=pattern_slots, pattern_max_length=pattern_max_length, pattern_lengths=pattern_lengths,
-        string_slots=_string_slots(string_hash),
+        string_slots=_string_slots(string_hash), pattern_bloom=pattern_bloom,
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,

@@ -128,6 +128,7 @@ class TableArrays(NamedTuple):
     pattern_max_length: np.ndarray  # int32, 3 * n_keys (prefix, suffix, substring)
     pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
     string_slots: np.ndarray        # int32 open-addressing table from a string's hash to its rank, -1 = empty
+    pattern_bloom: np.ndarray       # uint64 bit filter of the pattern constraints (_probe)
 
 
 class Params(NamedTuple):
@@ -303,13 +304,33 @@ def popcount64(x):
 
 
 @njit(cache=True, inline="always")
-def slot_of(h, key, op, hmask):
-    """Home slot of (string hash, key, operator) in the pattern hash table."""
+def _mix(h, key, op):
+    """A 64-bit mix of (string hash, key, operator): its low bits place it in
+    the pattern hash table, its high bits in the pattern filter."""
     x = np.uint64(h) ^ (np.uint64(key) * _KEYMUL) ^ (np.uint64(op) * _OPMUL)
     x = (x ^ (x >> np.uint64(30))) * _MIX1
     x = (x ^ (x >> np.uint64(27))) * _MIX2
-    x = x ^ (x >> np.uint64(31))
-    return np.int64(x & np.uint64(hmask))
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def slot_of(h, key, op, hmask):
+    """Home slot of (string hash, key, operator) in the pattern hash table."""
+    return np.int64(_mix(h, key, op) & np.uint64(hmask))
+
+
+@njit(cache=True, inline="always")
+def _filter_bit(x, bloom):
+    """The bit of mix ``x`` in the pattern filter ``bloom`` (64 * len bits, a power of two)."""
+    return (x >> np.uint64(32)) & np.uint64(64 * bloom.shape[0] - 1)
+
+
+@njit(cache=True)
+def fill_pattern_filter(bloom, ops, keys, ranks, thash):
+    """Set the filter bit of each pattern constraint (see :func:`_probe`)."""
+    for j in range(ops.shape[0]):
+        bit = _filter_bit(_mix(thash[ranks[j]], keys[j], ops[j]), bloom)
+        bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
 @njit(cache=True)
@@ -607,10 +628,20 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
 
 
 @njit(cache=True, inline="always")
-def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
-           string_start, chars, ms, me):
-    """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1."""
-    s = slot_of(h, key, op, hash_mask)
+def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, constraint_value, string_hash,
+           string_chars, string_start, chars, ms, me):
+    """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1.
+
+    Most pieces of a value are no pattern at all. A filter of one bit per
+    pattern position (16 per pattern constraint, one hash: about 6 % false
+    positives) answers those from a few kilobytes that stay in cache, and
+    only the rest probe the hash table, which on a large table is megabytes
+    and a cache miss per probe."""
+    x = _mix(h, key, op)
+    bit = _filter_bit(x, pattern_bloom)
+    if not (pattern_bloom[bit >> np.uint64(6)] >> (bit & np.uint64(63))) & np.uint64(1):
+        return -1
+    s = np.int64(x & np.uint64(hash_mask))
     while True:
         c = pattern_slots[s]
         if c < 0:
@@ -806,8 +837,8 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
 
 @njit(cache=True, inline="always")
 def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
-                               pattern_max_length, prefix_hash, hash_power, pattern_slots, cval, string_hash,
-                               string_chars, string_start, ranges, n):
+                               pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom, cval,
+                               string_hash, string_chars, string_start, ranges, n):
     """The prefix and suffix constraints of ``key`` that the string
     ``chars[ms:me]`` satisfies: the value's prefixes and suffixes whose
     length some pattern has are probed in the pattern hash table by their
@@ -831,8 +862,8 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
                 else:  # OP_SUFFIX
                     h = prefix_hash[L] - prefix_hash[L - length] * hash_power[length]
                     ps, pe = me - length, me
-                c = _probe(h, key, op, b_s, b_e, pattern_slots, hash_mask, cval, string_hash, string_chars,
-                           string_start, chars, ps, pe)
+                c = _probe(h, key, op, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval, string_hash,
+                           string_chars, string_start, chars, ps, pe)
                 if c >= 0:
                     n = _push_range(ranges, n, c, c + 1)
     return n
@@ -841,7 +872,7 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
 @njit(cache=True, inline="always")
 def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
                         pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
-                        pattern_slots, cval, string_hash, string_chars, string_start, ranges, n):
+                        pattern_slots, pattern_bloom, cval, string_hash, string_chars, string_start, ranges, n):
     """The substring constraints of ``key`` found in chars[ms:me]: every
     piece of the value whose length some pattern has is probed by its hash
     (``prefix_hash`` / ``hash_power`` already hold the value's hashes). A
@@ -856,8 +887,8 @@ def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_
     top = me - ms if me - ms < maxlen else maxlen
     # the empty pattern is a substring of every string, once
     if lengths & np.uint64(1):
-        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
-                   string_chars, string_start, chars, ms, ms)
+        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval,
+                   string_hash, string_chars, string_start, chars, ms, ms)
         if c >= 0:
             n = _push_range(ranges, n, c, c + 1)
     L = me - ms
@@ -868,7 +899,7 @@ def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_
         for length in range(1, lim + 1):
             if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
                 h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
-                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
+                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval, string_hash,
                            string_chars, string_start, chars, ms + start, ms + start + length)
                 if c >= 0 and substring_mark[c - substring_base] != stamp:
                     substring_mark[c - substring_base] = stamp
@@ -895,7 +926,7 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
                                                               table.string_chars, table.string_start)
     pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
-    string_slots = table.string_slots
+    string_slots, pattern_bloom = table.string_slots, table.pattern_bloom
     counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
                                                       scratch.progress, scratch.link_buffer)
     prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
@@ -940,11 +971,11 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                     # prefix, suffix and substring: probe the value's pieces
                     n_ranges = _collect_prefixes_suffixes(
                         key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
-                        prefix_hash, hash_power, pattern_slots, cval, string_hash, string_chars, string_start,
-                        ranges, n_ranges)
+                        prefix_hash, hash_power, pattern_slots, pattern_bloom, cval, string_hash, string_chars,
+                        string_start, ranges, n_ranges)
                     n_ranges = _collect_substrings(
                         key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
-                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, cval,
+                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom, cval,
                         string_hash, string_chars, string_start, ranges, n_ranges)
         if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask,
                                           counters, touched, done, out, progress, link_buffer, interface_filters,
@@ -1046,7 +1077,8 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 #: ``None`` is filter_info, whose dtype (uint32 or uint64) comes with the
 #: table layout.
 TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
-                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32)
+                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32,
+                np.uint64)
 PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
@@ -1104,12 +1136,12 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 12, np.uint32), _field(buffer, layout, 13, np.int64),
         _field(buffer, layout, 14, np.uint64), _field(buffer, layout, 15, np.int32),
         _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64),
-        _field(buffer, layout, 18, np.int32))
+        _field(buffer, layout, 18, np.int32), _field(buffer, layout, 19, np.uint64))
 
 
 @njit(cache=True, inline="always")
 def _unpack_params(buffer, layout):
-    p = _field(buffer, layout, 19, np.int64)
+    p = _field(buffer, layout, 20, np.int64)
     return Params(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
 
 
@@ -1132,7 +1164,7 @@ def _borrow_table(t):
         _unmanaged(t[0]), _unmanaged(t[1]), _unmanaged(t[2]), _unmanaged(t[3]), _unmanaged(t[4]), _unmanaged(t[5]),
         _unmanaged(t[6]), _unmanaged(t[7]), _unmanaged(t[8]), _unmanaged(t[9]), _unmanaged(t[10]),
         _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
-        _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]))
+        _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]), _unmanaged(t[19]))
 
 
 @njit(cache=True, inline="always")
@@ -1227,7 +1259,7 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     returns how many; returns -1, having done nothing, when a string of the
     message is longer than the scratch holds."""
     table_raw = table_buffer.view(np.uint8)
-    table_layout = _layout(table_raw, 20)
+    table_layout = _layout(table_raw, 21)
     table = _unpack_table(table_raw, table_layout, table_buffer)
     params = _unpack_params(table_raw, table_layout)
     scratch_raw = scratch_buffer.view(np.uint8)
