@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.util
+import inspect
 import logging
 import os
 import subprocess
@@ -64,8 +65,10 @@ def kernel_arguments(kernels, compiled, maxlen: int) -> tuple[tuple, object, tup
     """(table, params, scratch) packed for ``kernels``' calling convention."""
     table = tuple(compiled.arrays)
     if hasattr(kernels, "Params"):  # named fields, passed as plain tuples
-        params = tuple(compiled.params)
-        scratch = tuple(kernels.new_scratch(compiled.params, compiled.counter_dtype, maxlen))
+        # fields are only ever appended: an older kernel takes the first ones
+        table = table[:len(kernels.TableArrays._fields)]
+        params = tuple(compiled.params)[:len(kernels.Params._fields)]
+        scratch = tuple(kernels.new_scratch(kernels.Params(*params), compiled.counter_dtype, maxlen))
     else:  # T tuple and P vector, P indexed by the module's P_* constants
         params = np.zeros(kernels.NPARAMS, dtype=np.int64)
         for name, value in compiled.params._asdict().items():
@@ -92,8 +95,11 @@ def kernel_cpu(kernels, table, batch, results: list | None = None) -> float:
     counts = np.zeros(n, dtype=np.int64)
     every_interface = np.full(n, -1, np.int64)
     t0 = time.process_time()
+    # kernels before issue 15's last changes took the first message's stamp;
+    # later ones keep it in the scratch
+    stamp = (0,) if "stamp0" in inspect.signature(kernels.forward_serial.py_func).parameters else ()
     kernels.forward_serial(arrays, params, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, every_interface,
-                           np.zeros(1, np.int64), np.zeros(0, np.int32), scratch, 0, out, counts)
+                           np.zeros(1, np.int64), np.zeros(0, np.int32), scratch, *stamp, out, counts)
     seconds = time.process_time() - t0
     if results is not None:
         results.append((counts, out[: int(counts.sum())].copy()))

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from cbalgebra.matcher._kernels import (
-    NOPS, NTYPES, OP_ANY, OP_GE, OP_PREFIX, OP_SUBSTRING, T_ANY, T_BOOL, T_FLOAT, T_INT,
-    T_STRING, OP_NAMES, TABLE_DTYPES, TYPE_NAMES, Params, TableArrays, fill_pattern_slots, first_call, pack_arrays,
-    set_bits, string_hashes,
+    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, PACKED_TABLE_DTYPES, T_ANY, T_BOOL,
+    T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_filter, fill_pattern_slots, first_call,
+    pack_arrays, set_bits, string_hashes,
 )
 from cbalgebra.values import OPERATOR_SPECS
 
@@ -85,18 +86,27 @@ class Compiled:
     #: points take (see "Calling convention" in ``_kernels``)
     arrays_tuple: tuple = ()
     params_tuple: tuple = ()
-    #: the arrays packed into one buffer (``_kernels.pack_arrays``), the form
+    #: the arrays and the parameters packed into one buffer
+    #: (``_kernels.pack_arrays``), viewed as filter_info's dtype: the form
     #: ``forward_one`` takes; ``arrays`` are views of it
-    table_buffer: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
-    table_layout: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
-    info_proto: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
+    one_table: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
 
     def __post_init__(self) -> None:
-        self.table_buffer, self.table_layout, views = pack_arrays(tuple(self.arrays), TABLE_DTYPES)
-        self.arrays = TableArrays(*views)
-        self.info_proto = np.zeros(0, self.arrays.filter_info.dtype)
+        params = np.array(tuple(self.params), dtype=np.int64)
+        buffer, _, views = pack_arrays((*self.arrays, params), PACKED_TABLE_DTYPES)
+        self.arrays = TableArrays(*views[:-1])
+        self.one_table = buffer.view(self.arrays.filter_info.dtype)
         self.arrays_tuple = tuple(self.arrays)
         self.params_tuple = tuple(self.params)
+
+    @cached_property
+    def typed_lookup(self) -> dict[str, dict[str, tuple[int, int]]]:
+        """``lookup`` by type spelling: name -> {type: (name id, type code)}
+        for the types the table constrains the name with (the strict
+        message encoder's one dictionary probe per attribute and type)."""
+        spellings = TYPE_NAMES[:T_ANY]
+        return {name: {spellings[code]: (name_id, code) for code in range(T_ANY) if (mask >> code) & 1}
+                for name, (name_id, mask) in self.lookup.items()}
 
     @property
     def nbytes(self) -> int:
@@ -424,6 +434,14 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     if pat.size:
         first_call("fill_pattern_slots", fill_pattern_slots,
                    (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat], d_key[pat], d_cv[pat], string_hash))
+    # one bit per 16 pattern positions' worth: 16 bits per pattern constraint
+    bloom_words = 1
+    while 64 * bloom_words < 16 * pat.shape[0]:
+        bloom_words *= 2
+    pattern_bloom = np.zeros(bloom_words, dtype=np.uint64)
+    if pat.size:
+        first_call("fill_pattern_filter", fill_pattern_filter,
+                   (pattern_bloom, d_op[pat], d_key[pat], d_cv[pat], string_hash))
     pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)
     pattern_lengths = np.zeros(3 * nkeys, dtype=np.uint64)
     if pat.size:
@@ -440,7 +458,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     params = Params(
         n_keys=int(nkeys), n_names=len(names), n_interfaces=int(n_if), n_words=int(nwords), info_shift=shift,
         rounds=0, hash_mask=hsize - 1, substring_base=sub_base, n_substrings=n_sub, n_filters=int(nf),
-        n_live=int(live.sum()),
+        n_live=int(live.sum()), max_ranges=_max_ranges(block_start, int(nkeys)),
     )
     no_rounds = sel.bitmaps(0, nwords)
     arrays = TableArrays(
@@ -450,6 +468,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,
         string_chars=string_chars, string_start=string_start, string_hash=string_hash,
         pattern_slots=pattern_slots, pattern_max_length=pattern_max_length, pattern_lengths=pattern_lengths,
+        string_slots=_string_slots(string_hash), pattern_bloom=pattern_bloom,
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
@@ -459,6 +478,33 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         stats=stats,
     )
     return compiled.with_rounds(rounds)
+
+
+def _string_slots(string_hash: np.ndarray) -> np.ndarray:
+    """The hash table from an interned string's hash to its rank (linear
+    probing, at most half full), which places a message's string among the
+    constants without a search when it is one of them."""
+    size = 2
+    while size < 2 * string_hash.shape[0]:
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int32)
+    ranks = np.arange(string_hash.shape[0], dtype=np.int64)
+    first_call("fill_pattern_slots", fill_pattern_slots,
+               (slots, size - 1, ranks, np.full(ranks.shape[0], OP_EQ, np.int8), np.zeros(ranks.shape[0], np.int64),
+                ranks, string_hash))
+    return slots
+
+
+def _max_ranges(block_start: np.ndarray, n_keys: int) -> int:
+    """The most constraint ranges one message attribute can collect in the
+    kernel (``_kernels._count_attributes``): 9 for the operators that give
+    ranges (``!=`` two, ``=`` .. ``>=`` one each, typed and type-any ``any``
+    one each), plus one per prefix, suffix and substring constraint of its
+    key, each found at most once."""
+    if n_keys == 0:
+        return 9
+    sizes = np.diff(block_start.astype(np.int64))[: NOPS * n_keys].reshape(NOPS, n_keys)
+    return 9 + int(sizes[OP_PREFIX:OP_SUBSTRING + 1].sum(axis=0).max())
 
 
 def _selectivity(links: np.ndarray, link_u: np.ndarray, d_key: np.ndarray, key_name: np.ndarray,

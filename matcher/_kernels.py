@@ -39,25 +39,33 @@ The table (:class:`TableArrays`)
   ``pattern_slots`` an open-addressing table from (operator, key, string) to
   the prefix, suffix and substring constraints, ``pattern_max_length`` /
   ``pattern_lengths`` the longest pattern and the set of pattern lengths per
-  (pattern operator, key).
+  (pattern operator, key); ``string_slots`` an open-addressing table from a
+  constant's hash to its rank.
 
 Messages are encoded as attribute arrays (name id, type code, value) with a
 string pool of code points; a string attribute's value is its index in the
 pool. Under ``numbers="sff"`` a number may have a second row, of the other
 numeric type plus ``T_CONVERTED``: it meets that type's constraints but not
 the name's type-any constraints again (its original row does that). A string
-value is placed among the interned constants by binary search
-(``2 * lo + eq``), which turns every order operator on strings into an integer
-comparison.
+value is placed among the interned constants (``2 * lo + eq``), by a hash
+lookup when it is one of them and by binary search otherwise, which turns
+every order operator on strings into an integer comparison.
+
+Per attribute, the constraints it satisfies are first collected as ranges of
+constraint numbers, then the filters linked from them are counted in one
+place (see "Each attribute is handled in two steps" below).
 
 Calling convention
 ------------------
-The entry points (:func:`forward_serial`, :func:`forward_parallel`) take the
-table, the parameters and the scratch as *plain* tuples and name them inside
-(``TableArrays(*table)``): numba types a plain tuple of arrays in its C
-dispatcher, but a NamedTuple through Python, which costs microseconds per
-call (``forward`` makes one call per message). The Python side keeps the
-named versions for itself and passes ``tuple(...)`` copies made once.
+The batch entry points (:func:`forward_serial`, :func:`forward_parallel`)
+take the table, the parameters and the scratch as *plain* tuples and name
+them inside (``TableArrays(*table)``): numba types a plain tuple of arrays in
+its C dispatcher, but a NamedTuple through Python. The Python side keeps the
+named versions for itself and passes ``tuple(...)`` copies made once. The
+single-message entry (:func:`forward_one`) takes packed buffers instead (see
+"packed form"). Inside, the arrays the caller passed are used without numba's
+reference counts (:func:`_unmanaged`): their owners are the caller's, alive
+for the call.
 """
 
 from __future__ import annotations
@@ -65,11 +73,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numba import njit, prange, types
 from llvmlite import ir
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from cbalgebra.values import OPERATORS, TYPE_SPECS, Op, Type
@@ -117,6 +127,8 @@ class TableArrays(NamedTuple):
     pattern_slots: np.ndarray       # int32 open-addressing table, -1 = empty
     pattern_max_length: np.ndarray  # int32, 3 * n_keys (prefix, suffix, substring)
     pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
+    string_slots: np.ndarray        # int32 open-addressing table from a string's hash to its rank, -1 = empty
+    pattern_bloom: np.ndarray       # uint64 bit filter of the pattern constraints (_probe)
 
 
 class Params(NamedTuple):
@@ -133,6 +145,7 @@ class Params(NamedTuple):
     n_substrings: int
     n_filters: int
     n_live: int           # interfaces with at least one filter
+    max_ranges: int       # most constraint ranges one attribute can collect (Scratch.ranges)
 
 
 class Scratch(NamedTuple):
@@ -146,17 +159,22 @@ class Scratch(NamedTuple):
     substring_mark: np.ndarray  # per substring constraint: stamp of the last message it matched
     prefix_hash: np.ndarray     # hashes of the value's prefixes
     hash_power: np.ndarray      # HASH_BASE ** k
-    progress: np.ndarray        # int64[4], indexed by MATCHED, TOUCHED, REMAINING, OUT_BASE
+    progress: np.ndarray        # int64[5], indexed by MATCHED, TOUCHED, REMAINING, OUT_BASE, STAMP
     absent: np.ndarray          # selectivity entries the message lacks
-    link_buffer: np.ndarray     # BLOCK filters gathered by _visit_links
+    link_buffer: np.ndarray     # BLOCK filters gathered by _count_links
+    ranges: np.ndarray          # int32 pairs: the constraint ranges one attribute satisfies
+    out: np.ndarray             # int32, n_live: forward_one's output (dense interface indices)
+    string_start: np.ndarray    # int64, n_names + 1: forward_one's string offsets
 
 
 #: Indices into ``Scratch.progress``, the state the counting functions share:
 #: interfaces written to the output, filters touched, candidate interfaces
-#: left, and where this message's output starts.
-MATCHED, TOUCHED, REMAINING, OUT_BASE = range(4)
+#: left, where this message's output starts, and the stamp of the thread's
+#: last message (each message takes the next one: the name and substring
+#: marks of older messages then no longer count).
+MATCHED, TOUCHED, REMAINING, OUT_BASE, STAMP = range(5)
 
-BLOCK = 64  # links gathered per block in _visit_links
+BLOCK = 64  # links gathered per block in _count_links
 SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
 
 HASH_BASE = np.uint64(0x100000001B3)
@@ -222,19 +240,97 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True)
+@intrinsic
+def _unmanaged_intrinsic(typingctx, array):
+    """The same array view without its reference-counted owner (a null
+    meminfo). Numba updates the owner's count atomically whenever compiled
+    code hands an array on (a call, or an inlined function's argument), and
+    on the kernels' arrays those updates were 12 % of the kernel's samples
+    (issue 15); on a view without owner they are a null test. Only for
+    arrays whose owner outlives the call (the kernels' arguments)."""
+    if not isinstance(array, types.Array):
+        return None
+    sig = array(array)
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return sig, codegen
+
+
+@intrinsic
+def _view_at_intrinsic(typingctx, raw, start, end, dtype):
+    """``raw[start:end].view(dtype)`` for a C-contiguous uint8 ``raw`` and an
+    aligned ``start``, built directly and without an owner (as
+    :func:`_unmanaged`): the single-message entry takes ~30 arrays out of two
+    buffers per call, and numba's slice and view checks cost more than the
+    rest of an empty message."""
+    if isinstance(dtype, types.DType):
+        item = dtype.dtype
+    elif isinstance(dtype, types.NumberClass):
+        item = dtype.instance_type
+    else:
+        return None
+    result = types.Array(item, 1, "C")
+    sig = result(raw, start, end, dtype)
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(raw)(context, builder, value=args[0])
+        out = context.make_array(result)(context, builder)
+        width = context.get_abi_sizeof(context.get_data_type(item))
+        intp = context.get_value_type(types.intp)
+        first = builder.sext(args[1], intp) if args[1].type.width < intp.width else args[1]
+        last = builder.sext(args[2], intp) if args[2].type.width < intp.width else args[2]
+        data = builder.bitcast(builder.gep(source.data, [first]), out.data.type)
+        count = builder.sdiv(builder.sub(last, first), intp(width))
+        context.populate_array(out, data=data, shape=[count], strides=[intp(width)], itemsize=intp(width),
+                               meminfo=None)
+        return out._getvalue()
+
+    return sig, codegen
+
+
+# typed for mypy (an intrinsic's signature includes numba's typing context)
+_unmanaged = cast(Callable[[Any], Any], _unmanaged_intrinsic)
+_view_at = cast(Callable[[Any, Any, Any, Any], Any], _view_at_intrinsic)
+
+
+@njit(cache=True, inline="always")
 def popcount64(x):
     return np.int64(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # an intrinsic: numba passes the typing context
 
 
-@njit(cache=True)
-def slot_of(h, key, op, hmask):
-    """Home slot of (string hash, key, operator) in the pattern hash table."""
+@njit(cache=True, inline="always")
+def _mix(h, key, op):
+    """A 64-bit mix of (string hash, key, operator): its low bits place it in
+    the pattern hash table, its high bits in the pattern filter."""
     x = np.uint64(h) ^ (np.uint64(key) * _KEYMUL) ^ (np.uint64(op) * _OPMUL)
     x = (x ^ (x >> np.uint64(30))) * _MIX1
     x = (x ^ (x >> np.uint64(27))) * _MIX2
-    x = x ^ (x >> np.uint64(31))
-    return np.int64(x & np.uint64(hmask))
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def slot_of(h, key, op, hmask):
+    """Home slot of (string hash, key, operator) in the pattern hash table."""
+    return np.int64(_mix(h, key, op) & np.uint64(hmask))
+
+
+@njit(cache=True, inline="always")
+def _filter_bit(x, bloom):
+    """The bit of mix ``x`` in the pattern filter ``bloom`` (64 * len bits, a power of two)."""
+    return (x >> np.uint64(32)) & np.uint64(64 * bloom.shape[0] - 1)
+
+
+@njit(cache=True)
+def fill_pattern_filter(bloom, ops, keys, ranks, thash):
+    """Set the filter bit of each pattern constraint (see :func:`_probe`)."""
+    for j in range(ops.shape[0]):
+        bit = _filter_bit(_mix(thash[ranks[j]], keys[j], ops[j]), bloom)
+        bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
 @njit(cache=True)
@@ -268,7 +364,7 @@ def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
         slots[s] = first[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _compare(tchars, ts, te, chars, ms, me):
     """Code-point order of interned string [ts, te) against message string [ms, me)."""
     n1 = te - ts
@@ -284,9 +380,20 @@ def _compare(tchars, ts, te, chars, ms, me):
     return -1 if n1 < n2 else 1
 
 
-@njit(cache=True)
-def _string_position(tchars, toff, chars, ms, me):
-    """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal."""
+@njit(cache=True, inline="always")
+def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
+    """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal.
+    ``h`` is the hash of chars[ms:me]: a value that is one of the interned
+    strings (the common case) is found in ``string_slots`` without a search."""
+    mask = string_slots.shape[0] - 1
+    s = slot_of(h, 0, OP_EQ, mask)
+    while True:
+        r = string_slots[s]
+        if r < 0:
+            break
+        if thash[r] == h and _equal_chars(tchars, toff[r], toff[r + 1], chars, ms, me):
+            return 2 * np.int64(r) + 1
+        s = (s + 1) & mask
     lo = 0
     hi = toff.shape[0] - 1
     while lo < hi:
@@ -301,33 +408,42 @@ def _string_position(tchars, toff, chars, ms, me):
     return 2 * lo + eq
 
 
-@njit(cache=True)
+# The two searches below run a fixed number of steps for a given length and
+# pick each half with a conditional move: the value decides nothing but the
+# data, so there is no branch to mispredict (a search in a block of a few
+# hundred constants otherwise mispredicts about half of its steps).
+@njit(cache=True, inline="always")
 def _lower(cval, s, e, v):
-    while s < e:
-        mid = (s + e) >> 1
-        if cval[mid] < v:
-            s = mid + 1
-        else:
-            e = mid
-    return s
+    """First position in the sorted cval[s:e] whose value is >= v (e if none)."""
+    n = e - s
+    if n <= 0:
+        return s
+    base = s
+    while n > 1:
+        half = n >> 1
+        base = base + half if cval[base + half - 1] < v else base
+        n -= half
+    return base + 1 if cval[base] < v else base
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _upper(cval, s, e, v):
-    while s < e:
-        mid = (s + e) >> 1
-        if cval[mid] <= v:
-            s = mid + 1
-        else:
-            e = mid
-    return s
+    """First position in the sorted cval[s:e] whose value is > v (e if none)."""
+    n = e - s
+    if n <= 0:
+        return s
+    base = s
+    while n > 1:
+        half = n >> 1
+        base = base + half if cval[base + half - 1] <= v else base
+        n -= half
+    return base + 1 if cval[base] <= v else base
 
 
 # ----------------------------------------------------------- right-hand side
-# The counting functions below take arrays, not the NamedTuples: they run
-# once per matched constraint, and a short argument list keeps the calls cheap.
-@njit(cache=True)
-def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer):
+@njit(cache=True, inline="always")
+def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
+                 link_buffer, n_live):
     """Count the filters linked from a run of matched constraints (the
     counting step of Figure 4). Returns the remaining number of candidate
     interfaces.
@@ -336,38 +452,74 @@ def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
     is still a candidate are gathered without a branch, then only those are
     counted. Once the selectivity table has excluded some interfaces, "is this
     interface done?" is close to random per link; as a branch it would be
-    mispredicted half of the time and stall the loads behind it.
+    mispredicted half of the time and stall the loads behind it. For the
+    same reason a filter is appended to ``touched`` on every visit and the
+    end of the list moves only on its first one.
     """
+    # the loops index with unsigned ints: numba then leaves out the test for
+    # negative indices it makes on every signed one
+    one = np.uint64(1)
     remaining = progress[REMAINING]
-    pos = l_lo
-    while pos < l_hi:
-        hi = pos + BLOCK if pos + BLOCK < l_hi else l_hi
-        k = np.int64(0)
+    n_touched = np.uint64(progress[TOUCHED])
+    n_matched = progress[MATCHED]
+    out_base = progress[OUT_BASE]
+    pos = np.uint64(l_lo)
+    end = np.uint64(l_hi)
+    block = np.uint64(BLOCK)
+    if remaining == n_live:
+        # no interface is matched or excluded yet: every link counts, and
+        # the filters are counted straight from the links until one matches
+        while pos < end:
+            f = links[pos]
+            pos += one
+            info = np.uint64(filter_info[np.uint64(f)])
+            count = np.uint64(counters[np.uint64(f)]) + one
+            counters[np.uint64(f)] = count
+            touched[n_touched] = f
+            n_touched += np.uint64(count == one)
+            if count == info & size_mask:
+                i = np.int64(info >> shift)
+                done[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+                out[out_base + n_matched] = i
+                n_matched += 1
+                remaining -= 1
+                if remaining == 0:
+                    progress[TOUCHED] = np.int64(n_touched)
+                    progress[MATCHED] = n_matched
+                    progress[REMAINING] = 0
+                    return 0
+                break
+    while pos < end:
+        hi = pos + block if pos + block < end else end
+        k = np.uint64(0)
         for j in range(pos, hi):
             f = links[j]
-            i = np.int64(filter_info[f] >> shift)
+            i = np.uint64(filter_info[np.uint64(f)]) >> shift
             link_buffer[k] = f
-            k += np.int64(((done[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) ^ np.uint64(1))
+            k += ((done[i >> np.uint64(6)] >> (i & np.uint64(63))) & one) ^ one
         for j in range(k):
             f = link_buffer[j]
-            info = filter_info[f]
-            count = np.int64(counters[f]) + 1
-            if count == 1:
-                touched[progress[TOUCHED]] = f
-                progress[TOUCHED] += 1
-            counters[f] = count
-            if count == np.int64(info & size_mask):  # every constraint of f holds
+            info = np.uint64(filter_info[np.uint64(f)])
+            count = np.uint64(counters[np.uint64(f)]) + one
+            counters[np.uint64(f)] = count
+            touched[n_touched] = f
+            n_touched += np.uint64(count == one)
+            if count == info & size_mask:  # every constraint of f holds
                 i = np.int64(info >> shift)
                 bit = np.uint64(1) << np.uint64(i & 63)
                 if not (done[i >> 6] & bit):  # matched earlier in this block?
                     done[i >> 6] |= bit
-                    out[progress[OUT_BASE] + progress[MATCHED]] = i
-                    progress[MATCHED] += 1
+                    out[out_base + n_matched] = i
+                    n_matched += 1
                     remaining -= 1
                     if remaining == 0:
+                        progress[TOUCHED] = np.int64(n_touched)
+                        progress[MATCHED] = n_matched
                         progress[REMAINING] = 0
                         return 0
         pos = hi
+    progress[TOUCHED] = np.int64(n_touched)
+    progress[MATCHED] = n_matched
     progress[REMAINING] = remaining
     return remaining
 
@@ -402,30 +554,31 @@ def _links_from(links, a, b, f):
 
 
 @njit(cache=True, inline="always")
-def _visit(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
-           link_buffer, interface_filters, n_live):
-    """Count the filters of the matched constraints c_lo .. c_hi.
+def _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
+                  progress, link_buffer, interface_filters, n_live):
+    """Count the filters of the matched constraints ``ranges[2r] ..
+    ranges[2r + 1]`` for r < n_ranges (one attribute's, see
+    :func:`_count_attributes`). Returns the candidates left.
 
     A constraint's links are sorted by filter, and filters are numbered in
     interface order. Once most interfaces are matched or excluded (at most a
     quarter left), a constraint with many links per remaining candidate is
     not read link by link (:func:`_visit_skipping`).
-
-    Inlined, so that the common case calls :func:`_visit_links` directly:
-    numba takes a reference to every array argument on entry to a compiled
-    function that passes them on to other calls and releases them on exit,
-    and for the ten arrays here those atomic updates cost as much as the
-    counting itself on small tables (``benchmarks/forward.py``, issue 15).
     """
-    if c_lo >= c_hi:
-        return progress[REMAINING]
     remaining = progress[REMAINING]
-    if (4 * remaining > n_live
-            or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
-        return _visit_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask, counters,
-                            touched, done, out, progress, link_buffer)
-    return _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done,
-                           out, progress, link_buffer, interface_filters)
+    for r in range(n_ranges):
+        c_lo = ranges[2 * r]
+        c_hi = ranges[2 * r + 1]
+        if (4 * remaining > n_live
+                or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
+            remaining = _count_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask,
+                                     counters, touched, done, out, progress, link_buffer, n_live)
+        else:
+            remaining = _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters,
+                                        touched, done, out, progress, link_buffer, interface_filters)
+        if remaining == 0:
+            return 0
+    return remaining
 
 
 @njit(cache=True)
@@ -442,8 +595,9 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
         b = link_start[c + 1]
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
-        if run < a and _visit_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
-                                    progress, link_buffer) == 0:
+        # (n_live = -1: some interfaces are done here, so the links are always gathered)
+        if run < a and _count_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
+                                    progress, link_buffer, -1) == 0:
             return 0
         run = b
         for w in range(n_words):
@@ -453,17 +607,17 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
-                if s < e and _visit_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
-                                          out, progress, link_buffer) == 0:
+                if s < e and _count_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
+                                          out, progress, link_buffer, -1) == 0:
                     return 0
                 a = e
     if run < link_start[c_hi]:
-        return _visit_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
-                            out, progress, link_buffer)
+        return _count_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
+                            out, progress, link_buffer, -1)
     return progress[REMAINING]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -473,11 +627,21 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
     return True
 
 
-@njit(cache=True)
-def _probe(h, key, op, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
-           string_start, chars, ms, me):
-    """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1."""
-    s = slot_of(h, key, op, hash_mask)
+@njit(cache=True, inline="always")
+def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, constraint_value, string_hash,
+           string_chars, string_start, chars, ms, me):
+    """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1.
+
+    Most pieces of a value are no pattern at all. A filter of one bit per
+    pattern position (16 per pattern constraint, one hash: about 6 % false
+    positives) answers those from a few kilobytes that stay in cache, and
+    only the rest probe the hash table, which on a large table is megabytes
+    and a cache miss per probe."""
+    x = _mix(h, key, op)
+    bit = _filter_bit(x, pattern_bloom)
+    if not (pattern_bloom[bit >> np.uint64(6)] >> (bit & np.uint64(63))) & np.uint64(1):
+        return -1
+    s = np.int64(x & np.uint64(hash_mask))
     while True:
         c = pattern_slots[s]
         if c < 0:
@@ -591,27 +755,35 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
     return remaining
 
 
-# The counting helpers take arrays, unpacked from the NamedTuples once per
-# message by _count_attributes: reading an array field of a NamedTuple in
-# numba code takes a reference to the array (an atomic count update, and its
-# release), and doing that for ~20 arrays per attribute cost about 8 % of the
-# kernel (benchmarks/forward_numbers.py). The scalars come in ``params`` (no
-# reference counts). The helpers are inlined into _count_attributes, so the
-# long argument lists cost nothing at run time; numba's inliner takes at most
-# about 30 arguments.
+# Each attribute is handled in two steps: the constraints it satisfies are
+# collected as ranges of constraint numbers (the _collect_* functions), then
+# their filters are counted in one loop (_count_ranges). Counting at a single
+# place lets numba inline it once; calling a counting function for every
+# range instead passed a dozen arrays each time, with a reference-count
+# update per array, and cost about as much as the counting itself on small
+# tables (benchmarks/forward.py, issue 15). The helpers take arrays, unpacked
+# from the NamedTuples once per message by _count_attributes, and are
+# inlined, so their long argument lists cost nothing at run time.
 @njit(cache=True, inline="always")
-def _count_ordered(key, value, params, block_start, cval,
-                   link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                   progress, link_buffer):
+def _push_range(ranges, n, lo, hi):
+    """Append the constraints lo .. hi to ``ranges`` (extending the last
+    range when they follow it); returns the new number of ranges. An
+    attribute adds at most ``Params.max_ranges`` ranges (see ``_build``)."""
+    if lo >= hi:
+        return n
+    if n > 0 and ranges[2 * n - 1] == lo:
+        ranges[2 * n - 1] = hi
+        return n
+    ranges[2 * n] = lo
+    ranges[2 * n + 1] = hi
+    return n + 1
+
+
+@njit(cache=True, inline="always")
+def _collect_ordered(key, value, n_keys, block_start, cval, ranges, n):
     """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
     that ``value`` (an ordered int64, see the module docstring) satisfies:
-    each is a contiguous range of a block sorted by value. Returns the
-    candidates left."""
-    n_keys = params.n_keys
-    n_live = params.n_live
-    shift = np.uint64(params.info_shift)
-    size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    remaining = progress[REMAINING]
+    each is a contiguous range of a block sorted by value (``!=``: two)."""
     for op in range(OP_EQ, OP_GE + 1):
         j = op * n_keys + key
         b_s = block_start[j]
@@ -623,11 +795,8 @@ def _count_ordered(key, value, params, block_start, cval,
             hi = lo + 1 if (lo < b_e and cval[lo] == value) else lo
         elif op == OP_NE:
             lo = _lower(cval, b_s, b_e, value)
-            if lo < b_e and cval[lo] == value:  # every constant but the value itself: two ranges
-                remaining = _visit(b_s, lo, link_start, links, filter_info, shift, size_mask, counters, touched,
-                                   done, out, progress, link_buffer, interface_filters, n_live)
-                if remaining == 0:
-                    return 0
+            if lo < b_e and cval[lo] == value:  # every constant but the value itself
+                n = _push_range(ranges, n, b_s, lo)
                 lo += 1
             else:
                 lo = b_s
@@ -640,11 +809,8 @@ def _count_ordered(key, value, params, block_start, cval,
             lo, hi = _lower(cval, b_s, b_e, value), b_e
         else:  # OP_GE: k <= v
             lo, hi = b_s, _upper(cval, b_s, b_e, value)
-        remaining = _visit(lo, hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
-                           progress, link_buffer, interface_filters, n_live)
-        if remaining == 0:
-            return 0
-    return remaining
+        n = _push_range(ranges, n, lo, hi)
+    return n
 
 
 @njit(cache=True, inline="always")
@@ -670,21 +836,13 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
 
 
 @njit(cache=True, inline="always")
-def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
-                             prefix_hash, hash_power,
-                             pattern_slots, cval, string_hash, string_chars, string_start,
-                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                             progress, link_buffer):
+def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
+                               pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom, cval,
+                               string_hash, string_chars, string_start, ranges, n):
     """The prefix and suffix constraints of ``key`` that the string
     ``chars[ms:me]`` satisfies: the value's prefixes and suffixes whose
     length some pattern has are probed in the pattern hash table by their
-    hash. Returns the candidates left."""
-    n_keys = params.n_keys
-    n_live = params.n_live
-    shift = np.uint64(params.info_shift)
-    size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    hash_mask = params.hash_mask
-    remaining = progress[REMAINING]
+    hash."""
     L = me - ms
     for pattern in range(2):
         op = OP_PREFIX + pattern
@@ -704,50 +862,35 @@ def _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_le
                 else:  # OP_SUFFIX
                     h = prefix_hash[L] - prefix_hash[L - length] * hash_power[length]
                     ps, pe = me - length, me
-                c = _probe(h, key, op, b_s, b_e, pattern_slots, hash_mask, cval, string_hash, string_chars,
-                           string_start, chars, ps, pe)
+                c = _probe(h, key, op, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval, string_hash,
+                           string_chars, string_start, chars, ps, pe)
                 if c >= 0:
-                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
-                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
-                    if remaining == 0:
-                        return 0
-    return remaining
+                    n = _push_range(ranges, n, c, c + 1)
+    return n
 
 
 @njit(cache=True, inline="always")
-def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
-                      prefix_hash, hash_power, substring_mark,
-                      pattern_slots, cval, string_hash, string_chars, string_start,
-                      link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                      progress, link_buffer):
+def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
+                        pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
+                        pattern_slots, pattern_bloom, cval, string_hash, string_chars, string_start, ranges, n):
     """The substring constraints of ``key`` found in chars[ms:me]: every
     piece of the value whose length some pattern has is probed by its hash
-    (``prefix_hash`` / ``hash_power`` already hold the value's hashes).
-    Returns the candidates left."""
-    n_keys = params.n_keys
-    n_live = params.n_live
-    shift = np.uint64(params.info_shift)
-    size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    hash_mask = params.hash_mask
-    substring_base = params.substring_base
-    remaining = progress[REMAINING]
+    (``prefix_hash`` / ``hash_power`` already hold the value's hashes). A
+    pattern found twice in the value is collected once (``substring_mark``)."""
     j = OP_SUBSTRING * n_keys + key
     b_s = block_start[j]
     b_e = block_start[j + 1]
     if b_s == b_e:
-        return remaining
+        return n
     lengths = pattern_lengths[2 * n_keys + key]
     maxlen = pattern_max_length[2 * n_keys + key]
     top = me - ms if me - ms < maxlen else maxlen
     # the empty pattern is a substring of every string, once
     if lengths & np.uint64(1):
-        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
-                   string_chars, string_start, chars, ms, ms)
+        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval,
+                   string_hash, string_chars, string_start, chars, ms, ms)
         if c >= 0:
-            remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters, touched, done,
-                               out, progress, link_buffer, interface_filters, n_live)
-            if remaining == 0:
-                return 0
+            n = _push_range(ranges, n, c, c + 1)
     L = me - ms
     for start in range(L):
         lim = L - start
@@ -756,27 +899,25 @@ def _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_le
         for length in range(1, lim + 1):
             if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
                 h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
-                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, hash_mask, cval, string_hash,
+                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval, string_hash,
                            string_chars, string_start, chars, ms + start, ms + start + length)
-                # a pattern found twice in the value counts once per message
                 if c >= 0 and substring_mark[c - substring_base] != stamp:
                     substring_mark[c - substring_base] = stamp
-                    remaining = _visit(c, c + 1, link_start, links, filter_info, shift, size_mask, counters,
-                                       touched, done, out, progress, link_buffer, interface_filters, n_live)
-                    if remaining == 0:
-                        return 0
-    return remaining
+                    n = _push_range(ranges, n, c, c + 1)
+    return n
 
 
 @njit(cache=True, inline="always")
 def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp):
     """Phase 4: the counting algorithm over the message's attributes
-    (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, visit
+    (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, find
     the constraints it satisfies and count their filters; a filter whose
     count reaches its size matches, and its interface is output. Stops as
     soon as no candidate interface is left."""
     n_keys = params.n_keys
     n_live = params.n_live
+    hash_mask = params.hash_mask
+    substring_base = params.substring_base
     shift = np.uint64(params.info_shift)
     size_mask = (np.uint64(1) << shift) - np.uint64(1)
     key_of, block_start, cval = table.key_of, table.block_start, table.constraint_value
@@ -785,13 +926,16 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
                                                               table.string_chars, table.string_start)
     pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
+    string_slots, pattern_bloom = table.string_slots, table.pattern_bloom
     counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
                                                       scratch.progress, scratch.link_buffer)
     prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
+    ranges = scratch.ranges
     for a in range(a_lo, a_hi):
         n = attrs[a, 0]
         t = attrs[a, 1]
         v = attrs[a, 2]
+        n_ranges = 0
         if t >= T_CONVERTED:
             t -= T_CONVERTED
         else:
@@ -799,53 +943,61 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
             any_key = key_of[n * NTYPES + T_ANY]
             if any_key >= 0:
                 j = OP_ANY * n_keys + any_key
-                if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
-                          counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
-                    return 0
+                n_ranges = _push_range(ranges, n_ranges, block_start[j], block_start[j + 1])
         key = key_of[n * NTYPES + t]
-        if key < 0:
-            continue
-        ms = 0
-        me = 0
-        value = v
-        if t == T_STRING:
-            ms = char_start[v]
-            me = char_start[v + 1]
-            value = np.int64(-1)
-            if _has_ordered(key, n_keys, block_start):
-                value = _string_position(string_chars, string_start, chars, ms, me)
-        if _count_ordered(key, value, params, block_start, cval,
-                          link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                          progress, link_buffer) == 0:
-            return 0
-        # typed any: present with this type
-        j = OP_ANY * n_keys + key
-        if _visit(block_start[j], block_start[j + 1], link_start, links, filter_info, shift, size_mask,
-                  counters, touched, done, out, progress, link_buffer, interface_filters, n_live) == 0:
-            return 0
-        if t != T_STRING:
-            continue
-        jp = OP_PREFIX * n_keys + key
-        js = OP_SUFFIX * n_keys + key
-        jb = OP_SUBSTRING * n_keys + key
-        if (block_start[jp] == block_start[jp + 1] and block_start[js] == block_start[js + 1]
-                and block_start[jb] == block_start[jb + 1]):
-            continue
-        # prefix, suffix and substring: probe the value's pieces
-        _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
-        if _count_prefixes_suffixes(key, chars, ms, me, params, block_start, pattern_lengths, pattern_max_length,
-                                    prefix_hash, hash_power,
-                                    pattern_slots, cval, string_hash, string_chars, string_start,
-                                    link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                                    progress, link_buffer) == 0:
-            return 0
-        if _count_substrings(key, chars, ms, me, stamp, params, block_start, pattern_lengths, pattern_max_length,
-                             prefix_hash, hash_power, substring_mark,
-                             pattern_slots, cval, string_hash, string_chars, string_start,
-                             link_start, links, filter_info, interface_filters, counters, touched, done, out,
-                             progress, link_buffer) == 0:
+        if key >= 0:
+            ms = 0
+            me = 0
+            value = v
+            if t == T_STRING:
+                ms = char_start[v]
+                me = char_start[v + 1]
+                value = np.int64(-1)
+                # the rolling hashes serve the exact lookup and the patterns
+                _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
+                if _has_ordered(key, n_keys, block_start):
+                    value = _string_position(string_chars, string_start, string_hash, string_slots, chars, ms, me,
+                                             prefix_hash[me - ms])
+            n_ranges = _collect_ordered(key, value, n_keys, block_start, cval, ranges, n_ranges)
+            # typed any: present with this type
+            j = OP_ANY * n_keys + key
+            n_ranges = _push_range(ranges, n_ranges, block_start[j], block_start[j + 1])
+            if t == T_STRING:
+                jp = OP_PREFIX * n_keys + key
+                js = OP_SUFFIX * n_keys + key
+                jb = OP_SUBSTRING * n_keys + key
+                if (block_start[jp] != block_start[jp + 1] or block_start[js] != block_start[js + 1]
+                        or block_start[jb] != block_start[jb + 1]):
+                    # prefix, suffix and substring: probe the value's pieces
+                    n_ranges = _collect_prefixes_suffixes(
+                        key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
+                        prefix_hash, hash_power, pattern_slots, pattern_bloom, cval, string_hash, string_chars,
+                        string_start, ranges, n_ranges)
+                    n_ranges = _collect_substrings(
+                        key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
+                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom, cval,
+                        string_hash, string_chars, string_start, ranges, n_ranges)
+        if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask,
+                                          counters, touched, done, out, progress, link_buffer, interface_filters,
+                                          n_live) == 0:
             return 0
     return progress[REMAINING]
+
+
+@njit(cache=True)
+def _sort_small(values, lo, hi):
+    """Sort values[lo:hi] in place: insertion sort for the few interfaces a
+    message usually goes to, numpy's sort beyond."""
+    if hi - lo > 32:
+        values[lo:hi].sort()
+        return
+    for k in range(lo + 1, hi):
+        x = values[k]
+        j = k - 1
+        while j >= lo and values[j] > x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
 
 
 @njit(cache=True, inline="always")
@@ -859,7 +1011,7 @@ def _finish(scratch, out, out_pos):
     for k in range(progress[TOUCHED]):
         counters[touched[k]] = 0
     n_out = progress[MATCHED]
-    out[out_pos:out_pos + n_out].sort()
+    _sort_small(out, out_pos, out_pos + n_out)
     return n_out
 
 
@@ -888,11 +1040,14 @@ def _new_scratch(params, counter_proto, maxlen):
     substring_mark = np.zeros(params.n_substrings, dtype=np.int64)
     prefix_hash = np.empty(maxlen + 1, dtype=np.uint64)
     hash_power = np.empty(maxlen + 1, dtype=np.uint64)
-    progress = np.zeros(4, dtype=np.int64)
+    progress = np.zeros(5, dtype=np.int64)
     absent = np.empty(max(params.rounds, 1), dtype=np.int64)
     link_buffer = np.empty(BLOCK, dtype=np.int32)
+    ranges = np.empty(2 * params.max_ranges, dtype=np.int32)
+    out = np.empty(max(params.n_live, 1), dtype=np.int32)
+    string_start = np.empty(params.n_names + 1, dtype=np.int64)
     return Scratch(counters, touched, done, name_mark, name_types, substring_mark, prefix_hash, hash_power,
-                   progress, absent, link_buffer)
+                   progress, absent, link_buffer, ranges, out, string_start)
 
 
 @njit(cache=True)
@@ -907,31 +1062,39 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 
 
 # ------------------------------------------------------------ packed form
-# forward() makes one kernel call per message, and numba unboxes every array
-# argument on each call (about 0.1 us each): TableArrays and Scratch as
-# separate arrays made ~40 of them, 4-5 us per message. The single-message
-# entry takes each of the two as ONE byte buffer plus a layout instead, and
-# takes the typed views inside (a deviation from the named-arrays style, for
-# speed). Python keeps views of the same buffers as its TableArrays and
-# Scratch, so nothing is stored twice and the batch entries are unchanged.
-#: dtypes of the TableArrays fields in the packed buffer; ``None`` is
-#: filter_info, whose dtype (uint32 or uint64) comes with the table layout.
+# forward() makes one kernel call per message, and numba's dispatcher unboxes
+# every argument on each call (about 0.15 us an array, more for a tuple): the
+# table, its parameters and the scratch as separate arguments made ~45 of
+# them. The single-message entry takes the table (with its Params) and the
+# scratch as ONE byte buffer each, whose first bytes hold the layout of the
+# arrays in it, and takes the typed views inside (a deviation from the
+# named-arrays style, for speed). Python keeps views of the same buffers as
+# its TableArrays and Scratch, so nothing is stored twice and the batch entries
+# are unchanged. A buffer is passed as a view of the dtype of its one
+# variable field (filter_info for the table, the counters for the scratch),
+# which is how the compiled code learns that dtype.
+#: dtypes of the TableArrays fields in the packed buffer, then of the Params;
+#: ``None`` is filter_info, whose dtype (uint32 or uint64) comes with the
+#: table layout.
 TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
-                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64)
+                np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32,
+                np.uint64)
+PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
-                  np.int32)
+                  np.int32, np.int32, np.int32, np.int64)
 _ALIGN = 8
 
 
 def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, tuple]:
     """``arrays`` copied into one 8-byte aligned uint8 buffer: returns
     (buffer, layout, views). ``layout[k]`` is (first byte, end byte, rows of a
-    2-D array or -1); ``views[k]`` is array k as a view of the buffer, of the
+    2-D array or -1), and the buffer's first ``24 * len(arrays)`` bytes hold
+    a copy of it; ``views[k]`` is array k as a view of the buffer, of the
     same dtype, shape and contents. Each array must be C-contiguous, of the
     dtype ``dtypes[k]`` (any for ``None``), at most 2-D."""
     layout = np.zeros((len(arrays), 3), np.int64)
-    pos = 0
+    pos = layout.nbytes
     for k, (a, dtype) in enumerate(zip(arrays, dtypes, strict=True)):
         if dtype is not None and a.dtype != dtype:
             raise TypeError(f"packed array {k}: dtype {a.dtype}, expected {np.dtype(dtype)}")
@@ -940,6 +1103,7 @@ def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, t
         layout[k] = (pos, pos + a.nbytes, a.shape[0] if a.ndim == 2 else -1)
         pos += -(-a.nbytes // _ALIGN) * _ALIGN
     buffer = np.empty(max(pos, _ALIGN), np.uint8)
+    buffer[:layout.nbytes].view(np.int64)[:] = layout.ravel()
     views = []
     for k, a in enumerate(arrays):
         view = buffer[layout[k, 0]:layout[k, 1]].view(a.dtype).reshape(a.shape)
@@ -949,8 +1113,14 @@ def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, t
 
 
 @njit(cache=True, inline="always")
+def _layout(raw, n_fields):
+    """The layout :func:`pack_arrays` wrote at the start of a buffer."""
+    return _unmanaged(raw[:24 * n_fields].view(np.int64).reshape(n_fields, 3))
+
+
+@njit(cache=True, inline="always")
 def _field(buffer, layout, k, dtype):
-    return buffer[layout[k, 0]:layout[k, 1]].view(dtype)
+    return _view_at(buffer, layout[k, 0], layout[k, 1], dtype)
 
 
 @njit(cache=True, inline="always")
@@ -965,7 +1135,14 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 10, np.int8), bits.reshape(layout[11, 2], bits.shape[0] // max(layout[11, 2], 1)),
         _field(buffer, layout, 12, np.uint32), _field(buffer, layout, 13, np.int64),
         _field(buffer, layout, 14, np.uint64), _field(buffer, layout, 15, np.int32),
-        _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64))
+        _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64),
+        _field(buffer, layout, 18, np.int32), _field(buffer, layout, 19, np.uint64))
+
+
+@njit(cache=True, inline="always")
+def _unpack_params(buffer, layout):
+    p = _field(buffer, layout, 20, np.int64)
+    return Params(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
 
 
 @njit(cache=True, inline="always")
@@ -976,23 +1153,46 @@ def _unpack_scratch(buffer, layout, counter_proto):
         _field(buffer, layout, 4, np.int8), _field(buffer, layout, 5, np.int64),
         _field(buffer, layout, 6, np.uint64), _field(buffer, layout, 7, np.uint64),
         _field(buffer, layout, 8, np.int64), _field(buffer, layout, 9, np.int64),
-        _field(buffer, layout, 10, np.int32))
+        _field(buffer, layout, 10, np.int32), _field(buffer, layout, 11, np.int32),
+        _field(buffer, layout, 12, np.int32), _field(buffer, layout, 13, np.int64))
+
+
+@njit(cache=True, inline="always")
+def _borrow_table(t):
+    """``TableArrays(*t)`` with every array :func:`_unmanaged`."""
+    return TableArrays(
+        _unmanaged(t[0]), _unmanaged(t[1]), _unmanaged(t[2]), _unmanaged(t[3]), _unmanaged(t[4]), _unmanaged(t[5]),
+        _unmanaged(t[6]), _unmanaged(t[7]), _unmanaged(t[8]), _unmanaged(t[9]), _unmanaged(t[10]),
+        _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
+        _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]), _unmanaged(t[19]))
+
+
+@njit(cache=True, inline="always")
+def _borrow_scratch(s):
+    """``Scratch(*s)`` with every array :func:`_unmanaged`."""
+    return Scratch(
+        _unmanaged(s[0]), _unmanaged(s[1]), _unmanaged(s[2]), _unmanaged(s[3]), _unmanaged(s[4]), _unmanaged(s[5]),
+        _unmanaged(s[6]), _unmanaged(s[7]), _unmanaged(s[8]), _unmanaged(s[9]), _unmanaged(s[10]),
+        _unmanaged(s[11]), _unmanaged(s[12]), _unmanaged(s[13]))
 
 
 # ---------------------------------------------------------------- entries
 @njit(cache=True, nogil=True)
 def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_message, set_start, set_members,
-                   scratch, stamp0, out, out_cnt):
+                   scratch, out, out_cnt):
     """Forward messages one after the other with the scratch (one thread).
     ``table``, ``params`` and ``scratch`` are plain tuples in the field order
     of TableArrays, Params and Scratch; message m goes to the broadcast set
     ``set_of_message[m]`` (see ``ForwardingTable._broadcast``). ``out`` must hold ``M * n_live``
-    entries at worst; returns the stamp of the last message."""
-    table = TableArrays(*table)
+    entries at worst."""
+    table = _borrow_table(table)
     params = Params(*params)
-    scratch = Scratch(*scratch)
+    scratch = _borrow_scratch(scratch)
+    attrs, m_off, chars, char_start = _unmanaged(attrs), _unmanaged(m_off), _unmanaged(chars), _unmanaged(char_start)
+    set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
+    out, out_cnt = _unmanaged(out), _unmanaged(out_cnt)
     pos = 0
-    stamp = stamp0
+    stamp = scratch.progress[STAMP]
     for m in range(m_off.shape[0] - 1):
         stamp += 1
         k = set_of_message[m]
@@ -1004,7 +1204,7 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
                            set_members, set_lo, set_hi, scratch, stamp, out, pos)
         out_cnt[m] = n
         pos += n
-    return stamp
+    scratch.progress[STAMP] = stamp
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -1017,8 +1217,11 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
     slots are left; the caller resumes it with a fresh buffer. ``table`` and
     ``params`` are plain tuples, as for ``forward_serial``.
     """
-    table = TableArrays(*table)
+    table = _borrow_table(table)
     params = Params(*params)
+    attrs, m_off, chars, char_start = _unmanaged(attrs), _unmanaged(m_off), _unmanaged(chars), _unmanaged(char_start)
+    set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
+    # the scratch is made per chunk, below, and keeps its owner
     n_chunks = chunk_lo.shape[0]
     for ch in prange(n_chunks):
         scratch = _new_scratch(params, counter_proto, maxlen)
@@ -1044,14 +1247,38 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
 
 
 @njit(cache=True, nogil=True)
-def forward_one(table_buffer, table_layout, info_proto, params, scratch_buffer, scratch_layout, counter_proto,
-                attrs, chars, char_start, set_members, set_lo, set_hi, stamp, out):
-    """Forward one message (``forward``): the table and the scratch come
-    packed (see :func:`pack_arrays`), ``info_proto`` and ``counter_proto``
-    are empty arrays of the dtypes of filter_info and the counters, and
-    ``set_lo < 0`` means every interface. Writes the dense ids at ``out[0:]``
-    and returns how many."""
-    table = _unpack_table(table_buffer, table_layout, info_proto)
-    scratch = _unpack_scratch(scratch_buffer, scratch_layout, counter_proto)
-    return _match_message(table, Params(*params), attrs, 0, attrs.shape[0], chars, char_start, set_members,
-                          set_lo, set_hi, scratch, stamp, out, 0)
+def forward_one(table_buffer, scratch_buffer, message, set_members):
+    """Forward one message (``forward``). The table and the scratch come
+    packed (see :func:`pack_arrays`), each as a view of the dtype of its
+    variable field. ``message`` is bytes (see ``table.EncodedMessage``):
+    int64 (number of attributes n, set_lo, set_hi, number of strings s), the
+    n attribute rows (name id, type, value), the s string lengths, then the
+    strings' code points as uint32; the broadcast set is
+    ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``).
+    Writes the dense ids, sorted, at the start of the scratch's ``out`` and
+    returns how many; returns -1, having done nothing, when a string of the
+    message is longer than the scratch holds."""
+    table_raw = table_buffer.view(np.uint8)
+    table_layout = _layout(table_raw, 21)
+    table = _unpack_table(table_raw, table_layout, table_buffer)
+    params = _unpack_params(table_raw, table_layout)
+    scratch_raw = scratch_buffer.view(np.uint8)
+    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, 14), scratch_buffer)
+    header = _view_at(message, 0, 32, np.int64)
+    n = header[0]
+    n_strings = header[3]
+    rows_end = 32 + 24 * n
+    attrs = _view_at(message, 32, rows_end, np.int64).reshape(n, 3)
+    lengths = _view_at(message, rows_end, rows_end + 8 * n_strings, np.int64)
+    chars = _view_at(message, rows_end + 8 * n_strings, len(message), np.uint32)
+    capacity = scratch.prefix_hash.shape[0] - 1
+    string_start = scratch.string_start
+    string_start[0] = 0
+    for k in range(n_strings):
+        if lengths[k] > capacity:
+            return -1
+        string_start[k + 1] = string_start[k] + lengths[k]
+    stamp = scratch.progress[STAMP] + 1
+    scratch.progress[STAMP] = stamp
+    return _match_message(table, params, attrs, 0, n, chars, string_start, _unmanaged(set_members),
+                          header[1], header[2], scratch, stamp, scratch.out, 0)

@@ -9,6 +9,7 @@ validates input, encodes messages to arrays and decodes the results.
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -60,15 +61,23 @@ class MessageBatch:
 
 
 class EncodedMessage(NamedTuple):
-    """One message encoded for one table (``ForwardingTable.encode_message``):
-    the rows of a :class:`MessageBatch` of one message."""
+    """One message encoded for one table (``ForwardingTable.encode_message``),
+    in the form the single-message kernel takes: ``data`` is bytes holding
+    int64 (n, -1, -1, s), n attribute rows (name id, type code, value) as in
+    a :class:`MessageBatch`, the lengths of its s strings, then their code
+    points as uint32. One bytes object, because per message each numpy
+    array made in Python costs more than packing the numbers."""
 
-    attrs: np.ndarray       # int64, (n, 3)
-    chars: np.ndarray       # uint32 code points of its strings
-    char_start: np.ndarray  # int64 offsets
-    maxlen: int
+    data: bytes
+    maxlen: int        # the longest string, in code points
     token: object
     numbers: str = "strict"
+
+    @property
+    def attrs(self) -> np.ndarray:
+        """The attribute rows, (n, 3)."""
+        n = int.from_bytes(self.data[:8], "little", signed=True)
+        return np.frombuffer(self.data, dtype="<i8", count=3 * n, offset=32).reshape(n, 3)
 
 
 # ----------------------------------------------------------- numba warm-up
@@ -102,7 +111,9 @@ class ForwardingTable:
                  numbers: str = "strict") -> None:
         self._compiled = compiled
         self._numbers = check_numbers(numbers)
+        # the strict encoder looks (name, type) up in one dictionary per name
         self._encode_one = _encode_attributes_sff if numbers == "sff" else _encode_attributes
+        self._lookup = compiled.lookup if numbers == "sff" else compiled.typed_lookup
         self._rounds_requested = rounds_requested
         self.compile_seconds = compile_seconds
         self._local = threading.local()
@@ -316,7 +327,7 @@ class ForwardingTable:
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls)."""
-        lookup = self._compiled.lookup
+        lookup = self._lookup
         encode_one = self._encode_one
         m_off = [0]
         flat: list[int] = []
@@ -390,25 +401,22 @@ class ForwardingTable:
 
     # ------------------------------------------------------- forwarding
     def _scratch(self, maxlen: int) -> tuple:
-        """This thread's working memory for the serial kernel, grown on demand
-        to hold string values of ``maxlen`` code points; returned as the plain
-        tuple the kernel takes (the named ``_kernels.Scratch`` stays in
-        ``self._local.scratch``). Every message bumps the thread's stamp, which
-        is how the name and substring marks forget the previous message."""
+        """This thread's working memory for the kernels, grown on demand to
+        hold string values of ``maxlen`` code points; returned as the plain
+        tuple the batch kernel takes. The same memory, packed, is what
+        ``forward_one`` takes (``self._local.one_scratch``): a thread's
+        messages share one stamp sequence, kept in the scratch, whichever
+        entry forwards them."""
         local = self._local
         if getattr(local, "scratch", None) is None or local.string_capacity < maxlen:
             compiled = self._compiled
             capacity = max(maxlen, 64)
-            # packed for forward_one; the named Scratch and the tuple for
-            # forward_serial are views of the same buffer
-            buffer, layout, views = pack_arrays(tuple(new_scratch(compiled.params, compiled.counter_dtype, capacity)),
-                                                SCRATCH_DTYPES)
+            buffer, _, views = pack_arrays(tuple(new_scratch(compiled.params, compiled.counter_dtype, capacity)),
+                                           SCRATCH_DTYPES)
             local.scratch = Scratch(*views)
             local.scratch_tuple = views
-            local.scratch_packed = (buffer, layout, np.zeros(0, compiled.counter_dtype))
-            local.one_args = None  # forward_encoded's arguments named the old scratch
+            local.one_scratch = buffer.view(compiled.counter_dtype)
             local.string_capacity = capacity
-            local.stamp = getattr(local, "stamp", 0)
         return local.scratch_tuple
 
     def _run_serial(self, batch: MessageBatch, set_of_message: np.ndarray, set_start: np.ndarray,
@@ -429,9 +437,8 @@ class ForwardingTable:
             hi = min(n, lo + step)
             part = counts[lo:hi]
             args = (compiled.arrays_tuple, compiled.params_tuple, batch.attrs, batch.m_off[lo:hi + 1],
-                    batch.s_chars, batch.s_off, set_of_message[lo:hi], set_start, set_members, scratch,
-                    self._local.stamp, out, part)
-            self._local.stamp = first_call(self._serial_variant, forward_serial, args)
+                    batch.s_chars, batch.s_off, set_of_message[lo:hi], set_start, set_members, scratch, out, part)
+            first_call(self._serial_variant, forward_serial, args)
             pieces.append(out[: int(part.sum())].copy())
         return counts, (np.concatenate(pieces) if len(pieces) > 1 else pieces[0])
 
@@ -441,7 +448,14 @@ class ForwardingTable:
         the table does not know are ignored."""
         if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        return self._forward_one(*self._encode_arrays(message), broadcast)
+        strings: list[str] = []
+        rows: list[int] = [0, -1, -1, 0]
+        rows[0] = self._encode_one(message, self._lookup, rows, strings)
+        set_members = _NO_MEMBERS
+        if broadcast is not None:
+            _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
+            rows[1], rows[2] = int(set_start[0]), int(set_start[1])
+        return self._forward_data(_pack(rows, strings), set_members, strings)
 
     def encode_message(self, message: Message) -> EncodedMessage:
         """``message`` encoded for this table, for :meth:`forward_encoded`.
@@ -453,66 +467,43 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        attrs, chars, char_start, maxlen = self._encode_arrays(message)
-        return EncodedMessage(attrs, chars, char_start, maxlen, self._compiled.token, self._numbers)
-
-    def _encode_arrays(self, message: Message) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """(attrs, chars, char_start, maxlen) of one message. The rows and
-        the string offsets come from ONE ``np.array`` call (``attrs`` and
-        ``char_start`` are views of it): per message, each numpy call is a
-        sizeable part of the Python cost of ``forward``."""
         strings: list[str] = []
-        rows: list[int] = []
-        n = self._encode_one(message, self._compiled.lookup, rows, strings)
-        if not strings:
-            if not n:
-                return _NO_ATTRIBUTES, _EMPTY_CHARS, _EMPTY_OFF, 0
-            return np.array(rows, dtype=np.int64).reshape(n, 3), _EMPTY_CHARS, _EMPTY_OFF, 0
-        rows.append(0)
-        total = 0
-        longest = 0
-        for value in strings:
-            k = len(value)
-            total += k
-            rows.append(total)
-            if k > longest:
-                longest = k
-        whole = np.array(rows, dtype=np.int64)
-        chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
-        return whole[:3 * n].reshape(n, 3), chars, whole[3 * n:], longest
+        rows: list[int] = [0, -1, -1, 0]
+        rows[0] = self._encode_one(message, self._lookup, rows, strings)
+        return EncodedMessage(_pack(rows, strings), max(map(len, strings), default=0), self._compiled.token,
+                              self._numbers)
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
         if encoded.token is not self._compiled.token or encoded.numbers != self._numbers:
             raise ValueError("this EncodedMessage was encoded for another table or numbers mode")
-        return self._forward_one(encoded.attrs, encoded.chars, encoded.char_start, encoded.maxlen, broadcast)
-
-    def _forward_one(self, attrs: np.ndarray, chars: np.ndarray, char_start: np.ndarray, maxlen: int,
-                     broadcast: Iterable[int] | None) -> np.ndarray:
-        """One encoded message through ``forward_one``."""
-        # this runs once per message: thread-local state is read through the
-        # instance dict, and the output array is reused
-        local = self._local
-        state = local.__dict__
-        fixed = state.get("one_args")
-        if fixed is None or state["string_capacity"] < maxlen:
-            compiled = self._compiled
-            self._scratch(maxlen)
-            buffer, layout, counter_proto = state["scratch_packed"]
-            # the arguments that stay the same from message to message
-            fixed = local.one_args = (compiled.table_buffer, compiled.table_layout, compiled.info_proto,
-                                      compiled.params_tuple, buffer, layout, counter_proto)
-            local.out = np.empty(max(1, compiled.n_live), np.int32)
-        out = state["out"]
-        if broadcast is None:
-            set_members, set_lo, set_hi = _NO_MEMBERS, -1, -1
-        else:
+        data = encoded.data
+        set_members = _NO_MEMBERS
+        if broadcast is not None:  # the header names the broadcast set
             _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
-            set_lo, set_hi = int(set_start[0]), int(set_start[1])
-        stamp = state["stamp"] + 1
-        local.stamp = stamp
-        args = (*fixed, attrs, chars, char_start, set_members, set_lo, set_hi, stamp, out)
+            header = np.frombuffer(data, dtype="<i8", count=4).copy()
+            header[1:3] = set_start[:2]
+            data = header.tobytes() + data[32:]
+        return self._forward_data(data, set_members, None, encoded.maxlen)
+
+    def _forward_data(self, data: bytes, set_members: np.ndarray, strings: list[str] | None,
+                      maxlen: int = 0) -> np.ndarray:
+        """One encoded message through ``forward_one``; its longest string is
+        ``max(map(len, strings))`` (or ``maxlen``), needed only when the
+        scratch must grow."""
+        # this runs once per message: thread-local state is read through the
+        # instance dict
+        state = self._local.__dict__
+        scratch = state.get("one_scratch")
+        if scratch is None:
+            self._scratch(0)
+            scratch = state["one_scratch"]
+        args = (self._compiled.one_table, scratch, data, set_members)
         k = forward_one(*args) if self._warm_one else self._first_forward(args)
+        if k < 0:  # a string longer than the scratch holds: grow it, once
+            self._scratch(max(map(len, strings)) if strings is not None else maxlen)
+            k = forward_one(self._compiled.one_table, state["one_scratch"], data, set_members)
+        out = state["scratch"].out
         if self._dense_ids:
             return out[:k].astype(np.int64)
         return self._compiled.interfaces[out[:k]]
@@ -522,7 +513,7 @@ class ForwardingTable:
         ``first_call``, which times numba's compilation (or cache load) apart."""
         k = first_call(self._one_variant, forward_one, args)
         self._warm_one = True
-        return k
+        return int(k)
 
     def forward_batch(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
                       ) -> list[np.ndarray]:
@@ -600,36 +591,37 @@ class ForwardingTable:
 
 
 _SERIAL_OUT_ENTRIES = 1 << 22
-_NO_ATTRIBUTES = np.zeros((0, 3), np.int64)
 _NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
 _NO_MEMBERS = _NO_BROADCAST[2]
 
 
-def _encode_attributes(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
-    """Append (name id, type, value key) for each attribute the table can use.
+def _encode_attributes(message: Message, typed_lookup: dict, flat: list[int], strings: list[str]) -> int:
+    """Append (name id, type code, value key) for each attribute the table can use.
 
-    ``lookup[name]`` is (name id, bitmask of the types the table constrains
-    the name with). Attributes with a name or type no constraint mentions are
-    left out. A string's key is its index in ``strings``; numbers are their
-    order keys. Returns how many attributes were appended.
+    ``typed_lookup[name][type]`` is (name id, type code) for the types the
+    table constrains the name with (``Compiled.typed_lookup``); other
+    attributes are left out. A string's key is its index in ``strings``,
+    a float's its order key, an int or a bool its value. Returns how many
+    attributes were appended.
     """
     n = 0
     for name, attr in message.attributes:
-        known = lookup.get(name)
+        known = typed_lookup.get(name)
         if known is None:
             continue
-        name_id, used_types = known
-        type_code = TYPE_CODE[attr.type]
-        if not (used_types >> type_code) & 1:
+        hit = known.get(attr.type)
+        if hit is None:
             continue
+        flat += hit
+        code = hit[1]
         value: Any = attr.value
-        if type_code == T_STRING:
-            flat += (name_id, type_code, len(strings))
+        if code == T_STRING:
+            flat.append(len(strings))
             strings.append(value)
-        elif type_code == T_FLOAT:
-            flat += (name_id, type_code, float_order_key(value))
+        elif code == T_FLOAT:
+            flat.append(float_order_key(value))
         else:
-            flat += (name_id, type_code, int(value))
+            flat.append(value)  # an int, or a bool (numpy stores True as 1)
         n += 1
     return n
 
@@ -669,6 +661,24 @@ def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], stri
     return n
 
 
+
+
+_PACKERS: dict[int, struct.Struct] = {}
+
+
+def _pack(rows: list[int], strings: list[str]) -> bytes:
+    """The bytes of an :class:`EncodedMessage`: ``rows`` (header and
+    attribute rows) and the lengths of ``strings`` as int64, then the
+    strings' code points. ``rows[3]`` is set to the number of strings."""
+    if strings:
+        rows[3] = len(strings)
+        rows += map(len, strings)
+    packer = _PACKERS.get(len(rows))
+    if packer is None:
+        packer = _PACKERS[len(rows)] = struct.Struct(f"<{len(rows)}q")
+    if strings:
+        return packer.pack(*rows) + "".join(strings).encode("utf-32-le")
+    return packer.pack(*rows)
 
 
 def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:

@@ -87,5 +87,27 @@ def test_packed_arrays_are_views_with_the_same_contents(specs):
         assert v.dtype == a.dtype and v.shape == a.shape and np.array_equal(v, a)
         assert v.size == 0 or (v.flags.c_contiguous and np.shares_memory(v, buffer))
         assert start % 8 == 0 and end - start == a.nbytes and rows == (a.shape[0] if a.ndim == 2 else -1)
+    # the buffer starts with its own layout (what forward_one reads)
+    assert np.array_equal(buffer[:layout.nbytes].view(np.int64).reshape(layout.shape), layout)
     with pytest.raises(TypeError, match="dtype"):
         pack_arrays((np.zeros(2, np.int64),), (np.int32,))
+
+
+def test_forward_and_forward_batch_share_one_stamp_sequence():
+    """A substring found twice in a value counts once per message, through a
+    mark stamped with the message's number; ``forward`` and
+    ``forward_batch`` on one thread share the scratch, so they must share
+    the numbering too, or a message would see its predecessor's marks."""
+    predicates = {0: cb.parse_filter('[s * "ab", n > 1]'), 1: cb.parse_filter('[s * "b", s * "ab"]')}
+    table = ForwardingTable.compile(predicates)
+    messages = [cb.Message({"s": "abab", "n": 2}), cb.Message({"s": "xabx", "n": 0}), cb.Message({"s": "zz", "n": 5})]
+    expected = [[i for i in sorted(predicates) if cb.matches(predicates[i], m)] for m in messages]
+    assert expected == [[0, 1], [1], []]
+    for _ in range(3):
+        # a message without the pattern between two with it: a numbering
+        # that restarted would give the third the first one's stamp
+        for _ in range(2):
+            assert [r.tolist() for r in table.forward_batch([messages[0], messages[2]], threads=1)] == [
+                expected[0], []]
+        assert [table.forward(m).tolist() for m in messages] == expected
+        assert table.forward_encoded(table.encode_message(messages[0])).tolist() == expected[0]
