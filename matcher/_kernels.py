@@ -364,7 +364,7 @@ def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
         slots[s] = first[j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _compare(tchars, ts, te, chars, ms, me):
     """Code-point order of interned string [ts, te) against message string [ms, me)."""
     n1 = te - ts
@@ -412,7 +412,7 @@ def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
 # pick each half with a conditional move: the value decides nothing but the
 # data, so there is no branch to mispredict (a search in a block of a few
 # hundred constants otherwise mispredicts about half of its steps).
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lower(cval, s, e, v):
     """First position in the sorted cval[s:e] whose value is >= v (e if none)."""
     n = e - s
@@ -426,7 +426,7 @@ def _lower(cval, s, e, v):
     return base + 1 if cval[base] < v else base
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _upper(cval, s, e, v):
     """First position in the sorted cval[s:e] whose value is > v (e if none)."""
     n = e - s
@@ -525,6 +525,16 @@ def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
 
 
 @njit(cache=True)
+def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer,
+                 n_live):
+    """:func:`_count_links` as a function of its own, for the rare path
+    (:func:`_visit_skipping`): inlined at each of its calls there too, it
+    doubled numba's cold compile time of the kernels."""
+    return _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
+                        link_buffer, n_live)
+
+
+@njit(cache=True)
 def _links_from(links, a, b, f):
     """First position in links[a:b] (sorted) holding a filter >= f, by
     galloping from a: the candidates come in increasing order, so each search
@@ -596,7 +606,7 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
         # (n_live = -1: some interfaces are done here, so the links are always gathered)
-        if run < a and _count_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
+        if run < a and _visit_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
                                     progress, link_buffer, -1) == 0:
             return 0
         run = b
@@ -607,17 +617,17 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
-                if s < e and _count_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
+                if s < e and _visit_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
                                           out, progress, link_buffer, -1) == 0:
                     return 0
                 a = e
     if run < link_start[c_hi]:
-        return _count_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
+        return _visit_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
                             out, progress, link_buffer, -1)
     return progress[REMAINING]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -635,12 +645,22 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, cons
     Most pieces of a value are no pattern at all. A filter of one bit per
     pattern position (16 per pattern constraint, one hash: about 6 % false
     positives) answers those from a few kilobytes that stay in cache, and
-    only the rest probe the hash table, which on a large table is megabytes
-    and a cache miss per probe."""
+    only the rest probe the hash table (:func:`_probe_table`), which on a
+    large table is megabytes and a cache miss per probe."""
     x = _mix(h, key, op)
     bit = _filter_bit(x, pattern_bloom)
     if not (pattern_bloom[bit >> np.uint64(6)] >> (bit & np.uint64(63))) & np.uint64(1):
         return -1
+    return _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
+                        string_start, chars, ms, me)
+
+
+@njit(cache=True)
+def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
+                 string_start, chars, ms, me):
+    """:func:`_probe` past the filter: the slots from the home slot of mix
+    ``x`` on (a function of its own: inlined at each probe, it cost numba
+    seconds of compiling for a path few probes take)."""
     s = np.int64(x & np.uint64(hash_mask))
     while True:
         c = pattern_slots[s]
