@@ -63,8 +63,10 @@ __all__ = ["rendered_document"]
 _IFCONFIG = re.compile(r"ifconfig" + _BLANK + r"+([0-9]{1,10})(?![A-Za-z0-9_\-./])" + _BLANK + "*")
 # One constraint and the separator after it in one match. The constraint is
 # an atomic group: it matches exactly where _FAST_CONSTRAINT.match does (no
-# backtracking into it to make the separator fit), so this reads what
-# _fastparse._sff_predicate reads, constraint by constraint.
+# backtracking into it to make the separator fit), so each constraint it
+# reads is one _FAST_CONSTRAINT reads. (The value path's reader,
+# _fastparse._sff_ifconfig, takes more spellings: quoted names, `name any
+# TYPE`; statements using them are rendered from their values instead.)
 _SFF_CONSTRAINT = re.compile("(?>" + _FAST_CONSTRAINT.pattern + ")" + _SFF_NEXT.pattern)
 _SELECT = re.compile(r"select(?![A-Za-z0-9_\-./])" + _BLANK + "*")
 # One attribute and the optional comma after it; ';' ends the body.
