@@ -459,6 +459,13 @@ def _checked_constraint(type_: str, name: str, op: str, value: Any) -> tuple[tup
         c = Constraint(type_, name, op, value)  # a surrogate is possible: full checks
         return c.sort_key, c
     key = (name, TYPE_CODE[type_], OP_CODE[op], () if value is None else value)
+    return key, _assembled_constraint(type_, name, op, value, key)
+
+
+def _assembled_constraint(type_: str, name: str, op: str, value: Any, key: tuple) -> Constraint:
+    """A Constraint put together from checked parts and its sort key
+    ``key``, without the constructor's checks (ASCII parts only: a surrogate
+    needs them)."""
     c = _new(Constraint)
     _SET_TYPE(c, type_)
     _SET_NAME(c, name)
@@ -466,7 +473,7 @@ def _checked_constraint(type_: str, name: str, op: str, value: Any) -> tuple[tup
     _SET_VALUE(c, value)
     _SET_KEY(c, key)
     _SET_HASH(c, hash(key))
-    return key, c
+    return c
 
 
 def _keyed_predicate(keyed: list[tuple[tuple, Filter]]) -> Predicate:
@@ -584,14 +591,7 @@ def _memo_constraint(names: _Memo, operands: _Memo, typed_operands: _Memo, text:
         if name is not None and name.isascii():
             type_, op, value, type_code, op_code, value_key = operand
             key = (name, type_code, op_code, value_key)
-            c = _new(Constraint)
-            _SET_TYPE(c, type_)
-            _SET_NAME(c, name)
-            _SET_OP(c, op)
-            _SET_VALUE(c, value)
-            _SET_KEY(c, key)
-            _SET_HASH(c, hash(key))
-            return key, c
+            return key, _assembled_constraint(type_, name, op, value, key)
     m = _SFF_CONSTRAINT_PARTS.fullmatch(text)
     assert m is not None, "a constraint text of _SFF_ITEMS is a _SFF_CONSTRAINT_PARTS"
     type_word, name_text, op_word, value_text, any_type = m.groups()
