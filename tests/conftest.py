@@ -2,6 +2,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # The tests import their helpers (strategies, oracles) as plain modules.
@@ -16,3 +17,18 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A standalone Spark cluster on this machine (``test_studies_spark.Cluster``:
+    a master and workers in their own process groups), stopped afterwards;
+    the studies' tests of a killed worker use it."""
+    from test_studies_spark import Cluster  # deferred: it imports pyspark, which few tests need
+
+    c = Cluster(tmp_path)
+    try:
+        c.start()
+        yield c
+    finally:
+        c.stop()

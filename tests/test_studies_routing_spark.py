@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_studies_spark import Cluster, kill_group, wait_for_parts
+from test_studies_spark import kill_group, wait_for_parts
 
 from cbalgebra.studies import jobs, routing
 from cbalgebra.studies.runner import ResultStore, Study
@@ -133,16 +133,6 @@ def test_local1_equals_local2(spark, tmp_path):
                         study.key_columns)
     timing = json.loads((tmp_path / "one" / "timing.json").read_text())
     assert timing["master"] == "local[1]" and timing["slots"] == 1
-
-
-@pytest.fixture
-def cluster(tmp_path):
-    c = Cluster(tmp_path)
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
 
 
 @pytest.mark.slow

@@ -339,16 +339,6 @@ class Cluster:
                 proc.wait(timeout=15)
 
 
-@pytest.fixture
-def cluster(tmp_path):
-    c = Cluster(tmp_path)
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
-
-
 @pytest.mark.slow
 def test_standalone_cluster_survives_a_lost_worker(spark, cluster, tmp_path):
     out = tmp_path / "cluster-run"
