@@ -1103,6 +1103,9 @@ PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
                   np.int32, np.int32, np.int32, np.int64)
+#: arrays in the two packed buffers; the table's last one holds the Params
+N_PACKED_TABLE = len(PACKED_TABLE_DTYPES)
+N_PACKED_SCRATCH = len(SCRATCH_DTYPES)
 _ALIGN = 8
 
 
@@ -1161,7 +1164,7 @@ def _unpack_table(buffer, layout, info_proto):
 
 @njit(cache=True, inline="always")
 def _unpack_params(buffer, layout):
-    p = _field(buffer, layout, 20, np.int64)
+    p = _field(buffer, layout, N_PACKED_TABLE - 1, np.int64)
     return Params(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
 
 
@@ -1279,11 +1282,11 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     returns how many; returns -1, having done nothing, when a string of the
     message is longer than the scratch holds."""
     table_raw = table_buffer.view(np.uint8)
-    table_layout = _layout(table_raw, 21)
+    table_layout = _layout(table_raw, N_PACKED_TABLE)
     table = _unpack_table(table_raw, table_layout, table_buffer)
     params = _unpack_params(table_raw, table_layout)
     scratch_raw = scratch_buffer.view(np.uint8)
-    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, 14), scratch_buffer)
+    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
     header = _view_at(message, 0, 32, np.int64)
     n = header[0]
     n_strings = header[3]

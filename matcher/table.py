@@ -591,8 +591,7 @@ class ForwardingTable:
 
 
 _SERIAL_OUT_ENTRIES = 1 << 22
-_NO_BROADCAST = (np.full(1, -1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int32))
-_NO_MEMBERS = _NO_BROADCAST[2]
+_NO_MEMBERS = np.zeros(0, np.int32)  # the broadcast set of a message sent to every interface
 
 
 def _encode_attributes(message: Message, typed_lookup: dict, flat: list[int], strings: list[str]) -> int:
