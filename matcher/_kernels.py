@@ -25,7 +25,13 @@ The table (:class:`TableArrays`)
   strings under an order operator as ``2 * rank + 1`` (rank of the constant
   among all interned strings), strings under a pattern operator as their rank.
 - ``link_start[c] .. link_start[c + 1]`` in ``links``: the filters that
-  contain ``c``.
+  contain ``c``; ``link_interface`` (tables of at most 256 interfaces) the
+  interface of each link's filter, read by the counting's gathering step.
+- Rank tables (``order_start``, ``order_value``, ``order_layout``,
+  ``order_rank``, see ``_build._order_ranks``): each key's distinct
+  ``=`` .. ``>=`` constants, sorted, and for each of them how many constants
+  of each of the key's ordered blocks are smaller, so that one search places
+  a value in all of the key's blocks (:func:`_collect_ordered`).
 - ``filter_info[f] = interface << info_shift | size``; filters are numbered
   in interface order, those of interface i being
   ``interface_filters[i] .. interface_filters[i + 1]``.
@@ -129,6 +135,11 @@ class TableArrays(NamedTuple):
     pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
     string_slots: np.ndarray        # int32 open-addressing table from a string's hash to its rank, -1 = empty
     pattern_bloom: np.ndarray       # uint64 bit filter of the pattern constraints (_probe)
+    order_start: np.ndarray         # int32, n_keys + 1: each key's run of order_value
+    order_value: np.ndarray         # int64: each key's distinct =, !=, <, >, <=, >= constants, sorted
+    order_layout: np.ndarray        # int64 per key: rank offset << 8 | log2 width << 6 | mask of its blocks
+    order_rank: np.ndarray          # uint8: per key, rank rows (see _collect_ordered)
+    link_interface: np.ndarray      # uint8 per link: its filter's interface (empty above 256 interfaces)
 
 
 class Params(NamedTuple):
@@ -408,9 +419,9 @@ def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
     return 2 * lo + eq
 
 
-# The two searches below run a fixed number of steps for a given length and
-# pick each half with a conditional move: the value decides nothing but the
-# data, so there is no branch to mispredict (a search in a block of a few
+# The search below runs a fixed number of steps for a given length and
+# picks each half with a conditional move: the value decides nothing but the
+# data, so there is no branch to mispredict (a search among a key's few
 # hundred constants otherwise mispredicts about half of its steps).
 @njit(cache=True)
 def _lower(cval, s, e, v):
@@ -426,24 +437,10 @@ def _lower(cval, s, e, v):
     return base + 1 if cval[base] < v else base
 
 
-@njit(cache=True)
-def _upper(cval, s, e, v):
-    """First position in the sorted cval[s:e] whose value is > v (e if none)."""
-    n = e - s
-    if n <= 0:
-        return s
-    base = s
-    while n > 1:
-        half = n >> 1
-        base = base + half if cval[base + half - 1] <= v else base
-        n -= half
-    return base + 1 if cval[base] <= v else base
-
-
 # ----------------------------------------------------------- right-hand side
 @njit(cache=True, inline="always")
-def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
-                 link_buffer, n_live):
+def _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done, out,
+                 progress, link_buffer, n_live):
     """Count the filters linked from a run of matched constraints (the
     counting step of Figure 4). Returns the remaining number of candidate
     interfaces.
@@ -454,7 +451,12 @@ def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
     interface done?" is close to random per link; as a branch it would be
     mispredicted half of the time and stall the loads behind it. For the
     same reason a filter is appended to ``touched`` on every visit and the
-    end of the list moves only on its first one.
+    end of the list moves only on its first one. On tables of at most 256
+    interfaces the gathering reads each link's interface from
+    ``link_interface``, next to the link, instead of from ``filter_info``
+    (a random read per link, and a cache miss on a large table): the links
+    of done interfaces, often most of them, are then passed over without
+    touching their filters.
     """
     # the loops index with unsigned ints: numba then leaves out the test for
     # negative indices it makes on every signed one
@@ -489,14 +491,21 @@ def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
                     progress[REMAINING] = 0
                     return 0
                 break
+    interface_known = link_interface.shape[0] != 0
     while pos < end:
         hi = pos + block if pos + block < end else end
         k = np.uint64(0)
-        for j in range(pos, hi):
-            f = links[j]
-            i = np.uint64(filter_info[np.uint64(f)]) >> shift
-            link_buffer[k] = f
-            k += ((done[i >> np.uint64(6)] >> (i & np.uint64(63))) & one) ^ one
+        if interface_known:
+            for j in range(pos, hi):
+                iface = np.uint64(link_interface[j])
+                link_buffer[k] = links[j]
+                k += ((done[iface >> np.uint64(6)] >> (iface & np.uint64(63))) & one) ^ one
+        else:
+            for j in range(pos, hi):
+                f = links[j]
+                i = np.uint64(filter_info[np.uint64(f)]) >> shift
+                link_buffer[k] = f
+                k += ((done[i >> np.uint64(6)] >> (i & np.uint64(63))) & one) ^ one
         for j in range(k):
             f = link_buffer[j]
             info = np.uint64(filter_info[np.uint64(f)])
@@ -525,13 +534,13 @@ def _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, tou
 
 
 @njit(cache=True)
-def _visit_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress, link_buffer,
-                 n_live):
+def _visit_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done, out,
+                 progress, link_buffer, n_live):
     """:func:`_count_links` as a function of its own, for the rare path
     (:func:`_visit_skipping`): inlined at each of its calls there too, it
     doubled numba's cold compile time of the kernels."""
-    return _count_links(l_lo, l_hi, links, filter_info, shift, size_mask, counters, touched, done, out, progress,
-                        link_buffer, n_live)
+    return _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done,
+                        out, progress, link_buffer, n_live)
 
 
 @njit(cache=True)
@@ -564,8 +573,8 @@ def _links_from(links, a, b, f):
 
 
 @njit(cache=True, inline="always")
-def _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
-                  progress, link_buffer, interface_filters, n_live):
+def _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_info, shift, size_mask, counters,
+                  touched, done, out, progress, link_buffer, interface_filters, n_live):
     """Count the filters of the matched constraints ``ranges[2r] ..
     ranges[2r + 1]`` for r < n_ranges (one attribute's, see
     :func:`_count_attributes`). Returns the candidates left.
@@ -581,19 +590,19 @@ def _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_
         c_hi = ranges[2 * r + 1]
         if (4 * remaining > n_live
                 or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
-            remaining = _count_links(link_start[c_lo], link_start[c_hi], links, filter_info, shift, size_mask,
-                                     counters, touched, done, out, progress, link_buffer, n_live)
+            remaining = _count_links(link_start[c_lo], link_start[c_hi], links, link_interface, filter_info, shift,
+                                     size_mask, counters, touched, done, out, progress, link_buffer, n_live)
         else:
-            remaining = _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters,
-                                        touched, done, out, progress, link_buffer, interface_filters)
+            remaining = _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, shift, size_mask,
+                                        counters, touched, done, out, progress, link_buffer, interface_filters)
         if remaining == 0:
             return 0
     return remaining
 
 
 @njit(cache=True)
-def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask, counters, touched, done, out,
-                    progress, link_buffer, interface_filters):
+def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, shift, size_mask, counters, touched,
+                    done, out, progress, link_buffer, interface_filters):
     """``_visit`` once few candidates are left: the links of each candidate
     interface are found by galloping search, and those of the other
     interfaces are skipped without being read (the first shortcut of
@@ -606,8 +615,8 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
         # (n_live = -1: some interfaces are done here, so the links are always gathered)
-        if run < a and _visit_links(run, a, links, filter_info, shift, size_mask, counters, touched, done, out,
-                                    progress, link_buffer, -1) == 0:
+        if run < a and _visit_links(run, a, links, link_interface, filter_info, shift, size_mask, counters, touched,
+                                    done, out, progress, link_buffer, -1) == 0:
             return 0
         run = b
         for w in range(n_words):
@@ -617,13 +626,13 @@ def _visit_skipping(c_lo, c_hi, link_start, links, filter_info, shift, size_mask
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
-                if s < e and _visit_links(s, e, links, filter_info, shift, size_mask, counters, touched, done,
-                                          out, progress, link_buffer, -1) == 0:
+                if s < e and _visit_links(s, e, links, link_interface, filter_info, shift, size_mask, counters,
+                                          touched, done, out, progress, link_buffer, -1) == 0:
                     return 0
                 a = e
     if run < link_start[c_hi]:
-        return _visit_links(run, link_start[c_hi], links, filter_info, shift, size_mask, counters, touched, done,
-                            out, progress, link_buffer, -1)
+        return _visit_links(run, link_start[c_hi], links, link_interface, filter_info, shift, size_mask, counters,
+                            touched, done, out, progress, link_buffer, -1)
     return progress[REMAINING]
 
 
@@ -800,48 +809,67 @@ def _push_range(ranges, n, lo, hi):
 
 
 @njit(cache=True, inline="always")
-def _collect_ordered(key, value, n_keys, block_start, cval, ranges, n):
+def _collect_ordered(key, value, n_keys, block_start, order_start, order_value, order_layout, order_rank, ranges,
+                     n):
     """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
     that ``value`` (an ordered int64, see the module docstring) satisfies:
-    each is a contiguous range of a block sorted by value (``!=``: two)."""
+    each is a contiguous range of a block sorted by value (``!=``: two).
+
+    The counting algorithm needs, per operator block of the key, where the
+    value falls among its constants (Carzaniga & Wolf, Forwarding in a
+    Content-Based Network, SIGCOMM 2003, §4: the constraints an attribute
+    satisfies are found by a search per (name, operator)). Instead of one
+    binary search per block, the value is placed once among all the key's
+    distinct ordered constants (``order_value``); row p of the key's rank
+    table then holds, for each block the key has, how many of the block's
+    constants are below the p-th distinct constant, and row p + 1 whether
+    the block holds it. A key's counts take the fewest bytes its largest
+    block needs (one on most keys). On the mixed table this replaced ~5
+    searches of an attribute by one and two small reads per block."""
+    layout = order_layout[key]
+    mask = layout & 63
+    if mask == 0:
+        return n
+    v_lo = order_start[key]
+    v_hi = order_start[key + 1]
+    at = _lower(order_value, v_lo, v_hi, value)
+    equal = at < v_hi and order_value[at] == value
+    wlog = (layout >> 6) & 3
+    stride = popcount64(mask) << wlog  # bytes of a row
+    row = (layout >> 8) + (at - v_lo) * stride
+    col = 0
     for op in range(OP_EQ, OP_GE + 1):
+        if not (mask >> op) & 1:
+            continue
         j = op * n_keys + key
         b_s = block_start[j]
         b_e = block_start[j + 1]
-        if b_s == b_e:
-            continue
+        # the block's counts in rows p and p + 1: 1 << wlog bytes each,
+        # little-endian, read a byte at a time (a wider count need not be
+        # aligned; written out here, not as a helper taking the array, whose
+        # every call numba wraps in reference count updates)
+        below = np.int64(0)
+        upto = np.int64(0)
+        for byte in range(1 << wlog):
+            below |= np.int64(order_rank[row + col + byte]) << (8 * byte)
+            upto |= np.int64(order_rank[row + stride + col + byte]) << (8 * byte)
+        lo = b_s + below  # first constant >= value
+        hi = lo + 1 if equal and upto != below else lo  # first constant > value
+        col += 1 << wlog
         if op == OP_EQ:
-            lo = _lower(cval, b_s, b_e, value)
-            hi = lo + 1 if (lo < b_e and cval[lo] == value) else lo
-        elif op == OP_NE:
-            lo = _lower(cval, b_s, b_e, value)
-            if lo < b_e and cval[lo] == value:  # every constant but the value itself
-                n = _push_range(ranges, n, b_s, lo)
-                lo += 1
-            else:
-                lo = b_s
-            hi = b_e
+            n = _push_range(ranges, n, lo, hi)
+        elif op == OP_NE:  # every constant but the value itself
+            n = _push_range(ranges, n, b_s, lo)
+            n = _push_range(ranges, n, hi, b_e)
         elif op == OP_LT:  # x < k holds for k > v
-            lo, hi = _upper(cval, b_s, b_e, value), b_e
+            n = _push_range(ranges, n, hi, b_e)
         elif op == OP_GT:  # x > k holds for k < v
-            lo, hi = b_s, _lower(cval, b_s, b_e, value)
+            n = _push_range(ranges, n, b_s, lo)
         elif op == OP_LE:  # k >= v
-            lo, hi = _lower(cval, b_s, b_e, value), b_e
+            n = _push_range(ranges, n, lo, b_e)
         else:  # OP_GE: k <= v
-            lo, hi = b_s, _upper(cval, b_s, b_e, value)
-        n = _push_range(ranges, n, lo, hi)
+            n = _push_range(ranges, n, b_s, hi)
     return n
-
-
-@njit(cache=True, inline="always")
-def _has_ordered(key, n_keys, block_start):
-    """Whether ``key`` has any ``=`` .. ``>=`` constraint (a string value
-    need not be placed among the constants otherwise)."""
-    for op in range(OP_EQ, OP_GE + 1):
-        j = op * n_keys + key
-        if block_start[j] != block_start[j + 1]:
-            return True
-    return False
 
 
 @njit(cache=True, inline="always")
@@ -947,6 +975,9 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                                                               table.string_chars, table.string_start)
     pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
     string_slots, pattern_bloom = table.string_slots, table.pattern_bloom
+    order_start, order_value, order_layout, order_rank = (table.order_start, table.order_value, table.order_layout,
+                                                          table.order_rank)
+    link_interface = table.link_interface
     counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
                                                       scratch.progress, scratch.link_buffer)
     prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
@@ -975,10 +1006,11 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                 value = np.int64(-1)
                 # the rolling hashes serve the exact lookup and the patterns
                 _hash_prefixes(chars, ms, me, prefix_hash, hash_power)
-                if _has_ordered(key, n_keys, block_start):
+                if order_layout[key] & 63:  # some =, !=, <, >, <=, >= constraint
                     value = _string_position(string_chars, string_start, string_hash, string_slots, chars, ms, me,
                                              prefix_hash[me - ms])
-            n_ranges = _collect_ordered(key, value, n_keys, block_start, cval, ranges, n_ranges)
+            n_ranges = _collect_ordered(key, value, n_keys, block_start, order_start, order_value, order_layout,
+                                        order_rank, ranges, n_ranges)
             # typed any: present with this type
             j = OP_ANY * n_keys + key
             n_ranges = _push_range(ranges, n_ranges, block_start[j], block_start[j + 1])
@@ -997,9 +1029,9 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                         key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
                         pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom, cval,
                         string_hash, string_chars, string_start, ranges, n_ranges)
-        if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, filter_info, shift, size_mask,
-                                          counters, touched, done, out, progress, link_buffer, interface_filters,
-                                          n_live) == 0:
+        if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_info, shift,
+                                          size_mask, counters, touched, done, out, progress, link_buffer,
+                                          interface_filters, n_live) == 0:
             return 0
     return progress[REMAINING]
 
@@ -1098,7 +1130,7 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 #: table layout.
 TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
                 np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32,
-                np.uint64)
+                np.uint64, np.int32, np.int64, np.int64, np.uint8, np.uint8)
 PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
@@ -1159,7 +1191,10 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 12, np.uint32), _field(buffer, layout, 13, np.int64),
         _field(buffer, layout, 14, np.uint64), _field(buffer, layout, 15, np.int32),
         _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64),
-        _field(buffer, layout, 18, np.int32), _field(buffer, layout, 19, np.uint64))
+        _field(buffer, layout, 18, np.int32), _field(buffer, layout, 19, np.uint64),
+        _field(buffer, layout, 20, np.int32), _field(buffer, layout, 21, np.int64),
+        _field(buffer, layout, 22, np.int64), _field(buffer, layout, 23, np.uint8),
+        _field(buffer, layout, 24, np.uint8))
 
 
 @njit(cache=True, inline="always")
@@ -1187,7 +1222,8 @@ def _borrow_table(t):
         _unmanaged(t[0]), _unmanaged(t[1]), _unmanaged(t[2]), _unmanaged(t[3]), _unmanaged(t[4]), _unmanaged(t[5]),
         _unmanaged(t[6]), _unmanaged(t[7]), _unmanaged(t[8]), _unmanaged(t[9]), _unmanaged(t[10]),
         _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
-        _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]), _unmanaged(t[19]))
+        _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]), _unmanaged(t[19]), _unmanaged(t[20]),
+        _unmanaged(t[21]), _unmanaged(t[22]), _unmanaged(t[23]), _unmanaged(t[24]))
 
 
 @njit(cache=True, inline="always")
