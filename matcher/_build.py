@@ -462,7 +462,9 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     )
     no_rounds = sel.bitmaps(0, nwords)
     arrays = TableArrays(
-        key_of=key_of, block_start=block_start, constraint_value=d_cv.astype(np.int64), link_start=link_start,
+        key_of=key_of, block_start=block_start, link_start=link_start,
+        # the ordered constraints' values are in the rank tables (order_value)
+        pattern_rank=d_cv[block_start[OP_PREFIX * nkeys]:block_start[OP_ANY * nkeys]].astype(np.int32),
         links=links, filter_info=filter_info, interface_filters=interface_filters, always=always, dead=dead,
         # the selectivity arrays are filled by with_rounds
         selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,

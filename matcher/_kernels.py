@@ -19,19 +19,21 @@ The table (:class:`TableArrays`)
 - Distinct constraints are numbered in (operator, key, value) order, so the
   constraints of one key and operator form the block
   ``block_start[op * n_keys + key] .. block_start[op * n_keys + key + 1]``,
-  sorted by ``constraint_value``.
-- ``constraint_value[c]``: the constraint's value as an ordered int64: ints
-  as they are, bools 0/1, floats through an order-preserving bit transform,
-  strings under an order operator as ``2 * rank + 1`` (rank of the constant
-  among all interned strings), strings under a pattern operator as their rank.
+  sorted by value. A constraint's value is an ordered int64: ints as they
+  are, bools 0/1, floats through an order-preserving bit transform, strings
+  under an order operator as ``2 * rank + 1`` (rank of the constant among
+  all interned strings), strings under a pattern operator as their rank.
+- Rank tables (``order_start``, ``order_value``, ``order_layout``,
+  ``order_rank``, see ``_build._order_ranks``): each key's distinct
+  ``=`` .. ``>=`` values, sorted, and for each of them how many constants of
+  each of the key's ordered blocks are smaller, so that one search places a
+  message value in all of the key's blocks (:func:`_collect_ordered`); the
+  ordered constraints' own values are not kept.
+- ``pattern_rank[c - block_start[OP_PREFIX * n_keys]]``: the rank of the
+  string of prefix, suffix or substring constraint ``c``.
 - ``link_start[c] .. link_start[c + 1]`` in ``links``: the filters that
   contain ``c``; ``link_interface`` (tables of at most 256 interfaces) the
   interface of each link's filter, read by the counting's gathering step.
-- Rank tables (``order_start``, ``order_value``, ``order_layout``,
-  ``order_rank``, see ``_build._order_ranks``): each key's distinct
-  ``=`` .. ``>=`` constants, sorted, and for each of them how many constants
-  of each of the key's ordered blocks are smaller, so that one search places
-  a value in all of the key's blocks (:func:`_collect_ordered`).
 - ``filter_info[f] = interface << info_shift | size``; filters are numbered
   in interface order, those of interface i being
   ``interface_filters[i] .. interface_filters[i + 1]``.
@@ -117,7 +119,7 @@ class TableArrays(NamedTuple):
 
     key_of: np.ndarray              # int32, n_names * NTYPES
     block_start: np.ndarray         # int32, NOPS * n_keys + 1
-    constraint_value: np.ndarray    # int64, per distinct constraint
+    pattern_rank: np.ndarray        # int32, per prefix, suffix or substring constraint: its string's rank
     link_start: np.ndarray          # int32, per distinct constraint + 1
     links: np.ndarray               # int32 filter ids
     filter_info: np.ndarray         # uint32 or uint64: interface << info_shift | size
@@ -647,7 +649,7 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
 
 
 @njit(cache=True, inline="always")
-def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, constraint_value, string_hash,
+def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, pattern_rank, pattern_base, string_hash,
            string_chars, string_start, chars, ms, me):
     """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1.
 
@@ -660,12 +662,12 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, cons
     bit = _filter_bit(x, pattern_bloom)
     if not (pattern_bloom[bit >> np.uint64(6)] >> (bit & np.uint64(63))) & np.uint64(1):
         return -1
-    return _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
-                        string_start, chars, ms, me)
+    return _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, pattern_rank, pattern_base, string_hash,
+                        string_chars, string_start, chars, ms, me)
 
 
 @njit(cache=True)
-def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, string_hash, string_chars,
+def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, pattern_rank, pattern_base, string_hash, string_chars,
                  string_start, chars, ms, me):
     """:func:`_probe` past the filter: the slots from the home slot of mix
     ``x`` on (a function of its own: inlined at each probe, it cost numba
@@ -676,7 +678,7 @@ def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, constraint_value, s
         if c < 0:
             return -1
         if b_lo <= c < b_hi:
-            r = constraint_value[c]
+            r = pattern_rank[c - pattern_base]
             if string_hash[r] == h and _equal_chars(string_chars, string_start[r], string_start[r + 1], chars, ms,
                                                     me):
                 return c
@@ -885,8 +887,8 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
 
 @njit(cache=True, inline="always")
 def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
-                               pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom, cval,
-                               string_hash, string_chars, string_start, ranges, n):
+                               pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom,
+                               pattern_rank, pattern_base, string_hash, string_chars, string_start, ranges, n):
     """The prefix and suffix constraints of ``key`` that the string
     ``chars[ms:me]`` satisfies: the value's prefixes and suffixes whose
     length some pattern has are probed in the pattern hash table by their
@@ -910,8 +912,8 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
                 else:  # OP_SUFFIX
                     h = prefix_hash[L] - prefix_hash[L - length] * hash_power[length]
                     ps, pe = me - length, me
-                c = _probe(h, key, op, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval, string_hash,
-                           string_chars, string_start, chars, ps, pe)
+                c = _probe(h, key, op, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank, pattern_base,
+                           string_hash, string_chars, string_start, chars, ps, pe)
                 if c >= 0:
                     n = _push_range(ranges, n, c, c + 1)
     return n
@@ -920,7 +922,8 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
 @njit(cache=True, inline="always")
 def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
                         pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
-                        pattern_slots, pattern_bloom, cval, string_hash, string_chars, string_start, ranges, n):
+                        pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
+                        string_start, ranges, n):
     """The substring constraints of ``key`` found in chars[ms:me]: every
     piece of the value whose length some pattern has is probed by its hash
     (``prefix_hash`` / ``hash_power`` already hold the value's hashes). A
@@ -935,8 +938,8 @@ def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_
     top = me - ms if me - ms < maxlen else maxlen
     # the empty pattern is a substring of every string, once
     if lengths & np.uint64(1):
-        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval,
-                   string_hash, string_chars, string_start, chars, ms, ms)
+        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank,
+                   pattern_base, string_hash, string_chars, string_start, chars, ms, ms)
         if c >= 0:
             n = _push_range(ranges, n, c, c + 1)
     L = me - ms
@@ -947,8 +950,9 @@ def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_
         for length in range(1, lim + 1):
             if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
                 h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
-                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, cval, string_hash,
-                           string_chars, string_start, chars, ms + start, ms + start + length)
+                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank,
+                           pattern_base, string_hash, string_chars, string_start, chars, ms + start,
+                           ms + start + length)
                 if c >= 0 and substring_mark[c - substring_base] != stamp:
                     substring_mark[c - substring_base] = stamp
                     n = _push_range(ranges, n, c, c + 1)
@@ -968,7 +972,8 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     substring_base = params.substring_base
     shift = np.uint64(params.info_shift)
     size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    key_of, block_start, cval = table.key_of, table.block_start, table.constraint_value
+    key_of, block_start, pattern_rank = table.key_of, table.block_start, table.pattern_rank
+    pattern_base = block_start[OP_PREFIX * n_keys]  # the first prefix, suffix or substring constraint
     link_start, links, filter_info, interface_filters = (table.link_start, table.links, table.filter_info,
                                                          table.interface_filters)
     pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
@@ -1023,12 +1028,12 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                     # prefix, suffix and substring: probe the value's pieces
                     n_ranges = _collect_prefixes_suffixes(
                         key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
-                        prefix_hash, hash_power, pattern_slots, pattern_bloom, cval, string_hash, string_chars,
-                        string_start, ranges, n_ranges)
+                        prefix_hash, hash_power, pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash,
+                        string_chars, string_start, ranges, n_ranges)
                     n_ranges = _collect_substrings(
                         key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
-                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom, cval,
-                        string_hash, string_chars, string_start, ranges, n_ranges)
+                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom,
+                        pattern_rank, pattern_base, string_hash, string_chars, string_start, ranges, n_ranges)
         if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_info, shift,
                                           size_mask, counters, touched, done, out, progress, link_buffer,
                                           interface_filters, n_live) == 0:
@@ -1128,7 +1133,7 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 #: dtypes of the TableArrays fields in the packed buffer, then of the Params;
 #: ``None`` is filter_info, whose dtype (uint32 or uint64) comes with the
 #: table layout.
-TABLE_DTYPES = (np.int32, np.int32, np.int64, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
+TABLE_DTYPES = (np.int32, np.int32, np.int32, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
                 np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32,
                 np.uint64, np.int32, np.int64, np.int64, np.uint8, np.uint8)
 PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
@@ -1183,7 +1188,7 @@ def _unpack_table(buffer, layout, info_proto):
     bits = _field(buffer, layout, 11, np.uint64)
     return TableArrays(
         _field(buffer, layout, 0, np.int32), _field(buffer, layout, 1, np.int32),
-        _field(buffer, layout, 2, np.int64), _field(buffer, layout, 3, np.int32),
+        _field(buffer, layout, 2, np.int32), _field(buffer, layout, 3, np.int32),
         _field(buffer, layout, 4, np.int32), _field(buffer, layout, 5, info_proto.dtype),
         _field(buffer, layout, 6, np.int32), _field(buffer, layout, 7, np.int32),
         _field(buffer, layout, 8, np.uint64), _field(buffer, layout, 9, np.int32),
