@@ -2,8 +2,9 @@
 
 Build a table once (``compile``, ``from_arrays`` or ``from_document``), then
 ``forward`` messages one at a time or ``forward_batch`` them on all cores.
-The work per message happens in ``_kernels`` (``@njit``); this module only
-validates input, encodes messages to arrays and decodes the results.
+The work per message happens in compiled code (``_kernels`` and ``_wire``,
+which decodes each message from its ``Message.wire`` bytes); this module
+only validates input and hands over buffers and results.
 """
 
 from __future__ import annotations
