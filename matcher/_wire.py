@@ -279,6 +279,37 @@ def decode_wires(names, w, w_off, sff):
 
 
 @njit(cache=True)
+def encode_wire(names, w, sff, capacity):
+    """The wire ``w`` as ``table.EncodedMessage.data`` lays a message out
+    (int64 n, -1, -1, s; n rows; s string lengths; the code points as
+    uint32), in a uint8 array, and the longest string; ``capacity`` bounds
+    the rows (twice the table's names). A first array of length 0 if ``w``
+    is not a wire."""
+    rows = np.empty(3 * capacity, dtype=np.int64)
+    chars = np.empty(w.shape[0], dtype=np.uint32)
+    string_start = np.empty(capacity + 1, dtype=np.int64)
+    string_start[0] = 0
+    n, n_strings, free = _decode_wire(names, w, 0, w.shape[0], sff, rows, 0, chars, 0, string_start, 0)
+    if n < 0:
+        return np.empty(0, np.uint8), 0
+    head = 4 + 3 * n + n_strings
+    out = np.empty(8 * head + 4 * free, dtype=np.uint8)
+    numbers = out[:8 * head].view(np.int64)
+    numbers[0] = n
+    numbers[1] = -1
+    numbers[2] = -1
+    numbers[3] = n_strings
+    numbers[4:4 + 3 * n] = rows[:3 * n]
+    longest = 0
+    for k in range(n_strings):
+        length = string_start[k + 1] - string_start[k]
+        numbers[4 + 3 * n + k] = length
+        longest = max(longest, length)
+    out[8 * head:].view(np.uint32)[:] = chars[:free]
+    return out, longest
+
+
+@njit(cache=True)
 def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set_hi, sff):
     """Forward one :class:`cbalgebra.Message` given by its ``wire`` bytes
     (``ForwardingTable.forward``): the table and the scratch are packed as

@@ -24,7 +24,7 @@ from cbalgebra.matcher._kernels import (
     forward_one, forward_parallel, forward_serial, new_scratch, pack_arrays,
 )
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
-from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, forward_message
+from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message
 from cbalgebra.semantics import check_numbers
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
@@ -482,11 +482,12 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        batch = self.encode((message,))
-        header = np.array([len(batch.attrs), -1, -1, len(batch.s_off) - 1], dtype="<i8")
-        numbers = np.concatenate([header, batch.attrs.ravel(), np.diff(batch.s_off)]).astype("<i8")
-        return EncodedMessage(numbers.tobytes() + batch.s_chars.astype("<u4").tobytes(), batch.maxlen,
-                              self._compiled.token, self._numbers)
+        wire = np.frombuffer(message.wire, dtype=np.uint8)
+        data, maxlen = first_call("encode_wire", encode_wire, (self._compiled.name_lookup, wire, self._sff,
+                                                               2 * self._compiled.params.n_names + 2))
+        if data.shape[0] == 0:
+            raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
+        return EncodedMessage(data.tobytes(), int(maxlen), self._compiled.token, self._numbers)
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""

@@ -190,6 +190,8 @@ def test_a_message_whose_wire_is_not_one_is_refused():
         table.forward(m)
     with pytest.raises(ValueError, match="wire"):
         table.forward_batch([Message({"x": 3}), m])
+    with pytest.raises(ValueError, match="wire"):
+        table.encode_message(m)
     assert table.forward(Message({"x": 2})).tolist() == [0]
 
 
