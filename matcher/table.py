@@ -125,6 +125,7 @@ class ForwardingTable:
         self._message_variant = f"message/{compiled.counter_dtype.name}"
         self._warm_message = self._message_variant in _kernel_compile_times()
         self._sff = numbers == "sff"
+        self._one_table = compiled.one_table
 
     # ----------------------------------------------------------- building
     @classmethod
@@ -458,18 +459,25 @@ class ForwardingTable:
         # compiled code decodes the message from its wire bytes
         # (matcher/_wire.py): no Python work per attribute here
         wire = message.wire
-        args = (self._compiled.one_table, self._one_scratch(), wire, set_members, set_lo, set_hi, self._sff)
+        # this runs once per message: thread-local state is read through the
+        # instance dict
+        state = self._local.__dict__
+        scratch = state.get("one_scratch")
+        if scratch is None:
+            scratch = self._one_scratch()
         if self._warm_message:
-            k = forward_message(*args)
+            k = forward_message(self._one_table, scratch, wire, set_members, set_lo, set_hi, self._sff)
         else:
-            k = first_call(self._message_variant, forward_message, args)
+            k = first_call(self._message_variant, forward_message,
+                           (self._one_table, scratch, wire, set_members, set_lo, set_hi, self._sff))
             self._warm_message = True
         if k < 0:
             if k == NOT_A_WIRE:  # not made by values.message_wire
                 raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
             # longer than the scratch holds: grow it (at least twofold), once
             self._scratch(max(len(wire), 2 * self._local.string_capacity))
-            k = forward_message(self._compiled.one_table, self._one_scratch(), *args[2:])
+            k = forward_message(self._one_table, state["one_scratch"], wire, set_members, set_lo, set_hi,
+                                self._sff)
         return self._result(k)
 
     def encode_message(self, message: Message) -> EncodedMessage:
@@ -513,8 +521,6 @@ class ForwardingTable:
 
     def _one_scratch(self) -> np.ndarray:
         """This thread's scratch, packed, as the single-message entries take it."""
-        # this runs once per message: thread-local state is read through the
-        # instance dict
         scratch = self._local.__dict__.get("one_scratch")
         if scratch is None:
             self._scratch(0)
