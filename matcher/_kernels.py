@@ -1228,7 +1228,7 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
     attrs, m_off, chars, char_start = _unmanaged(attrs), _unmanaged(m_off), _unmanaged(chars), _unmanaged(char_start)
     set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
     out, out_cnt = _unmanaged(out), _unmanaged(out_cnt)
-    pos = 0
+    pos = np.int64(0)  # not a literal 0: every entry shares one _match_message (see forward_one)
     stamp = scratch.progress[STAMP]
     for m in range(m_off.shape[0] - 1):
         stamp += 1
@@ -1317,5 +1317,8 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
         string_start[k + 1] = string_start[k] + lengths[k]
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
-    return _match_message(table, params, attrs, 0, n, chars, string_start, _unmanaged(set_members),
-                          header[1], header[2], scratch, stamp, scratch.out, 0)
+    # np.int64(0), not 0: numba compiles a function again for each literal
+    # argument, and the entries would not share _match_message
+    zero = np.int64(0)
+    return _match_message(table, params, attrs, zero, n, chars, string_start, _unmanaged(set_members),
+                          header[1], header[2], scratch, stamp, scratch.out, zero)

@@ -289,7 +289,8 @@ def encode_wire(names, w, sff, capacity):
     chars = np.empty(w.shape[0], dtype=np.uint32)
     string_start = np.empty(capacity + 1, dtype=np.int64)
     string_start[0] = 0
-    n, n_strings, free = _decode_wire(names, w, 0, w.shape[0], sff, rows, 0, chars, 0, string_start, 0)
+    zero = np.int64(0)  # see forward_message
+    n, n_strings, free = _decode_wire(names, w, zero, w.shape[0], sff, rows, zero, chars, zero, string_start, zero)
     if n < 0:
         return np.empty(0, np.uint8), 0
     head = 4 + 3 * n + n_strings
@@ -332,11 +333,13 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     string_start = scratch.string_start
     string_start[0] = 0
     names = (table.name_chars, table.name_start, table.name_hash, table.name_slots, table.name_mask)
-    n, _, _ = _decode_wire(names, w, 0, w.shape[0], sff, rows, 0, scratch.message_chars, 0, string_start, 0)
+    zero = np.int64(0)  # not a literal 0, which numba would compile the callees for again (see forward_one)
+    n, _, _ = _decode_wire(names, w, zero, w.shape[0], sff, rows, zero, scratch.message_chars, zero, string_start,
+                           zero)
     if n < 0:
         return n
     attrs = _view_at(rows.view(np.uint8), 0, 24 * n, np.int64).reshape(n, 3)
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
-    return _match_message(table, params, attrs, 0, n, scratch.message_chars, string_start,
-                          _unmanaged(set_members), set_lo, set_hi, scratch, stamp, scratch.out, 0)
+    return _match_message(table, params, attrs, zero, n, scratch.message_chars, string_start,
+                          _unmanaged(set_members), set_lo, set_hi, scratch, stamp, scratch.out, zero)

@@ -338,7 +338,9 @@ class ForwardingTable:
             wires.append(msg.wire)
         w_off = np.zeros(len(wires) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, wires), dtype=np.int64, count=len(wires)), out=w_off[1:])
-        data = np.frombuffer(b"".join(wires), dtype=np.uint8) if wires else np.zeros(0, np.uint8)
+        # writable, so that the decoder has the same argument types as in
+        # forward() and is compiled once
+        data = np.frombuffer(bytearray(b"".join(wires)), dtype=np.uint8)
         m_off, attrs, s_chars, s_off, maxlen = first_call(
             "decode_wires", decode_wires, (self._compiled.name_lookup, data, w_off, self._numbers == "sff"))
         if m_off.shape[0] != len(wires) + 1:
@@ -490,7 +492,7 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        wire = np.frombuffer(message.wire, dtype=np.uint8)
+        wire = np.frombuffer(bytearray(message.wire), dtype=np.uint8)  # writable: see encode
         data, maxlen = first_call("encode_wire", encode_wire, (self._compiled.name_lookup, wire, self._sff,
                                                                2 * self._compiled.params.n_names + 2))
         if data.shape[0] == 0:
