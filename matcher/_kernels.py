@@ -1194,6 +1194,18 @@ def _unpack_scratch(buffer, layout, counter_proto):
 
 
 @njit(cache=True, inline="always")
+def unpack_buffers(table_buffer, scratch_buffer):
+    """(TableArrays, Params, Scratch) from the packed table and scratch of a
+    single-message entry."""
+    table_raw = table_buffer.view(np.uint8)
+    table_layout = _layout(table_raw, N_PACKED_TABLE)
+    table = _unpack_table(table_raw, table_layout, table_buffer)
+    params = _unpack_params(table_raw, table_layout)
+    scratch_raw = scratch_buffer.view(np.uint8)
+    return table, params, _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
+
+
+@njit(cache=True, inline="always")
 def _borrow_table(t):
     """``TableArrays(*t)`` with every array :func:`_unmanaged`."""
     return TableArrays(
@@ -1295,12 +1307,7 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     Writes the dense ids, sorted, at the start of the scratch's ``out`` and
     returns how many; returns -1, having done nothing, when a string of the
     message is longer than the scratch holds."""
-    table_raw = table_buffer.view(np.uint8)
-    table_layout = _layout(table_raw, N_PACKED_TABLE)
-    table = _unpack_table(table_raw, table_layout, table_buffer)
-    params = _unpack_params(table_raw, table_layout)
-    scratch_raw = scratch_buffer.view(np.uint8)
-    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
+    table, params, scratch = unpack_buffers(table_buffer, scratch_buffer)
     header = _view_at(message, 0, 32, np.int64)
     n = header[0]
     n_strings = header[3]

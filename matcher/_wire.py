@@ -33,9 +33,8 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from cbalgebra.matcher._kernels import (
-    HASH_BASE, N_PACKED_SCRATCH, N_PACKED_TABLE, OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING,
-    _equal_chars, _layout, _match_message, _unmanaged, _unpack_params, _unpack_scratch, _unpack_table, _view_at,
-    slot_of,
+    HASH_BASE, OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, _equal_chars, _match_message, _unmanaged,
+    _view_at, slot_of, unpack_buffers,
 )
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN
 
@@ -319,12 +318,7 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     ``sff`` selects ``numbers="sff"``. Writes the dense ids, sorted, at the
     start of the scratch's ``out`` and returns how many, or
     SCRATCH_TOO_SMALL (having done nothing) or NOT_A_WIRE."""
-    table_raw = table_buffer.view(np.uint8)
-    table_layout = _layout(table_raw, N_PACKED_TABLE)
-    table = _unpack_table(table_raw, table_layout, table_buffer)
-    params = _unpack_params(table_raw, table_layout)
-    scratch_raw = scratch_buffer.view(np.uint8)
-    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
+    table, params, scratch = unpack_buffers(table_buffer, scratch_buffer)
     w = _view_at(wire, 0, len(wire), np.uint8)
     # a name or a string never decodes to more code points than it has bytes
     if w.shape[0] > scratch.message_chars.shape[0]:
