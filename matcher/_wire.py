@@ -33,8 +33,8 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from cbalgebra.matcher._kernels import (
-    HASH_BASE, OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, _equal_chars, _match_message, _unmanaged,
-    _view_at, slot_of, unpack_buffers,
+    HASH_BASE, OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, _match_message, _unmanaged, _view_at,
+    slot_of, unpack_buffers,
 )
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN
 
@@ -75,49 +75,61 @@ def _int32_at(w, p):
 
 
 @njit(cache=True)
-def _utf8_to_code_points(w, p, end, chars, q):
-    """Decode the UTF-8 in ``w[p:end]`` to code points at ``chars[q:]``;
-    returns the position after the last one. The bytes come from CPython's
+def _utf8_sequence(w, p, b):
+    """The code point of the multi-byte UTF-8 sequence at ``w[p]`` (first
+    byte ``b``) and the position after it. The bytes come from CPython's
     encoder, so they are well formed."""
     low6 = np.uint32(0x3F)
+    if b < 0xE0:
+        return ((b & np.uint32(0x1F)) << np.uint32(6)) | (np.uint32(w[p + 1]) & low6), p + 2
+    if b < 0xF0:
+        c = ((b & np.uint32(0x0F)) << np.uint32(12)) | ((np.uint32(w[p + 1]) & low6) << np.uint32(6))
+        return c | (np.uint32(w[p + 2]) & low6), p + 3
+    c = ((b & np.uint32(0x07)) << np.uint32(18)) | ((np.uint32(w[p + 1]) & low6) << np.uint32(12))
+    return c | ((np.uint32(w[p + 2]) & low6) << np.uint32(6)) | (np.uint32(w[p + 3]) & low6), p + 4
+
+
+@njit(cache=True, inline="always")
+def _decode_utf8(w, p, end, chars, q):
+    """Decode the UTF-8 in ``w[p:end]`` to code points at ``chars[q:]``;
+    returns the position after the last one and the polynomial hash of the
+    code points (as ``_kernels.string_hashes``). ASCII, the common case,
+    takes one comparison a byte."""
+    h = np.uint64(0)
     while p < end:
         b = np.uint32(w[p])
         if b < 0x80:
             c = b
             p += 1
-        elif b < 0xE0:
-            c = ((b & np.uint32(0x1F)) << np.uint32(6)) | (np.uint32(w[p + 1]) & low6)
-            p += 2
-        elif b < 0xF0:
-            c = ((b & np.uint32(0x0F)) << np.uint32(12)) | ((np.uint32(w[p + 1]) & low6) << np.uint32(6))
-            c |= np.uint32(w[p + 2]) & low6
-            p += 3
         else:
-            c = ((b & np.uint32(0x07)) << np.uint32(18)) | ((np.uint32(w[p + 1]) & low6) << np.uint32(12))
-            c |= ((np.uint32(w[p + 2]) & low6) << np.uint32(6)) | (np.uint32(w[p + 3]) & low6)
-            p += 4
+            c, p = _utf8_sequence(w, p, b)
         chars[q] = c
+        h = h * HASH_BASE + (np.uint64(c) + np.uint64(1))
         q += 1
-    return q
+    return q, h
 
 
-@njit(cache=True)
-def _name_id(names, chars, s, e):
-    """The table's id of the name ``chars[s:e]``, -1 if no constraint names
-    it. ``names`` is the table's (name_chars, name_start, name_hash,
-    name_slots, name_mask)."""
+@njit(cache=True, inline="always")
+def _name_id(names, chars, s, e, h):
+    """The table's id of the name ``chars[s:e]`` (hash ``h``), -1 if no
+    constraint names it. ``names`` is the table's (name_chars, name_start,
+    name_hash, name_slots, name_mask)."""
     name_chars, name_start, name_hash, slots, _ = names
-    h = np.uint64(0)
-    for j in range(s, e):
-        h = h * HASH_BASE + (np.uint64(chars[j]) + np.uint64(1))
     mask = slots.shape[0] - 1
     k = slot_of(h, 0, OP_EQ, mask)
     while True:
         r = slots[k]
         if r < 0:
             return -1
-        if name_hash[r] == h and _equal_chars(name_chars, name_start[r], name_start[r + 1], chars, s, e):
-            return r
+        if name_hash[r] == h and name_start[r + 1] - name_start[r] == e - s:
+            first = name_start[r]
+            same = True
+            for j in range(e - s):
+                if name_chars[first + j] != chars[s + j]:
+                    same = False
+                    break
+            if same:
+                return r
         k = (k + 1) & mask
 
 
@@ -172,9 +184,9 @@ def _decode_wire(names, w, start, end, sff, rows, n_rows, chars, free, string_st
     name_mask = names[4]
     for _ in range(n):
         length = _int32_at(w, name_pos + 1)
-        name_end = _utf8_to_code_points(w, name_pos + 5, name_pos + 5 + length, chars, free)
+        name_end, h = _decode_utf8(w, name_pos + 5, name_pos + 5 + length, chars, free)
         name_pos += 5 + length
-        name = _name_id(names, chars, free, name_end)
+        name = _name_id(names, chars, free, name_end, h)
         if value_pos >= end:
             return fail
         tag = w[value_pos]
@@ -182,7 +194,7 @@ def _decode_wire(names, w, start, end, sff, rows, n_rows, chars, free, string_st
         if tag == 0x75 or tag == 0x74:  # a string: 'u', or 't' if interned
             length = _int32_at(w, value_pos + 1)
             if (used >> T_STRING) & 1:
-                free = _utf8_to_code_points(w, value_pos + 5, value_pos + 5 + length, chars, free)
+                free, _ = _decode_utf8(w, value_pos + 5, value_pos + 5 + length, chars, free)
                 string_start[n_strings + 1] = free
                 rows[3 * n_rows] = name
                 rows[3 * n_rows + 1] = T_STRING
