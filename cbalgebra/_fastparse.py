@@ -49,6 +49,7 @@ from cbalgebra.values import (
     Message,
     Op,
     Predicate,
+    message_wire,
 )
 
 # The lexical pieces, each written once. Names are read possessively (`*+`):
@@ -660,8 +661,8 @@ class DocumentMemo:
 
 
 _SET_ATTRIBUTE_TYPE, _SET_ATTRIBUTE_VALUE = (Attribute.__dict__[f].__set__ for f in ("type", "value"))
-_SET_ATTRIBUTES, _SET_INDEX, _SET_MESSAGE_HASH = (
-    Message.__dict__[f].__set__ for f in ("attributes", "_index", "_hash"))
+_SET_ATTRIBUTES, _SET_INDEX, _SET_MESSAGE_HASH, _SET_MESSAGE_WIRE = (
+    Message.__dict__[f].__set__ for f in ("attributes", "_index", "_hash", "wire"))
 
 
 def _checked_attribute(type_: str, value: Any) -> Attribute:
@@ -682,7 +683,8 @@ def _checked_message(index: dict[str, Attribute]) -> Message:
     m = _new(Message)
     _SET_ATTRIBUTES(m, attributes)
     _SET_INDEX(m, index)
-    _SET_MESSAGE_HASH(m, hash(("M", attributes)))
+    _SET_MESSAGE_HASH(m, None)
+    _SET_MESSAGE_WIRE(m, message_wire(attributes))
     return m
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -90,6 +89,8 @@ class Compiled:
     #: (``_kernels.pack_arrays``), viewed as filter_info's dtype: the form
     #: ``forward_one`` takes; ``arrays`` are views of it
     one_table: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
+    #: the name arrays of ``arrays``, the form ``_wire.decode_wires`` takes
+    name_lookup: tuple = ()
 
     def __post_init__(self) -> None:
         params = np.array(tuple(self.params), dtype=np.int64)
@@ -98,15 +99,8 @@ class Compiled:
         self.one_table = buffer.view(self.arrays.filter_info.dtype)
         self.arrays_tuple = tuple(self.arrays)
         self.params_tuple = tuple(self.params)
-
-    @cached_property
-    def typed_lookup(self) -> dict[str, dict[str, tuple[int, int]]]:
-        """``lookup`` by type spelling: name -> {type: (name id, type code)}
-        for the types the table constrains the name with (the strict
-        message encoder's one dictionary probe per attribute and type)."""
-        spellings = TYPE_NAMES[:T_ANY]
-        return {name: {spellings[code]: (name_id, code) for code in range(T_ANY) if (mask >> code) & 1}
-                for name, (name_id, mask) in self.lookup.items()}
+        a = self.arrays
+        self.name_lookup = (a.name_chars, a.name_start, a.name_hash, a.name_slots, a.name_mask)
 
     @property
     def nbytes(self) -> int:
@@ -450,6 +444,10 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         np.maximum.at(pattern_max_length, slot, plen.astype(np.int32))
         np.bitwise_or.at(pattern_lengths, slot, np.left_shift(np.uint64(1), np.minimum(plen, 63).astype(np.uint64)))
 
+    # -- names, for messages decoded in compiled code (_wire)
+    name_chars, name_start = _string_pool(names)
+    name_hash = first_call("string_hashes", string_hashes, (name_chars, name_start))
+
     # -- selectivity table (§4.3), typed where every filter agrees on the type
     sel = _selectivity(links64, link_u, d_key, key_name, key_type, f_iface, nf, n_if)
 
@@ -471,6 +469,8 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         string_chars=string_chars, string_start=string_start, string_hash=string_hash,
         pattern_slots=pattern_slots, pattern_max_length=pattern_max_length, pattern_lengths=pattern_lengths,
         string_slots=_string_slots(string_hash), pattern_bloom=pattern_bloom,
+        name_chars=name_chars, name_start=name_start, name_hash=name_hash, name_slots=_string_slots(name_hash),
+        name_mask=relevant.astype(np.int8),
         **_order_ranks(d_op, d_key, d_cv, int(nkeys)),
         # the interface of each link's filter, for the counting's gathering
         # step (_kernels._count_links); a byte, so only up to 256 interfaces

@@ -106,7 +106,7 @@ T_STRING, T_INT, T_FLOAT, T_BOOL = int(Type.STRING), int(Type.INT), int(Type.FLO
 T_ANY = int(Type.ANY)
 NTYPES = len(Type)
 #: Added to the type code of a message row that is a number seen as the other
-#: numeric type (``numbers="sff"``, see ``table._encode_attributes_sff``).
+#: numeric type (``numbers="sff"``, see ``_wire._decode_wire``).
 T_CONVERTED = 8
 #: Grammar spelling of each code, index = code.
 TYPE_NAMES = tuple(spec.spelling for spec in TYPE_SPECS)
@@ -137,6 +137,11 @@ class TableArrays(NamedTuple):
     pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
     string_slots: np.ndarray        # int32 open-addressing table from a string's hash to its rank, -1 = empty
     pattern_bloom: np.ndarray       # uint64 bit filter of the pattern constraints (_probe)
+    name_chars: np.ndarray          # uint32 code points of the names, in name id order
+    name_start: np.ndarray          # int64 offsets into name_chars, n_names + 1
+    name_hash: np.ndarray           # uint64 polynomial hash per name (as string_hash)
+    name_slots: np.ndarray          # int32 open-addressing table from a name's hash to its id, -1 = empty
+    name_mask: np.ndarray           # int8 per name: bit t set if message values of type t can match
     order_start: np.ndarray         # int32, n_keys + 1: each key's run of order_value
     order_value: np.ndarray         # int64: each key's distinct =, !=, <, >, <=, >= constants, sorted
     order_layout: np.ndarray        # int64 per key: rank offset << 8 | log2 width << 6 | mask of its blocks
@@ -178,6 +183,8 @@ class Scratch(NamedTuple):
     ranges: np.ndarray          # int32 pairs: the constraint ranges one attribute satisfies
     out: np.ndarray             # int32, n_live: forward_one's output (dense interface indices)
     string_start: np.ndarray    # int64, n_names + 1: forward_one's string offsets
+    message_chars: np.ndarray   # uint32: forward_message's decoded names and strings (as long as prefix_hash)
+    message_rows: np.ndarray    # int64, 6 * n_names + 6: forward_message's attribute rows (2 per name at most)
 
 
 #: Indices into ``Scratch.progress``, the state the counting functions share:
@@ -1103,8 +1110,10 @@ def _new_scratch(params, counter_proto, maxlen):
     ranges = np.empty(2 * params.max_ranges, dtype=np.int32)
     out = np.empty(max(params.n_live, 1), dtype=np.int32)
     string_start = np.empty(params.n_names + 1, dtype=np.int64)
+    message_chars = np.empty(maxlen, dtype=np.uint32)
+    message_rows = np.empty(6 * params.n_names + 6, dtype=np.int64)
     return Scratch(counters, touched, done, name_mark, name_types, substring_mark, prefix_hash, hash_power,
-                   progress, absent, link_buffer, ranges, out, string_start)
+                   progress, absent, link_buffer, ranges, out, string_start, message_chars, message_rows)
 
 
 @njit(cache=True)
@@ -1135,11 +1144,12 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 #: table layout.
 TABLE_DTYPES = (np.int32, np.int32, np.int32, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
                 np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32,
-                np.uint64, np.int32, np.int64, np.int64, np.uint8, np.uint8)
+                np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int8, np.int32, np.int64, np.int64, np.uint8,
+                np.uint8)
 PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
-                  np.int32, np.int32, np.int32, np.int64)
+                  np.int32, np.int32, np.int32, np.int64, np.uint32, np.int64)
 #: arrays in the two packed buffers; the table's last one holds the Params
 N_PACKED_TABLE = len(PACKED_TABLE_DTYPES)
 N_PACKED_SCRATCH = len(SCRATCH_DTYPES)
@@ -1197,9 +1207,11 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 14, np.uint64), _field(buffer, layout, 15, np.int32),
         _field(buffer, layout, 16, np.int32), _field(buffer, layout, 17, np.uint64),
         _field(buffer, layout, 18, np.int32), _field(buffer, layout, 19, np.uint64),
-        _field(buffer, layout, 20, np.int32), _field(buffer, layout, 21, np.int64),
-        _field(buffer, layout, 22, np.int64), _field(buffer, layout, 23, np.uint8),
-        _field(buffer, layout, 24, np.uint8))
+        _field(buffer, layout, 20, np.uint32), _field(buffer, layout, 21, np.int64),
+        _field(buffer, layout, 22, np.uint64), _field(buffer, layout, 23, np.int32),
+        _field(buffer, layout, 24, np.int8), _field(buffer, layout, 25, np.int32),
+        _field(buffer, layout, 26, np.int64), _field(buffer, layout, 27, np.int64),
+        _field(buffer, layout, 28, np.uint8), _field(buffer, layout, 29, np.uint8))
 
 
 @njit(cache=True, inline="always")
@@ -1217,7 +1229,20 @@ def _unpack_scratch(buffer, layout, counter_proto):
         _field(buffer, layout, 6, np.uint64), _field(buffer, layout, 7, np.uint64),
         _field(buffer, layout, 8, np.int64), _field(buffer, layout, 9, np.int64),
         _field(buffer, layout, 10, np.int32), _field(buffer, layout, 11, np.int32),
-        _field(buffer, layout, 12, np.int32), _field(buffer, layout, 13, np.int64))
+        _field(buffer, layout, 12, np.int32), _field(buffer, layout, 13, np.int64),
+        _field(buffer, layout, 14, np.uint32), _field(buffer, layout, 15, np.int64))
+
+
+@njit(cache=True, inline="always")
+def unpack_buffers(table_buffer, scratch_buffer):
+    """(TableArrays, Params, Scratch) from the packed table and scratch of a
+    single-message entry."""
+    table_raw = table_buffer.view(np.uint8)
+    table_layout = _layout(table_raw, N_PACKED_TABLE)
+    table = _unpack_table(table_raw, table_layout, table_buffer)
+    params = _unpack_params(table_raw, table_layout)
+    scratch_raw = scratch_buffer.view(np.uint8)
+    return table, params, _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
 
 
 @njit(cache=True, inline="always")
@@ -1228,7 +1253,8 @@ def _borrow_table(t):
         _unmanaged(t[6]), _unmanaged(t[7]), _unmanaged(t[8]), _unmanaged(t[9]), _unmanaged(t[10]),
         _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
         _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]), _unmanaged(t[19]), _unmanaged(t[20]),
-        _unmanaged(t[21]), _unmanaged(t[22]), _unmanaged(t[23]), _unmanaged(t[24]))
+        _unmanaged(t[21]), _unmanaged(t[22]), _unmanaged(t[23]), _unmanaged(t[24]), _unmanaged(t[25]),
+        _unmanaged(t[26]), _unmanaged(t[27]), _unmanaged(t[28]), _unmanaged(t[29]))
 
 
 @njit(cache=True, inline="always")
@@ -1237,7 +1263,7 @@ def _borrow_scratch(s):
     return Scratch(
         _unmanaged(s[0]), _unmanaged(s[1]), _unmanaged(s[2]), _unmanaged(s[3]), _unmanaged(s[4]), _unmanaged(s[5]),
         _unmanaged(s[6]), _unmanaged(s[7]), _unmanaged(s[8]), _unmanaged(s[9]), _unmanaged(s[10]),
-        _unmanaged(s[11]), _unmanaged(s[12]), _unmanaged(s[13]))
+        _unmanaged(s[11]), _unmanaged(s[12]), _unmanaged(s[13]), _unmanaged(s[14]), _unmanaged(s[15]))
 
 
 # ---------------------------------------------------------------- entries
@@ -1255,7 +1281,7 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
     attrs, m_off, chars, char_start = _unmanaged(attrs), _unmanaged(m_off), _unmanaged(chars), _unmanaged(char_start)
     set_of_message, set_start, set_members = _unmanaged(set_of_message), _unmanaged(set_start), _unmanaged(set_members)
     out, out_cnt = _unmanaged(out), _unmanaged(out_cnt)
-    pos = 0
+    pos = np.int64(0)  # not a literal 0: every entry shares one _match_message (see forward_one)
     stamp = scratch.progress[STAMP]
     for m in range(m_off.shape[0] - 1):
         stamp += 1
@@ -1322,12 +1348,7 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     Writes the dense ids, sorted, at the start of the scratch's ``out`` and
     returns how many; returns -1, having done nothing, when a string of the
     message is longer than the scratch holds."""
-    table_raw = table_buffer.view(np.uint8)
-    table_layout = _layout(table_raw, N_PACKED_TABLE)
-    table = _unpack_table(table_raw, table_layout, table_buffer)
-    params = _unpack_params(table_raw, table_layout)
-    scratch_raw = scratch_buffer.view(np.uint8)
-    scratch = _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
+    table, params, scratch = unpack_buffers(table_buffer, scratch_buffer)
     header = _view_at(message, 0, 32, np.int64)
     n = header[0]
     n_strings = header[3]
@@ -1344,5 +1365,8 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
         string_start[k + 1] = string_start[k] + lengths[k]
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
-    return _match_message(table, params, attrs, 0, n, chars, string_start, _unmanaged(set_members),
-                          header[1], header[2], scratch, stamp, scratch.out, 0)
+    # np.int64(0), not 0: numba compiles a function again for each literal
+    # argument, and the entries would not share _match_message
+    zero = np.int64(0)
+    return _match_message(table, params, attrs, zero, n, chars, string_start, _unmanaged(set_members),
+                          header[1], header[2], scratch, stamp, scratch.out, zero)

@@ -2,14 +2,14 @@
 
 Build a table once (``compile``, ``from_arrays`` or ``from_document``), then
 ``forward`` messages one at a time or ``forward_batch`` them on all cores.
-The work per message happens in ``_kernels`` (``@njit``); this module only
-validates input, encodes messages to arrays and decodes the results.
+The work per message happens in compiled code (``_kernels`` and ``_wire``,
+which decodes each message from its ``Message.wire`` bytes); this module
+only validates input and hands over buffers and results.
 """
 
 from __future__ import annotations
 
 import logging
-import struct
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,12 +20,13 @@ import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
 from cbalgebra.matcher._kernels import (
-    SCRATCH_DTYPES, T_CONVERTED, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Scratch, first_call,
+    SCRATCH_DTYPES, T_FLOAT, T_STRING, TYPE_NAMES, Scratch, first_call,
     forward_one, forward_parallel, forward_serial, new_scratch, pack_arrays,
 )
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
-from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN, check_numbers
-from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate, float_order_key
+from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message
+from cbalgebra.semantics import check_numbers
+from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
 __all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"]
 
@@ -111,9 +112,6 @@ class ForwardingTable:
                  numbers: str = "strict") -> None:
         self._compiled = compiled
         self._numbers = check_numbers(numbers)
-        # the strict encoder looks (name, type) up in one dictionary per name
-        self._encode_one = _encode_attributes_sff if numbers == "sff" else _encode_attributes
-        self._lookup = compiled.lookup if numbers == "sff" else compiled.typed_lookup
         self._rounds_requested = rounds_requested
         self.compile_seconds = compile_seconds
         self._local = threading.local()
@@ -124,6 +122,10 @@ class ForwardingTable:
         self._parallel_variant = f"parallel/{compiled.counter_dtype.name}"
         self._one_variant = f"one/{compiled.counter_dtype.name}"
         self._warm_one = self._one_variant in _kernel_compile_times()
+        self._message_variant = f"message/{compiled.counter_dtype.name}"
+        self._warm_message = self._message_variant in _kernel_compile_times()
+        self._sff = numbers == "sff"
+        self._one_table = compiled.one_table
 
     # ----------------------------------------------------------- building
     @classmethod
@@ -326,22 +328,25 @@ class ForwardingTable:
 
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
-        """Encode messages for this table (reusable across calls)."""
-        lookup = self._lookup
-        encode_one = self._encode_one
-        m_off = [0]
-        flat: list[int] = []
-        strings: list[str] = []
-        n = 0
+        """Encode messages for this table (reusable across calls). The
+        messages' wire bytes (``Message.wire``) are decoded in compiled code
+        (``_wire.decode_wires``)."""
+        wires = []
         for msg in messages:
-            if not isinstance(msg, Message):
+            if msg.__class__ is not Message and not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            n += encode_one(msg, lookup, flat, strings)
-            m_off.append(n)
-        attrs = np.array(flat, dtype=np.int64).reshape(n, 3)
-        s_chars, s_off, maxlen = _pool(strings)
-        return MessageBatch(m_off=np.array(m_off, dtype=np.int64), attrs=attrs, s_chars=s_chars, s_off=s_off,
-                            maxlen=maxlen, token=self._compiled.token, numbers=self._numbers)
+            wires.append(msg.wire)
+        w_off = np.zeros(len(wires) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, wires), dtype=np.int64, count=len(wires)), out=w_off[1:])
+        # writable, so that the decoder has the same argument types as in
+        # forward() and is compiled once
+        data = np.frombuffer(bytearray(b"".join(wires)), dtype=np.uint8)
+        m_off, attrs, s_chars, s_off, maxlen = first_call(
+            "decode_wires", decode_wires, (self._compiled.name_lookup, data, w_off, self._numbers == "sff"))
+        if m_off.shape[0] != len(wires) + 1:
+            raise ValueError("a message's wire bytes are not in the form matcher/_wire.py reads")
+        return MessageBatch(m_off=m_off, attrs=attrs, s_chars=s_chars, s_off=s_off, maxlen=int(maxlen),
+                            token=self._compiled.token, numbers=self._numbers)
 
     def _batch_of(self, messages: Any) -> MessageBatch:
         if isinstance(messages, MessageBatch):
@@ -410,7 +415,7 @@ class ForwardingTable:
         local = self._local
         if getattr(local, "scratch", None) is None or local.string_capacity < maxlen:
             compiled = self._compiled
-            capacity = max(maxlen, 64)
+            capacity = max(maxlen, 512)
             buffer, _, views = pack_arrays(tuple(new_scratch(compiled.params, compiled.counter_dtype, capacity)),
                                            SCRATCH_DTYPES)
             local.scratch = Scratch(*views)
@@ -448,14 +453,34 @@ class ForwardingTable:
         the table does not know are ignored."""
         if message.__class__ is not Message and not isinstance(message, Message):
             raise TypeError(f"forward expects a Message, not {type(message).__name__}")
-        strings: list[str] = []
-        rows: list[int] = [0, -1, -1, 0]
-        rows[0] = self._encode_one(message, self._lookup, rows, strings)
         set_members = _NO_MEMBERS
+        set_lo = set_hi = -1
         if broadcast is not None:
             _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
-            rows[1], rows[2] = int(set_start[0]), int(set_start[1])
-        return self._forward_data(_pack(rows, strings), set_members, strings)
+            set_lo, set_hi = int(set_start[0]), int(set_start[1])
+        # compiled code decodes the message from its wire bytes
+        # (matcher/_wire.py): no Python work per attribute here
+        wire = message.wire
+        # this runs once per message: thread-local state is read through the
+        # instance dict
+        state = self._local.__dict__
+        scratch = state.get("one_scratch")
+        if scratch is None:
+            scratch = self._one_scratch()
+        if self._warm_message:
+            k = forward_message(self._one_table, scratch, wire, set_members, set_lo, set_hi, self._sff)
+        else:
+            k = first_call(self._message_variant, forward_message,
+                           (self._one_table, scratch, wire, set_members, set_lo, set_hi, self._sff))
+            self._warm_message = True
+        if k < 0:
+            if k == NOT_A_WIRE:  # not made by values.message_wire
+                raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
+            # longer than the scratch holds: grow it (at least twofold), once
+            self._scratch(max(len(wire), 2 * self._local.string_capacity))
+            k = forward_message(self._one_table, state["one_scratch"], wire, set_members, set_lo, set_hi,
+                                self._sff)
+        return self._result(k)
 
     def encode_message(self, message: Message) -> EncodedMessage:
         """``message`` encoded for this table, for :meth:`forward_encoded`.
@@ -467,11 +492,12 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        strings: list[str] = []
-        rows: list[int] = [0, -1, -1, 0]
-        rows[0] = self._encode_one(message, self._lookup, rows, strings)
-        return EncodedMessage(_pack(rows, strings), max(map(len, strings), default=0), self._compiled.token,
-                              self._numbers)
+        wire = np.frombuffer(bytearray(message.wire), dtype=np.uint8)  # writable: see encode
+        data, maxlen = first_call("encode_wire", encode_wire, (self._compiled.name_lookup, wire, self._sff,
+                                                               2 * self._compiled.params.n_names + 2))
+        if data.shape[0] == 0:
+            raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
+        return EncodedMessage(data.tobytes(), int(maxlen), self._compiled.token, self._numbers)
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
@@ -484,36 +510,31 @@ class ForwardingTable:
             header = np.frombuffer(data, dtype="<i8", count=4).copy()
             header[1:3] = set_start[:2]
             data = header.tobytes() + data[32:]
-        return self._forward_data(data, set_members, None, encoded.maxlen)
+        args = (self._compiled.one_table, self._one_scratch(), data, set_members)
+        if self._warm_one:
+            k = forward_one(*args)
+        else:
+            k = first_call(self._one_variant, forward_one, args)
+            self._warm_one = True
+        if k < 0:  # a string longer than the scratch holds: grow it, once
+            self._scratch(encoded.maxlen)
+            k = forward_one(self._compiled.one_table, self._one_scratch(), data, set_members)
+        return self._result(k)
 
-    def _forward_data(self, data: bytes, set_members: np.ndarray, strings: list[str] | None,
-                      maxlen: int = 0) -> np.ndarray:
-        """One encoded message through ``forward_one``; its longest string is
-        ``max(map(len, strings))`` (or ``maxlen``), needed only when the
-        scratch must grow."""
-        # this runs once per message: thread-local state is read through the
-        # instance dict
-        state = self._local.__dict__
-        scratch = state.get("one_scratch")
+    def _one_scratch(self) -> np.ndarray:
+        """This thread's scratch, packed, as the single-message entries take it."""
+        scratch = self._local.__dict__.get("one_scratch")
         if scratch is None:
             self._scratch(0)
-            scratch = state["one_scratch"]
-        args = (self._compiled.one_table, scratch, data, set_members)
-        k = forward_one(*args) if self._warm_one else self._first_forward(args)
-        if k < 0:  # a string longer than the scratch holds: grow it, once
-            self._scratch(max(map(len, strings)) if strings is not None else maxlen)
-            k = forward_one(self._compiled.one_table, state["one_scratch"], data, set_members)
-        out = state["scratch"].out
+            scratch = self._local.one_scratch
+        return scratch
+
+    def _result(self, k: int) -> np.ndarray:
+        """The ids of the ``k`` interfaces a single-message entry wrote."""
+        out = self._local.scratch.out
         if self._dense_ids:
             return out[:k].astype(np.int64)
         return self._compiled.interfaces[out[:k]]
-
-    def _first_forward(self, args: tuple) -> int:
-        """The first single-message call of this table: through
-        ``first_call``, which times numba's compilation (or cache load) apart."""
-        k = first_call(self._one_variant, forward_one, args)
-        self._warm_one = True
-        return int(k)
 
     def forward_batch(self, messages: Any, broadcast: Any = None, *, threads: int | None = None
                       ) -> list[np.ndarray]:
@@ -592,113 +613,6 @@ class ForwardingTable:
 
 _SERIAL_OUT_ENTRIES = 1 << 22
 _NO_MEMBERS = np.zeros(0, np.int32)  # the broadcast set of a message sent to every interface
-
-
-def _encode_attributes(message: Message, typed_lookup: dict, flat: list[int], strings: list[str]) -> int:
-    """Append (name id, type code, value key) for each attribute the table can use.
-
-    ``typed_lookup[name][type]`` is (name id, type code) for the types the
-    table constrains the name with (``Compiled.typed_lookup``); other
-    attributes are left out. A string's key is its index in ``strings``,
-    a float's its order key, an int or a bool its value. Returns how many
-    attributes were appended.
-    """
-    n = 0
-    for name, attr in message.attributes:
-        known = typed_lookup.get(name)
-        if known is None:
-            continue
-        hit = known.get(attr.type)
-        if hit is None:
-            continue
-        flat += hit
-        code = hit[1]
-        value: Any = attr.value
-        if code == T_STRING:
-            flat.append(len(strings))
-            strings.append(value)
-        elif code == T_FLOAT:
-            flat.append(float_order_key(value))
-        else:
-            flat.append(value)  # an int, or a bool (numpy stores True as 1)
-        n += 1
-    return n
-
-
-def _encode_attributes_sff(message: Message, lookup: dict, flat: list[int], strings: list[str]) -> int:
-    """``_encode_attributes`` under ``numbers="sff"``: a number also gets a
-    row of the other numeric type, flagged ``T_CONVERTED`` (so that the
-    kernel does not count the name's type-any constraints twice), when the
-    table has constraints of that type on the name and SFF would try it
-    there (``cbalgebra.semantics.attribute_satisfies``)."""
-    n = 0
-    for name, attr in message.attributes:
-        known = lookup.get(name)
-        if known is None:
-            continue
-        name_id, used_types = known
-        type_code = TYPE_CODE[attr.type]
-        value: Any = attr.value
-        if (used_types >> type_code) & 1:
-            if type_code == T_STRING:
-                flat += (name_id, type_code, len(strings))
-                strings.append(value)
-            elif type_code == T_FLOAT:
-                flat += (name_id, type_code, float_order_key(value))
-            else:
-                flat += (name_id, type_code, int(value))
-            n += 1
-        if type_code == T_INT and (used_types >> T_FLOAT) & 1:
-            # C++ converts long long to the nearest double, as float() does
-            flat += (name_id, T_FLOAT + T_CONVERTED, float_order_key(float(value)))
-            n += 1
-        elif type_code == T_FLOAT and (used_types >> T_INT) & 1:
-            x = value
-            if x.is_integer() and SFF_INT_MIN <= x <= SFF_INT_MAX:
-                flat += (name_id, T_INT + T_CONVERTED, int(x))
-                n += 1
-    return n
-
-
-
-
-_PACKERS: dict[int, struct.Struct] = {}
-
-
-def _pack(rows: list[int], strings: list[str]) -> bytes:
-    """The bytes of an :class:`EncodedMessage`: ``rows`` (header and
-    attribute rows) and the lengths of ``strings`` as int64, then the
-    strings' code points. ``rows[3]`` is set to the number of strings."""
-    if strings:
-        rows[3] = len(strings)
-        rows += map(len, strings)
-    packer = _PACKERS.get(len(rows))
-    if packer is None:
-        packer = _PACKERS[len(rows)] = struct.Struct(f"<{len(rows)}q")
-    if strings:
-        return packer.pack(*rows) + "".join(strings).encode("utf-32-le")
-    return packer.pack(*rows)
-
-
-def _pool(strings: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Code points of the strings, their offsets and the longest length."""
-    if not strings:
-        return _EMPTY_CHARS, _EMPTY_OFF, 0
-    off = [0]
-    total = 0
-    longest = 0
-    for s in strings:
-        k = len(s)
-        total += k
-        off.append(total)
-        if k > longest:
-            longest = k
-    chars = np.frombuffer(bytearray("".join(strings).encode("utf-32-le")), dtype="<u4")
-    return chars, np.array(off, dtype=np.int64), longest
-
-
-_EMPTY_CHARS = np.zeros(0, np.uint32)
-_EMPTY_OFF = np.zeros(1, np.int64)
 
 
 def _check_rounds(rounds: Any) -> int:
