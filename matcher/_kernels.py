@@ -1085,6 +1085,15 @@ def _match_message(table, params, attrs, a_lo, a_hi, chars, char_start, set_memb
     """Forward one message: returns the number of interfaces written at
     ``out[out_pos:]`` (dense indices, sorted). ``set_lo < 0`` means the
     broadcast set is every interface."""
+    # Every entry shares this function, and it is not inlined into them:
+    # arrays reaching it have owners unknown here, and numba would update
+    # their reference counts (a call each) around every inlined helper below
+    # that takes one, a dozen calls per attribute. Its callers own the arrays
+    # for the call, so they are used without owner (as in the entries).
+    table = _borrow_table(table)
+    scratch = _borrow_scratch(scratch)
+    attrs, chars, char_start = _unmanaged(attrs), _unmanaged(chars), _unmanaged(char_start)
+    set_members, out = _unmanaged(set_members), _unmanaged(out)
     if _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos) == 0:
         return 0
     if (_match_empty_filters(table, scratch, out) > 0
