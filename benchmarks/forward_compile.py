@@ -4,10 +4,12 @@ against the current source, side by side.
     .venv/bin/python benchmarks/forward_compile.py [--baseline REV] [--rounds N] [--out DIR]
 
 Each measurement runs in a fresh subprocess with an empty ``NUMBA_CACHE_DIR``,
-so numba compiles everything. The kernel module is loaded from a file (the
-baseline from ``git show REV:matcher/_kernels.py``, the current one copied
-from ``matcher/_kernels.py``), and its two entry points, ``forward_serial``
-and ``forward_parallel``, are called once each on a small table; the CPU
+so numba compiles everything. The revision's whole matcher package is loaded
+from a folder (the baseline's from ``git show REV:matcher/...``, the current
+one copied from ``matcher/``), so that each kernel runs on a table compiled
+by its own revision (the table layouts differ between revisions), and the
+kernel module's two entry points, ``forward_serial`` and
+``forward_parallel``, are called once each on a small table; the CPU
 time of each first call is the compile time (compiling is single-threaded,
 so CPU time is what a busy shared machine does not inflate; the wall time is
 recorded beside it). Baseline and current alternate ``--rounds`` times and
@@ -22,7 +24,6 @@ import csv
 import json
 import logging
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,20 +32,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("forward-compile")
 
-# Runs in the subprocess: argv[1] is the kernel file to load.
+#: the name under which a revision's matcher package is imported
+PACKAGE = "matcher_under_test"
+
+# Runs in the subprocess: argv[1] is the folder holding the package to load.
 _CHILD = r"""
-import json, sys, time
+import importlib, json, sys, time
 import numpy as np
 sys.path.insert(0, {bench!r})
 import forward_numbers as fn
 import cbalgebra as cb
-from cbalgebra.matcher import ForwardingTable
 
-path = sys.argv[1]
-import importlib.util
-spec = importlib.util.spec_from_file_location("kernels_under_test", path)
-kernels = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(kernels)
+sys.path.insert(0, sys.argv[1])
+ForwardingTable = importlib.import_module({package!r} + ".table").ForwardingTable
+kernels = importlib.import_module({package!r} + "._kernels")
 
 table = ForwardingTable.compile({{0: cb.parse_filter('[a > 1, b >* "x", b * "y"]'), 1: cb.parse_filter('[c = true]')}})
 batch = table.encode([cb.parse_message('[a=2, b="xy", c=true]')] * 4)
@@ -67,16 +68,32 @@ print(json.dumps(timing))
 """
 
 
-def cold_compile(kernel_file: Path) -> dict[str, float]:
+def matcher_sources(rev: str | None) -> dict[str, str]:
+    """The modules of the matcher package at git revision ``rev`` (the
+    working tree for None), renamed to import each other as ``PACKAGE``."""
+    if rev is None:
+        sources = {path.name: path.read_text() for path in (ROOT / "matcher").glob("*.py")}
+    else:
+        listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:matcher"], check=True,
+                                capture_output=True, text=True).stdout.split()
+        sources = {name: subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}"], check=True,
+                                        capture_output=True, text=True).stdout
+                   for name in listed if name.endswith(".py")}
+    return {name: text.replace("cbalgebra.matcher", PACKAGE) for name, text in sources.items()}
+
+
+def cold_compile(sources: dict[str, str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as folder:
         # a private copy, so that numba's cache index cannot be shared with another run
-        copy = Path(folder) / "kernels_under_test.py"
-        shutil.copy(kernel_file, copy)
+        package = Path(folder) / PACKAGE
+        package.mkdir()
+        for name, text in sources.items():
+            (package / name).write_text(text)
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        code = _CHILD.format(bench=str(ROOT / "benchmarks"))
-        done = subprocess.run([sys.executable, "-c", code, str(copy)], env=env, capture_output=True, text=True)
+        code = _CHILD.format(bench=str(ROOT / "benchmarks"), package=PACKAGE)
+        done = subprocess.run([sys.executable, "-c", code, folder], env=env, capture_output=True, text=True)
         if done.returncode != 0:
-            raise SystemExit(f"compiling {kernel_file} failed:\n{done.stderr[-3000:]}")
+            raise SystemExit(f"compiling failed:\n{done.stderr[-3000:]}")
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -89,22 +106,17 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     out = Path(args.out) if args.out else ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        baseline_file = Path(tmp) / "baseline_kernels.py"
-        baseline_file.write_text(subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{args.baseline}:matcher/_kernels.py"],
-            check=True, capture_output=True, text=True).stdout)
-        files = {"baseline": baseline_file, "current": ROOT / "matcher" / "_kernels.py"}
-        best: dict[str, dict[str, float]] = {}
-        for _ in range(args.rounds):
-            for which, path in files.items():
-                timing = cold_compile(path)
-                log.info("%-8s serial %.1f s CPU (%.1f wall), parallel %.1f s CPU (%.1f wall)", which,
-                         timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"], timing["parallel_wall"])
-                prev = best.get(which)
-                total = timing["serial_cpu"] + timing["parallel_cpu"]
-                if prev is None or total < prev["serial_cpu"] + prev["parallel_cpu"]:
-                    best[which] = timing
+    packages = {"baseline": matcher_sources(args.baseline), "current": matcher_sources(None)}
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(args.rounds):
+        for which, sources in packages.items():
+            timing = cold_compile(sources)
+            log.info("%-8s serial %.1f s CPU (%.1f wall), parallel %.1f s CPU (%.1f wall)", which,
+                     timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"], timing["parallel_wall"])
+            prev = best.get(which)
+            total = timing["serial_cpu"] + timing["parallel_cpu"]
+            if prev is None or total < prev["serial_cpu"] + prev["parallel_cpu"]:
+                best[which] = timing
     rows = []
     for which, timing in best.items():
         rows.append({"kernels": which, "revision": args.baseline if which == "baseline" else "working tree",

@@ -5,20 +5,20 @@
 
 The shared machine's load changes from minute to minute, so separate runs of
 ``benchmarks/forward.py`` cannot tell a few percent apart. Here the baseline
-kernel module is loaded from ``git show REV:matcher/_kernels.py`` (default
-``HEAD~1``) next to the current one; both run on the same compiled arrays and
-the same encoded messages (the table layout and the strict encoding are the
-same in both), alternating, ``--rounds`` times; the best CPU time of each is
-kept. Not a test: nothing is asserted. Writes ``forward_numbers.csv`` into
-DIR (default benchmarks/results).
+revision's matcher package is loaded from ``git show REV:matcher/...``
+(default ``HEAD~1``) next to the current one; each revision compiles the same
+workload into its own table arrays (the layouts differ between revisions:
+issue 15 replaced the ordered constraints' values by rank tables) and encodes
+the same messages, and the two kernels run alternating, ``--rounds`` times;
+the best CPU time of each is kept. Their results must agree. Not a test:
+nothing is asserted. Writes ``forward_numbers.csv`` into DIR (default
+benchmarks/results).
 
 Two calling conventions are understood (``call_kernel``): kernels that take
 the table as a tuple ``T`` and the parameters as an int64 vector ``P``
 (before the NamedTuple refactor of issue 10 §3), and kernels with
 ``TableArrays`` / ``Params`` / ``Scratch`` that take plain tuples in those
-field orders. The arrays and their order are the same in both, so each kernel
-gets exactly the same data, packed as it expects; building the packing is
-outside the timed call.
+field orders; building the packing is outside the timed call.
 
 Rows: for each workload and pre-processing rounds r in (0, 10), the kernel's
 mean CPU time per message (one thread) of the baseline and of the current
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
+import importlib
 import inspect
 import logging
 import os
@@ -51,23 +51,29 @@ log = logging.getLogger("forward-numbers")
 
 
 def load_baseline(rev: str, folder: Path):
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/_kernels.py"], check=True,
-                            capture_output=True, text=True).stdout
-    path = folder / "baseline_kernels.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("baseline_kernels", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The matcher package of ``rev``, importable as ``baseline_matcher``
+    (its modules refer to each other under that name): returns its table
+    module, whose ``ForwardingTable`` compiles a table into that revision's
+    arrays, and its kernel module."""
+    package = folder / "baseline_matcher"
+    package.mkdir()
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:matcher"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    for name in listed:
+        if name.endswith(".py"):
+            source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}"], check=True,
+                                    capture_output=True, text=True).stdout
+            (package / name).write_text(source.replace("cbalgebra.matcher", "baseline_matcher"))
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("baseline_matcher.table"), importlib.import_module("baseline_matcher._kernels")
 
 
 def kernel_arguments(kernels, compiled, maxlen: int) -> tuple[tuple, object, tuple]:
-    """(table, params, scratch) packed for ``kernels``' calling convention."""
+    """(table, params, scratch) packed for ``kernels``' calling convention;
+    ``compiled`` is the table as the kernels' own revision compiled it."""
     table = tuple(compiled.arrays)
     if hasattr(kernels, "Params"):  # named fields, passed as plain tuples
-        # fields are only ever appended: an older kernel takes the first ones
-        table = table[:len(kernels.TableArrays._fields)]
-        params = tuple(compiled.params)[:len(kernels.Params._fields)]
+        params = tuple(compiled.params)
         scratch = tuple(kernels.new_scratch(kernels.Params(*params), compiled.counter_dtype, maxlen))
     else:  # T tuple and P vector, P indexed by the module's P_* constants
         params = np.zeros(kernels.NPARAMS, dtype=np.int64)
@@ -135,21 +141,24 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        baseline = load_baseline(args.baseline, Path(tmp))
+        baseline_table_module, baseline = load_baseline(args.baseline, Path(tmp))
         for name, w in workloads(args.quick, args.seed):
             table10 = w.table(preprocessing_rounds=10)
+            old10 = baseline_table_module.ForwardingTable.from_arrays(**w.table_arrays(), preprocessing_rounds=10)
             for r in (10, 0):
                 table = table10 if r == 10 else table10.with_preprocessing_rounds(0)
+                old = old10 if r == 10 else old10.with_preprocessing_rounds(0)
                 sff = table.with_numbers("sff")
                 batch, sff_batch = table.encode(w.messages), sff.encode(w.messages)
+                old_batch = old.encode(w.messages)
                 best = {"baseline": np.inf, "strict": np.inf, "sff": np.inf}
                 first: list = []  # compile / load both before timing, and check they agree
-                kernel_cpu(baseline, table, batch, first)
+                kernel_cpu(baseline, old, old_batch, first)
                 kernel_cpu(current, table, batch, first)
                 if not all(np.array_equal(a, b) for a, b in zip(first[0], first[1], strict=True)):
                     raise SystemExit(f"{name} r={r}: the baseline and current kernels forward differently")
                 for _ in range(args.rounds):
-                    best["baseline"] = min(best["baseline"], kernel_cpu(baseline, table, batch))
+                    best["baseline"] = min(best["baseline"], kernel_cpu(baseline, old, old_batch))
                     best["strict"] = min(best["strict"], kernel_cpu(current, table, batch))
                     best["sff"] = min(best["sff"], kernel_cpu(current, sff, sff_batch))
                 n = len(batch)

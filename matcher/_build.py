@@ -460,7 +460,9 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     )
     no_rounds = sel.bitmaps(0, nwords)
     arrays = TableArrays(
-        key_of=key_of, block_start=block_start, constraint_value=d_cv.astype(np.int64), link_start=link_start,
+        key_of=key_of, block_start=block_start, link_start=link_start,
+        # the ordered constraints' values are in the rank tables (order_value)
+        pattern_rank=d_cv[block_start[OP_PREFIX * nkeys]:block_start[OP_ANY * nkeys]].astype(np.int32),
         links=links, filter_info=filter_info, interface_filters=interface_filters, always=always, dead=dead,
         # the selectivity arrays are filled by with_rounds
         selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,
@@ -469,6 +471,10 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         string_slots=_string_slots(string_hash), pattern_bloom=pattern_bloom,
         name_chars=name_chars, name_start=name_start, name_hash=name_hash, name_slots=_string_slots(name_hash),
         name_mask=relevant.astype(np.int8),
+        **_order_ranks(d_op, d_key, d_cv, int(nkeys)),
+        # the interface of each link's filter, for the counting's gathering
+        # step (_kernels._count_links); a byte, so only up to 256 interfaces
+        link_interface=f_iface[links64].astype(np.uint8) if n_if <= 256 else np.zeros(0, np.uint8),
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
@@ -493,6 +499,63 @@ def _string_slots(string_hash: np.ndarray) -> np.ndarray:
                (slots, size - 1, ranks, np.full(ranks.shape[0], OP_EQ, np.int8), np.zeros(ranks.shape[0], np.int64),
                 ranks, string_hash))
     return slots
+
+
+def _order_ranks(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, n_keys: int) -> dict[str, np.ndarray]:
+    """The rank tables that place a value among all the ``=``, ``!=``, ``<``,
+    ``>``, ``<=``, ``>=`` constants of a key with one search
+    (``_kernels._collect_ordered``).
+
+    Per key: ``order_value[order_start[k]:order_start[k + 1]]``, the key's
+    distinct ordered constants (u of them), sorted; and u + 1 rows of counts
+    in ``order_rank``, row p holding, for each operator block the key has (in
+    operator order), how many of the block's constants are smaller than the
+    p-th distinct constant (row u: the block's size). Counts are relative to
+    the block's start and stored in the fewest bytes (1, 2 or 4) that the
+    key's largest block needs, so that on most keys a row is a few bytes.
+    ``order_layout[k]`` is the byte offset of the key's rows << 8 | log2 of
+    the count width << 6 | the bitmask of the key's ordered blocks.
+    """
+    ordered = np.flatnonzero(d_op <= OP_GE)
+    o_key, o_op, o_val = d_key[ordered], d_op[ordered], d_cv[ordered]
+    by_value = np.lexsort((o_val, o_key))
+    o_key, o_op, o_val = o_key[by_value], o_op[by_value], o_val[by_value]
+    new = _group_starts(o_key, o_val)
+    distinct_key = o_key[new]
+    order_start = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum(np.bincount(distinct_key, minlength=n_keys), out=order_start[1:])
+    # key k's rows are the global rows order_start[k] + k .. order_start[k + 1] + k
+    n_rows = int(order_start[-1]) + n_keys
+    row_key = np.repeat(np.arange(n_keys), np.diff(order_start) + 1)
+    key_row0 = order_start[:-1] + np.arange(n_keys)
+    # a constant counts in the rows after its own: row p counts the constants below the p-th
+    member = np.zeros((n_rows, OP_GE + 1), dtype=np.int64)
+    member[np.cumsum(new) - 1 + o_key + 1, o_op] = 1
+    counts = np.cumsum(member, axis=0)
+    counts -= counts[key_row0[row_key]]
+    mask = np.zeros(n_keys, dtype=np.int64)
+    np.bitwise_or.at(mask, o_key, np.left_shift(1, o_op))
+    present = ((mask[:, None] >> np.arange(OP_GE + 1)) & 1).astype(bool)
+    stride = present.sum(axis=1)
+    largest = counts[order_start[1:] + np.arange(n_keys)].max(axis=1) if n_keys else np.zeros(0, np.int64)
+    wlog = np.where(largest < 2**8, 0, np.where(largest < 2**16, 1, 2))
+    key_bytes = (np.diff(order_start) + 1) * (stride << wlog)
+    offset = np.zeros(n_keys + 1, dtype=np.int64)
+    np.cumsum(key_bytes, out=offset[1:])
+    # every (row, present block): its byte position
+    col = np.cumsum(present, axis=1) - 1
+    rows, ops = np.nonzero(present[row_key])
+    keys = row_key[rows]
+    position = offset[keys] + (((rows - key_row0[keys]) * stride[keys] + col[keys, ops]) << wlog[keys])
+    value = counts[rows, ops]
+    order_rank = np.zeros(max(int(offset[-1]), 1), dtype=np.uint8)
+    for byte, width_needed in enumerate((0, 1, 2, 2)):  # little-endian, 1 << wlog bytes
+        wide = wlog[keys] >= width_needed
+        order_rank[position[wide] + byte] = (value[wide] >> (8 * byte)) & 0xFF
+    return {
+        "order_start": order_start.astype(np.int32), "order_value": o_val[new].astype(np.int64),
+        "order_layout": (offset[:-1] << 8) | (wlog << 6) | mask, "order_rank": order_rank,
+    }
 
 
 def _max_ranges(block_start: np.ndarray, n_keys: int) -> int:

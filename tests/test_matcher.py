@@ -527,3 +527,64 @@ def test_memory_and_stats():
     assert 0 < st_["nbytes"] - sum(st_["array_bytes"].values()) < 200  # plus the parameter vector
     assert st_["bytes_per_constraint"] < 64
     assert "serial/uint8" in compile_times() or t.forward(w.messages[0]) is not None
+
+
+def _brute_force(spec_rows: dict, filter_interface: np.ndarray, message: dict) -> list[int]:
+    """Interfaces of the filters all of whose int constraints hold (numpy,
+    independent of the kernels): ``spec_rows`` holds the columns c_filter,
+    c_name, c_op, c_value of a table of int constraints only."""
+    names = spec_rows["c_name"]
+    present = np.array([n in message for n in range(3)])
+    value = np.array([message.get(n, 0) for n in range(3)], dtype=np.int64)[names]
+    k = spec_rows["c_value"]
+    holds = [value == k, value != k, value < k, value > k, value <= k, value >= k]
+    ok = np.choose(spec_rows["c_op"], holds) & present[names]
+    failed = np.zeros(filter_interface.shape[0], dtype=bool)
+    failed[spec_rows["c_filter"][~ok]] = True
+    return sorted(set(filter_interface[~failed].tolist()))
+
+
+def test_one_search_per_key_with_wide_rank_counts():
+    # _collect_ordered places a value among all the =, !=, <, >, <=, >=
+    # constants of its key with one search and reads per-block counts of 1, 2
+    # or 4 bytes, the width the key's largest block needs: key a's blocks are
+    # small, b's "=" block has 600 constants, c's "<" block 70,000
+    rng = np.random.default_rng(7)
+    sizes = {0: [20, 20, 20, 20, 20, 20], 1: [600, 40, 40, 40, 40, 40], 2: [5, 5, 70_000, 5, 5, 5]}
+    c_name, c_op, c_value = [], [], []
+    for name, per_op in sizes.items():
+        for op, count in enumerate(per_op):
+            constants = rng.choice(200_000, size=count, replace=False) - 100_000
+            c_name += [name] * count
+            c_op += [op] * count
+            c_value += constants.tolist()
+    n = len(c_name)
+    # one filter per constraint, and a second constraint on a random half
+    c_filter = list(range(n))
+    paired = rng.choice(n, size=n // 2, replace=False)
+    c_filter += paired.tolist()
+    c_name += rng.integers(1, 3, size=paired.shape[0]).tolist()  # a keeps its small blocks
+    c_op += rng.integers(0, 6, size=paired.shape[0]).tolist()
+    c_value += (rng.integers(-100_000, 100_000, size=paired.shape[0])).tolist()
+    rows = {key: np.array(col, dtype=np.int64) for key, col in
+            (("c_filter", c_filter), ("c_name", c_name), ("c_op", c_op), ("c_value", c_value))}
+    filter_interface = rng.integers(0, 150, size=n)
+    table = ForwardingTable.from_arrays(
+        interfaces=np.arange(150), filter_interface=filter_interface, c_type=np.ones(len(c_filter), np.int64),
+        names=["a", "b", "c"], preprocessing_rounds=10, **rows)
+    values = rows["c_value"]
+    messages = []
+    for _ in range(400):
+        chosen = rng.choice(3, size=rng.integers(1, 4), replace=False)
+        # a constant, its neighbours, or a value beyond every constant
+        picks = rng.choice(values, size=3) + rng.integers(-1, 2, size=3)
+        picks[rng.random(3) < 0.1] = rng.choice([-200_000, 200_000])
+        messages.append({int(name): int(picks[name]) for name in chosen})
+    expected = [_brute_force(rows, filter_interface, m) for m in messages]
+    assert len({tuple(e) for e in expected}) > 50  # the results tell the messages apart
+    widths = (table._compiled.arrays.order_layout >> 6) & 3
+    assert sorted(set(widths.tolist())) == [0, 1, 2]  # counts of 1, 2 and 4 bytes
+    as_messages = [Message({"abc"[name]: v for name, v in m.items()}) for m in messages]
+    for t in (table, table.with_preprocessing_rounds(0)):
+        assert [r.tolist() for r in t.forward_batch(as_messages)] == expected
+        assert [t.forward(m).tolist() for m in as_messages[:100]] == expected[:100]
