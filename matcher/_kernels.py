@@ -90,6 +90,7 @@ from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.values import OPERATORS, TYPE_SPECS, Op, Type
 
 log = logging.getLogger("cbalgebra.matcher")
@@ -318,12 +319,12 @@ _unmanaged = cast(Callable[[Any], Any], _unmanaged_intrinsic)
 _view_at = cast(Callable[[Any, Any, Any, Any], Any], _view_at_intrinsic)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def popcount64(x):
     return np.int64(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # an intrinsic: numba passes the typing context
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _mix(h, key, op):
     """A 64-bit mix of (string hash, key, operator): its low bits place it in
     the pattern hash table, its high bits in the pattern filter."""
@@ -333,19 +334,19 @@ def _mix(h, key, op):
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def slot_of(h, key, op, hmask):
     """Home slot of (string hash, key, operator) in the pattern hash table."""
     return np.int64(_mix(h, key, op) & np.uint64(hmask))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _filter_bit(x, bloom):
     """The bit of mix ``x`` in the pattern filter ``bloom`` (64 * len bits, a power of two)."""
     return (x >> np.uint64(32)) & np.uint64(64 * bloom.shape[0] - 1)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def fill_pattern_filter(bloom, ops, keys, ranks, thash):
     """Set the filter bit of each pattern constraint (see :func:`_probe`)."""
     for j in range(ops.shape[0]):
@@ -353,7 +354,7 @@ def fill_pattern_filter(bloom, ops, keys, ranks, thash):
         bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def string_hashes(chars, off):
     """Polynomial hash (digits are code point + 1, mod 2**64) of each string."""
     n = off.shape[0] - 1
@@ -366,7 +367,7 @@ def string_hashes(chars, off):
     return out
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def set_bits(bits, cols, ids):
     """``bits[ids[k] >> 6, cols[k]] |= 1 << (ids[k] & 63)`` for every k."""
     for k in range(ids.shape[0]):
@@ -374,7 +375,7 @@ def set_bits(bits, cols, ids):
         bits[i >> 6, cols[k]] |= np.uint64(1) << np.uint64(i & 63)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
     """Insert constraints ``first + j`` (pattern operators) with linear probing."""
     for j in range(ops.shape[0]):
@@ -384,7 +385,7 @@ def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
         slots[s] = first[j]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _compare(tchars, ts, te, chars, ms, me):
     """Code-point order of interned string [ts, te) against message string [ms, me)."""
     n1 = te - ts
@@ -400,7 +401,7 @@ def _compare(tchars, ts, te, chars, ms, me):
     return -1 if n1 < n2 else 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
     """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal.
     ``h`` is the hash of chars[ms:me]: a value that is one of the interned
@@ -432,7 +433,7 @@ def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
 # picks each half with a conditional move: the value decides nothing but the
 # data, so there is no branch to mispredict (a search among a key's few
 # hundred constants otherwise mispredicts about half of its steps).
-@njit(cache=True)
+@njit(cache=CACHE)
 def _lower(cval, s, e, v):
     """First position in the sorted cval[s:e] whose value is >= v (e if none)."""
     n = e - s
@@ -447,7 +448,7 @@ def _lower(cval, s, e, v):
 
 
 # ----------------------------------------------------------- right-hand side
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done, out,
                  progress, link_buffer, n_live):
     """Count the filters linked from a run of matched constraints (the
@@ -542,7 +543,7 @@ def _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mas
     return remaining
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _visit_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done, out,
                  progress, link_buffer, n_live):
     """:func:`_count_links` as a function of its own, for the rare path
@@ -552,7 +553,7 @@ def _visit_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mas
                         out, progress, link_buffer, n_live)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _links_from(links, a, b, f):
     """First position in links[a:b] (sorted) holding a filter >= f, by
     galloping from a: the candidates come in increasing order, so each search
@@ -581,7 +582,7 @@ def _links_from(links, a, b, f):
     return lo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_info, shift, size_mask, counters,
                   touched, done, out, progress, link_buffer, interface_filters, n_live):
     """Count the filters of the matched constraints ``ranges[2r] ..
@@ -609,7 +610,7 @@ def _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_in
     return remaining
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, shift, size_mask, counters, touched,
                     done, out, progress, link_buffer, interface_filters):
     """``_visit`` once few candidates are left: the links of each candidate
@@ -645,7 +646,7 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
     return progress[REMAINING]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -655,7 +656,7 @@ def _equal_chars(tchars, ts, te, chars, ms, me):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, pattern_rank, pattern_base, string_hash,
            string_chars, string_start, chars, ms, me):
     """The constraint of block [b_lo, b_hi) whose pattern is chars[ms:me], or -1.
@@ -673,7 +674,7 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, patt
                         string_chars, string_start, chars, ms, me)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, pattern_rank, pattern_base, string_hash, string_chars,
                  string_start, chars, ms, me):
     """:func:`_probe` past the filter: the slots from the home slot of mix
@@ -698,7 +699,7 @@ def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, pattern_rank, patte
 # phase runs only while some remain. They are inlined into _match_message
 # (numba IR inlining), which therefore compiles to the same single loop body
 # as one long function would.
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos):
     """Phase 1: the candidate set, the interfaces of the broadcast set
     ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``) that
@@ -730,7 +731,7 @@ def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_p
     return remaining
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _match_empty_filters(table, scratch, out):
     """Phase 2: interfaces with an empty filter match every message."""
     done = scratch.done
@@ -749,7 +750,7 @@ def _match_empty_filters(table, scratch, out):
     return remaining
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
     """Phase 3: the pre-processing rounds over the selectivity table
     (Carzaniga & Wolf, SIGCOMM 2003, §4.3, Figure 7): exclude the interfaces
@@ -802,7 +803,7 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
 # tables (benchmarks/forward.py, issue 15). The helpers take arrays, unpacked
 # from the NamedTuples once per message by _count_attributes, and are
 # inlined, so their long argument lists cost nothing at run time.
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _push_range(ranges, n, lo, hi):
     """Append the constraints lo .. hi to ``ranges`` (extending the last
     range when they follow it); returns the new number of ranges. An
@@ -817,7 +818,7 @@ def _push_range(ranges, n, lo, hi):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _collect_ordered(key, value, n_keys, block_start, order_start, order_value, order_layout, order_rank, ranges,
                      n):
     """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
@@ -889,7 +890,7 @@ def _collect_ordered(key, value, n_keys, block_start, order_start, order_value, 
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
     """Rolling hashes of the string chars[ms:me]: the hash of any piece
     [ms + i, ms + i + l) is ``prefix_hash[i + l] - prefix_hash[i] * hash_power[l]``."""
@@ -900,7 +901,7 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
         hash_power[k + 1] = hash_power[k] * HASH_BASE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
                                pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom,
                                pattern_rank, pattern_base, string_hash, string_chars, string_start, ranges, n):
@@ -934,7 +935,7 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
                         pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
                         pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
@@ -974,7 +975,7 @@ def _collect_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp):
     """Phase 4: the counting algorithm over the message's attributes
     (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, find
@@ -1056,7 +1057,7 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     return progress[REMAINING]
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _sort_small(values, lo, hi):
     """Sort values[lo:hi] in place: insertion sort for the few interfaces a
     message usually goes to, numpy's sort beyond."""
@@ -1072,7 +1073,7 @@ def _sort_small(values, lo, hi):
         values[j + 1] = x
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _finish(scratch, out, out_pos):
     """Phase 5: reset the counters this message touched (so the next message
     starts from zero without clearing them all) and sort the output.
@@ -1087,7 +1088,7 @@ def _finish(scratch, out, out_pos):
     return n_out
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _match_message(table, params, attrs, a_lo, a_hi, chars, char_start, set_members, set_lo, set_hi, scratch,
                    stamp, out, out_pos):
     """Forward one message: returns the number of interfaces written at
@@ -1111,7 +1112,7 @@ def _match_message(table, params, attrs, a_lo, a_hi, chars, char_start, set_memb
 
 
 # ----------------------------------------------------------------- scratch
-@njit(cache=True)
+@njit(cache=CACHE)
 def _new_scratch(params, counter_proto, maxlen):
     counters = np.zeros(params.n_filters, dtype=counter_proto.dtype)
     touched = np.empty(params.n_filters + 1, dtype=np.int32)
@@ -1133,7 +1134,7 @@ def _new_scratch(params, counter_proto, maxlen):
                    progress, absent, link_buffer, ranges, out, string_start, message_chars, message_rows)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _new_scratch_entry(params, counter_proto, maxlen):
     return _new_scratch(Params(*params), counter_proto, maxlen)
 
@@ -1199,18 +1200,18 @@ def pack_arrays(arrays: tuple, dtypes: tuple) -> tuple[np.ndarray, np.ndarray, t
     return buffer, layout, tuple(views)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _layout(raw, n_fields):
     """The layout :func:`pack_arrays` wrote at the start of a buffer."""
     return _unmanaged(raw[:24 * n_fields].view(np.int64).reshape(n_fields, 3))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _field(buffer, layout, k, dtype):
     return _view_at(buffer, layout[k, 0], layout[k, 1], dtype)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _unpack_table(buffer, layout, info_proto):
     bits = _field(buffer, layout, 11, np.uint64)
     return TableArrays(
@@ -1231,13 +1232,13 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 28, np.uint8), _field(buffer, layout, 29, np.uint8))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _unpack_params(buffer, layout):
     p = _field(buffer, layout, N_PACKED_TABLE - 1, np.int64)
     return Params(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _unpack_scratch(buffer, layout, counter_proto):
     return Scratch(
         _field(buffer, layout, 0, counter_proto.dtype), _field(buffer, layout, 1, np.int32),
@@ -1250,7 +1251,7 @@ def _unpack_scratch(buffer, layout, counter_proto):
         _field(buffer, layout, 14, np.uint32), _field(buffer, layout, 15, np.int64))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def unpack_buffers(table_buffer, scratch_buffer):
     """(TableArrays, Params, Scratch) from the packed table and scratch of a
     single-message entry."""
@@ -1262,7 +1263,7 @@ def unpack_buffers(table_buffer, scratch_buffer):
     return table, params, _unpack_scratch(scratch_raw, _layout(scratch_raw, N_PACKED_SCRATCH), scratch_buffer)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _borrow_table(t):
     """``TableArrays(*t)`` with every array :func:`_unmanaged`."""
     return TableArrays(
@@ -1274,7 +1275,7 @@ def _borrow_table(t):
         _unmanaged(t[26]), _unmanaged(t[27]), _unmanaged(t[28]), _unmanaged(t[29]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _borrow_scratch(s):
     """``Scratch(*s)`` with every array :func:`_unmanaged`."""
     return Scratch(
@@ -1284,7 +1285,7 @@ def _borrow_scratch(s):
 
 
 # ---------------------------------------------------------------- entries
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_message, set_start, set_members,
                    scratch, out, out_cnt):
     """Forward messages one after the other with the scratch (one thread).
@@ -1314,7 +1315,7 @@ def forward_serial(table, params, attrs, m_off, chars, char_start, set_of_messag
     scratch.progress[STAMP] = stamp
 
 
-@njit(cache=True, parallel=True, nogil=True)
+@njit(cache=CACHE, parallel=True, nogil=True)
 def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set_of_message, set_start, set_members,
                      counter_proto, chunk_lo, chunk_hi, cap, need, out, out_cnt, chunk_stop):
     """Forward the messages of each chunk on its own thread.
@@ -1353,7 +1354,7 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
         chunk_stop[ch] = stop
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=CACHE, nogil=True)
 def forward_one(table_buffer, scratch_buffer, message, set_members):
     """Forward one message (``forward``). The table and the scratch come
     packed (see :func:`pack_arrays`), each as a view of the dtype of its

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.values import OPERATOR_SPECS, TYPE_SPECS, Op, Type
 
 # Value kinds of a row (the literal written, or the ``any`` form).
@@ -85,35 +86,35 @@ def new_rows(n_rows: int, n_statements: int) -> ScanRows:
 
 
 # ------------------------------------------------------------ characters
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _blank(c):
     return c == 32 or c == 9 or c == 13 or c == 10 or c == 12 or c == 0xA0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _letter(c):
     return (65 <= c <= 90) or (97 <= c <= 122) or c == 95
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _digit(c):
     return 48 <= c <= 57
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _word_char(c):
     """What may not follow a keyword or literal: [A-Za-z0-9_\\-./]."""
     return _letter(c) or _digit(c) or c == 45 or c == 46 or c == 47
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _skip_blanks(chars, p, n):
     while p < n and _blank(chars[p]):
         p += 1
     return p
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _name_end(chars, p, n):
     """End of the name at ``p`` (``_fastparse._NAME``), or p if none."""
     if p >= n or not _letter(chars[p]):
@@ -129,7 +130,7 @@ def _name_end(chars, p, n):
     return p
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _type_word(chars, s, e):
     """Type code of the word chars[s:e] if it is a type word (or 'any'), else NO_TYPE."""
     for k in range(TYPE_WORD_LENGTH.shape[0]):
@@ -144,7 +145,7 @@ def _type_word(chars, s, e):
     return NO_TYPE
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _hash(chars, s, e):
     h = np.uint64(0)
     for j in range(s, e):
@@ -152,7 +153,7 @@ def _hash(chars, s, e):
     return h
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _is_word(chars, p, n, w0, w1, w2, w3, length):
     """Whether chars[p:] starts with a word of ``length`` letters (the first
     four given; 'false' checks its fifth itself) followed by a word end."""
@@ -164,7 +165,7 @@ def _is_word(chars, p, n, w0, w1, w2, w3, length):
 
 
 # ---------------------------------------------------------------- values
-@njit(cache=True)
+@njit(cache=CACHE)
 def _number(chars, p, n):
     """A number at ``p`` as (end, kind, plain int value, slow): the FLOAT and INT
     shapes of the grammar, followed by no [0-9A-Za-z_.]; end = -1 if none."""
@@ -216,7 +217,7 @@ def _number(chars, p, n):
     return q, kind, value, slow
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _string_end(chars, p, n):
     """After the opening quote at p - 1: (offset of the closing quote, escaped), or (-1, _)."""
     escaped = False
@@ -237,7 +238,7 @@ def _string_end(chars, p, n):
 
 
 # -------------------------------------------------------------- statements
-@njit(cache=True)
+@njit(cache=CACHE)
 def _constraint(chars, p, n, rows, r):
     """One constraint at ``p`` into row r; returns the offset after it and the
     blanks that follow, or -1 if it is not of a shape the scanner reads."""
@@ -328,7 +329,7 @@ def _constraint(chars, p, n, rows, r):
     return _skip_blanks(chars, end, n)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _ifconfig_head(chars, p, n):
     """(offset of the body, interface) after 'ifconfig N' at p, or (-1, 0)."""
     word = (105, 102, 99, 111, 110, 102, 105, 103)  # 'ifconfig'
@@ -351,7 +352,7 @@ def _ifconfig_head(chars, p, n):
     return _skip_blanks(chars, q, n), value
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _skip_comments(chars, p, n):
     """Past blanks and comments (``#``, ``//``, ``/* */``) at p."""
     while p < n:
@@ -373,7 +374,7 @@ def _skip_comments(chars, p, n):
     return p
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def scan_ifconfigs(chars, p, rows, max_filters):
     """Read consecutive ``ifconfig`` statements from offset ``p``.
 
@@ -432,7 +433,7 @@ def scan_ifconfigs(chars, p, rows, max_filters):
     return s, r, p, full
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def same_slices(chars, start, end, other_start, other_end):
     """Whether chars[start[k]:end[k]] equals chars[other_start[k]:other_end[k]],
     for each k (equal hashes are confirmed by the text itself)."""

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.matcher._kernels import (
     HASH_BASE, OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, _match_message, _unmanaged, _view_at,
     slot_of, unpack_buffers,
@@ -66,7 +67,7 @@ def _reinterpret_intrinsic(typingctx, value, target):
 _reinterpret = cast(Callable[[Any, Any], Any], _reinterpret_intrinsic)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _int32_at(w, p):
     """The little-endian int32 at ``w[p:p + 4]``."""
     x = (np.uint32(w[p]) | (np.uint32(w[p + 1]) << np.uint32(8)) | (np.uint32(w[p + 2]) << np.uint32(16))
@@ -74,7 +75,7 @@ def _int32_at(w, p):
     return np.int64(np.int32(x))
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _utf8_sequence(w, p, b):
     """The code point of the multi-byte UTF-8 sequence at ``w[p]`` (first
     byte ``b``) and the position after it. The bytes come from CPython's
@@ -89,7 +90,7 @@ def _utf8_sequence(w, p, b):
     return c | ((np.uint32(w[p + 2]) & low6) << np.uint32(6)) | (np.uint32(w[p + 3]) & low6), p + 4
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _decode_utf8(w, p, end, chars, q):
     """Decode the UTF-8 in ``w[p:end]`` to code points at ``chars[q:]``;
     returns the position after the last one and the polynomial hash of the
@@ -109,7 +110,7 @@ def _decode_utf8(w, p, end, chars, q):
     return q, h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _name_id(names, chars, s, e, h):
     """The table's id of the name ``chars[s:e]`` (hash ``h``), -1 if no
     constraint names it. ``names`` is the table's (name_chars, name_start,
@@ -133,13 +134,13 @@ def _name_id(names, chars, s, e, h):
         k = (k + 1) & mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _float_order_key(bits):
     """``values.float_order_key`` from the double's bits (as int64)."""
     return bits if bits >= 0 else -(bits & _LOW63)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _attribute_count(w, start, end):
     """The number of attributes in the wire ``w[start:end]`` as its header
     gives it, or -1 if the header is not a wire's. An attribute takes at
@@ -150,7 +151,7 @@ def _attribute_count(w, start, end):
     return n if 0 <= n <= (end - start) // 7 else -1
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _skip_strings(w, p, n, end):
     """The position after ``n`` marshalled strings from ``w[p]``; -1 if
     something else is there."""
@@ -161,7 +162,7 @@ def _skip_strings(w, p, n, end):
     return p
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _decode_wire(names, w, start, end, sff, rows, n_rows, chars, free, string_start, n_strings):
     """Append the message ``w[start:end]`` (a wire, see the module docstring)
     as attribute rows (name id, type code, value) at ``rows[3 * n_rows:]``
@@ -255,7 +256,7 @@ def _decode_wire(names, w, start, end, sff, rows, n_rows, chars, free, string_st
     return np.int64(n_rows), np.int64(n_strings), np.int64(free)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def decode_wires(names, w, w_off, sff):
     """Messages ``w[w_off[m]:w_off[m + 1]]`` (wires) as a ``MessageBatch``'s
     arrays: (m_off, attrs, s_chars, s_off, longest string), or a first array
@@ -289,7 +290,7 @@ def decode_wires(names, w, w_off, sff):
             string_start[:n_strings + 1].copy(), longest)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def encode_wire(names, w, sff, capacity):
     """The wire ``w`` as ``table.EncodedMessage.data`` lays a message out
     (int64 n, -1, -1, s; n rows; s string lengths; the code points as
@@ -321,7 +322,7 @@ def encode_wire(names, w, sff, capacity):
     return out, longest
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set_hi, sff):
     """Forward one :class:`cbalgebra.Message` given by its ``wire`` bytes
     (``ForwardingTable.forward``): the table and the scratch are packed as
