@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import logging
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,20 +33,14 @@ import cbalgebra as cb
 from cbalgebra.matcher import ForwardingTable
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("__init__", "_build", "_kernels", "table", "document")
 log = logging.getLogger("forward-calls")
 
 
 def load_baseline_package(rev: str, folder: Path):
-    """The matcher package of ``rev``, importable as ``baseline_matcher``."""
-    package = folder / "baseline_matcher"
-    package.mkdir()
-    for name in MODULES:
-        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}.py"], check=True,
-                                capture_output=True, text=True).stdout
-        (package / f"{name}.py").write_text(source.replace("cbalgebra.matcher", "baseline_matcher"))
-    sys.path.insert(0, str(folder))
-    return importlib.import_module("baseline_matcher.table").ForwardingTable
+    """The ``ForwardingTable`` of ``rev``'s matcher package, loaded as ``baseline_matcher``."""
+    from forward import load_baseline_matcher
+
+    return load_baseline_matcher(rev, folder).ForwardingTable
 
 
 def median_cpu_per_message(table, messages) -> float:

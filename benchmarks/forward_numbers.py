@@ -35,7 +35,6 @@ import importlib
 import inspect
 import logging
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,17 +54,9 @@ def load_baseline(rev: str, folder: Path):
     (its modules refer to each other under that name): returns its table
     module, whose ``ForwardingTable`` compiles a table into that revision's
     arrays, and its kernel module."""
-    package = folder / "baseline_matcher"
-    package.mkdir()
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:matcher"], check=True,
-                            capture_output=True, text=True).stdout.split()
-    for name in listed:
-        if name.endswith(".py"):
-            source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}"], check=True,
-                                    capture_output=True, text=True).stdout
-            (package / name).write_text(source.replace("cbalgebra.matcher", "baseline_matcher"))
-    sys.path.insert(0, str(folder))
-    return importlib.import_module("baseline_matcher.table"), importlib.import_module("baseline_matcher._kernels")
+    from forward import load_baseline_matcher
+
+    return load_baseline_matcher(rev, folder), importlib.import_module("baseline_matcher._kernels")
 
 
 def kernel_arguments(kernels, compiled, maxlen: int) -> tuple[tuple, object, tuple]:
