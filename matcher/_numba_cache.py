@@ -21,7 +21,9 @@ kernel stale at once, which is what a change of table layout needs.
 The locators are numba's own classes, subclassed; their names moved between
 numba releases (``_InTreeCacheLocator`` before 0.60, ``InTreeCacheLocator``
 after), so both spellings are looked up. If neither is there, the kernels are
-compiled without a disk cache rather than risk a stale one.
+compiled without a disk cache rather than risk a stale one. The same holds
+when ``NUMBA_CACHE_LOCATOR_CLASSES`` is set: numba then uses the classes it
+names instead of its list, ours included, so the stamp would not apply.
 """
 
 from __future__ import annotations
@@ -118,12 +120,25 @@ def _install() -> bool:
     return True
 
 
+def _why_uncached() -> str | None:
+    """Why the kernels cannot use numba's disk cache safely, or None."""
+    from numba.core import config
+
+    if getattr(config, "CACHE_LOCATOR_CLASSES", ""):
+        return ("NUMBA_CACHE_LOCATOR_CLASSES is set, and numba's locators named there do not "
+                "carry the package's stamp")
+    if not _install():  # pragma: no cover - a numba release with other locator classes
+        return "numba's cache locators were not found in this numba release"
+    return None
+
+
 # The ``cache=`` argument of every kernel's ``njit``.
-CACHE = _install()
-if not CACHE:  # pragma: no cover - a numba release with other locator classes
+UNCACHED_REASON = _why_uncached()
+CACHE = UNCACHED_REASON is None
+if not CACHE:
     warnings.warn(
-        "cbalgebra.matcher: numba's cache locators were not found in this numba release; "
-        "the kernels are compiled in each process, without a disk cache",
+        f"cbalgebra.matcher: {UNCACHED_REASON}; the kernels are compiled in each process, "
+        "without a disk cache",
         RuntimeWarning,
         stacklevel=2,
     )

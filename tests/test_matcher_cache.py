@@ -89,3 +89,24 @@ def test_a_changed_stamp_misses_the_cache_that_an_unchanged_one_hits(tmp_path):
     assert _probe(tmp_path, "-") == {"hits": 1, "misses": 0}
     assert _probe(tmp_path, "another package stamp") == {"hits": 0, "misses": 1}
     assert _probe(tmp_path, "another package stamp") == {"hits": 1, "misses": 0}
+
+
+def test_a_locator_override_turns_the_disk_cache_off_with_a_warning(tmp_path):
+    # NUMBA_CACHE_LOCATOR_CLASSES replaces numba's locator list, ours included:
+    # a cache entry would then be judged by its own file alone, so none is used
+    probe = (
+        "import json, warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from cbalgebra.matcher import _numba_cache as c\n"
+        "print(json.dumps({'cache': c.CACHE, 'reason': c.UNCACHED_REASON,\n"
+        "                  'warned': [str(w.message) for w in caught if w.category is RuntimeWarning]}))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path),
+           "NUMBA_CACHE_LOCATOR_CLASSES": "numba.core.caching.UserWideCacheLocator"}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                          timeout=300, check=True)
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["cache"] is False
+    assert "NUMBA_CACHE_LOCATOR_CLASSES" in got["reason"]
+    assert any("NUMBA_CACHE_LOCATOR_CLASSES" in w and "without a disk cache" in w for w in got["warned"])
