@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from cbalgebra.matcher._automaton import build_automata
 from cbalgebra.matcher._kernels import (
-    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, PACKED_TABLE_DTYPES, T_ANY, T_BOOL,
-    T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_filter, fill_pattern_slots, first_call,
-    pack_arrays, set_bits, string_hashes,
+    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, PACKED_TABLE_DTYPES, T_ANY,
+    T_BOOL, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_filter, fill_pattern_slots,
+    first_call, pack_arrays, set_bits, string_hashes,
 )
 from cbalgebra.values import OPERATOR_SPECS
 
@@ -419,8 +420,10 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     # -- strings: pool, hashes, pattern hash table
     string_chars, string_start = _string_pool(strings)
     string_hash = first_call("string_hashes", string_hashes, (string_chars, string_start))
+    # prefix and suffix constraints are probed by hash; substring constraints
+    # are found by their key's automaton (_automaton)
     pat = np.flatnonzero(d_op >= OP_PREFIX)
-    pat = pat[d_op[pat] <= OP_SUBSTRING]
+    pat = pat[d_op[pat] <= OP_SUFFIX]
     hsize = 1
     while hsize < 2 * pat.shape[0]:
         hsize *= 2
@@ -436,7 +439,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     if pat.size:
         first_call("fill_pattern_filter", fill_pattern_filter,
                    (pattern_bloom, d_op[pat], d_key[pat], d_cv[pat], string_hash))
-    pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)
+    pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)  # the substring third stays 0
     pattern_lengths = np.zeros(3 * nkeys, dtype=np.uint64)
     if pat.size:
         plen = (string_start[d_cv[pat] + 1] - string_start[d_cv[pat]]).astype(np.int64)
@@ -475,6 +478,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         # the interface of each link's filter, for the counting's gathering
         # step (_kernels._count_links); a byte, so only up to 256 interfaces
         link_interface=f_iface[links64].astype(np.uint8) if n_if <= 256 else np.zeros(0, np.uint8),
+        **_substring_automata(d_op, d_key, d_cv, string_chars, string_start, int(nkeys)),
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
@@ -484,6 +488,22 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         stats=stats,
     )
     return compiled.with_rounds(rounds)
+
+
+def _substring_automata(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, string_chars: np.ndarray,
+                        string_start: np.ndarray, n_keys: int) -> dict[str, np.ndarray]:
+    """The ``ac_*`` arrays of TableArrays: one Aho–Corasick automaton per key
+    over its substring constraints' patterns (see ``_automaton``)."""
+    sub = np.flatnonzero(d_op == OP_SUBSTRING)
+    order = np.lexsort((d_cv[sub], d_key[sub]))
+    sub = sub[order]
+    keys, ranks = d_key[sub].astype(np.int64), d_cv[sub].astype(np.int64)
+    if np.any((keys[1:] == keys[:-1]) & (ranks[1:] == ranks[:-1])):
+        raise RuntimeError("a substring constraint appears twice on one key after deduplication")
+    built = first_call("substring_automata", build_automata,
+                       (keys, sub.astype(np.int64), ranks, string_chars, string_start, n_keys))
+    names = ("ac_root", "ac_child_start", "ac_child_char", "ac_child_node", "ac_fail", "ac_out", "ac_dict")
+    return dict(zip(names, built, strict=True))
 
 
 def _string_slots(string_hash: np.ndarray) -> np.ndarray:

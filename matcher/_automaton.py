@@ -1,0 +1,154 @@
+"""Substring constraints: one Aho–Corasick automaton per key.
+
+A message string of length L satisfies the substring constraints of its key
+whose patterns occur in it. Probing every piece of the string whose length
+some pattern has costs L times the number of distinct pattern lengths: with
+one pattern of 5,000 characters, or 2,000 patterns of distinct lengths, a
+100 kB string took seconds. The automaton of Aho & Corasick (1975) reads the
+string once instead, and reports each pattern found; a pattern is reported
+once per message (``substring_mark``), and the walk along the output links
+stops at the first pattern already reported, since everything further along
+that chain was reported with it. One message string therefore costs
+O(L log(alphabet) + patterns found), whatever the patterns.
+
+The automata of all keys share one node pool of flat arrays:
+
+- ``ac_root``: per key, its root node, or −1 when the key has no substring
+  constraint;
+- ``ac_child_start`` / ``ac_child_char`` / ``ac_child_node``: the trie's
+  edges, grouped by parent node and sorted by code point within a group;
+- ``ac_fail``: the node of the longest proper suffix of a node's string that
+  is also a node of its trie (−1 at a root);
+- ``ac_out``: the substring constraint whose pattern is the node's string, or
+  −1; ``ac_dict``: the nearest node along the fail links that has one, or −1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cbalgebra.matcher._numba_cache import CACHE
+
+
+@njit(cache=CACHE)
+def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys):
+    """The automata of the substring constraints ``constraints`` (ids), of
+    ``keys``, whose patterns are interned strings ``ranks``; sorted by key,
+    then rank (code-point order), and distinct within a key. Returns
+    (root, child_start, child_char, child_node, fail, out, dict)."""
+    n = keys.shape[0]
+    # nodes: one root per key that has patterns, one per distinct pattern prefix
+    bound = 0
+    for j in range(n):
+        bound += 1 + string_start[ranks[j] + 1] - string_start[ranks[j]]
+    parent = np.full(bound, -1, np.int64)
+    char = np.zeros(bound, np.uint32)
+    depth = np.zeros(bound, np.int64)
+    owner = np.zeros(bound, np.int64)  # the root of each node's trie
+    out = np.full(bound, -1, np.int32)
+    root = np.full(n_keys, -1, np.int32)
+    path = np.zeros(1, np.int64)
+    n_nodes = 0
+    j = 0
+    while j < n:
+        key = keys[j]
+        r = n_nodes
+        n_nodes += 1
+        root[key] = r
+        owner[r] = r
+        prev_s = 0
+        prev_e = 0
+        while j < n and keys[j] == key:
+            s = string_start[ranks[j]]
+            e = string_start[ranks[j] + 1]
+            if path.shape[0] < e - s + 1:
+                grown = np.zeros(2 * (e - s + 1), np.int64)
+                grown[:path.shape[0]] = path
+                path = grown
+            path[0] = r
+            # the trie already holds this pattern's prefix shared with the previous one
+            common = 0
+            while common < e - s and common < prev_e - prev_s and string_chars[s + common] == \
+                    string_chars[prev_s + common]:
+                common += 1
+            for d in range(common + 1, e - s + 1):
+                v = n_nodes
+                n_nodes += 1
+                parent[v] = path[d - 1]
+                char[v] = string_chars[s + d - 1]
+                depth[v] = d
+                owner[v] = r
+                path[d] = v
+            out[path[e - s]] = constraints[j]
+            prev_s, prev_e = s, e
+            j += 1
+    # edges grouped by parent; within a group in node order, which is code-point
+    # order because the patterns arrive sorted
+    child_start = np.zeros(n_nodes + 1, np.int32)
+    for v in range(n_nodes):
+        if parent[v] >= 0:
+            child_start[parent[v] + 1] += 1
+    for v in range(n_nodes):
+        child_start[v + 1] += child_start[v]
+    child_char = np.zeros(max(n_nodes - 1, 0), np.uint32)
+    child_node = np.zeros(max(n_nodes - 1, 0), np.int32)
+    fill = child_start[:n_nodes].copy()
+    for v in range(n_nodes):
+        p = parent[v]
+        if p >= 0:
+            child_char[fill[p]] = char[v]
+            child_node[fill[p]] = v
+            fill[p] += 1
+    # fail and output links, shallower nodes first
+    max_depth = 0
+    for v in range(n_nodes):
+        if depth[v] > max_depth:
+            max_depth = depth[v]
+    by_depth = np.zeros(max_depth + 2, np.int64)
+    for v in range(n_nodes):
+        by_depth[depth[v] + 1] += 1
+    for d in range(max_depth + 1):
+        by_depth[d + 1] += by_depth[d]
+    order = np.zeros(n_nodes, np.int64)
+    for v in range(n_nodes):
+        order[by_depth[depth[v]]] = v
+        by_depth[depth[v]] += 1
+    fail = np.full(n_nodes, -1, np.int32)
+    links = np.full(n_nodes, -1, np.int32)
+    for k in range(n_nodes):
+        v = order[k]
+        if depth[v] == 0:
+            continue
+        r = owner[v]
+        f = r
+        if depth[v] > 1:
+            f = fail[parent[v]]
+            while True:
+                g = _child(f, char[v], child_start, child_char, child_node)
+                if g >= 0:
+                    f = g
+                    break
+                if f == r:
+                    break
+                f = fail[f]
+        fail[v] = f
+        links[v] = f if out[f] >= 0 else links[f]
+    return root, child_start, child_char, child_node, fail, out[:n_nodes].copy(), links
+
+
+@njit(cache=CACHE, inline="always")
+def _child(s, ch, child_start, child_char, child_node):
+    """The child of node ``s`` along code point ``ch``, or −1 (binary search)."""
+    lo = child_start[s]
+    end = child_start[s + 1]
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if child_char[mid] < ch:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and child_char[lo] == ch:
+        return np.int64(child_node[lo])
+    return np.int64(-1)
