@@ -45,10 +45,12 @@ The table (:class:`TableArrays`)
 - Strings: ``string_chars`` / ``string_start`` (interned constants in
   code-point order), ``string_hash`` their polynomial hashes,
   ``pattern_slots`` an open-addressing table from (operator, key, string) to
-  the prefix, suffix and substring constraints, ``pattern_max_length`` /
+  the prefix and suffix constraints, ``pattern_max_length`` /
   ``pattern_lengths`` the longest pattern and the set of pattern lengths per
-  (pattern operator, key); ``string_slots`` an open-addressing table from a
-  constant's hash to its rank.
+  (pattern operator, key; the substring third is unused); ``string_slots``
+  an open-addressing table from a constant's hash to its rank.
+- Substrings: ``ac_root`` .. ``ac_dict``, one Aho–Corasick automaton per key
+  over its substring constraints (see ``_automaton``).
 
 Messages are encoded as attribute arrays (name id, type code, value) with a
 string pool of code points; a string attribute's value is its index in the
@@ -294,7 +296,7 @@ def _unmanaged_intrinsic(typingctx, array):
 def _view_at_intrinsic(typingctx, raw, start, end, dtype):
     """``raw[start:end].view(dtype)`` for a C-contiguous uint8 ``raw`` and an
     aligned ``start``, built directly and without an owner (as
-    :func:`_unmanaged`): the single-message entry takes ~30 arrays out of two
+    :func:`_unmanaged`): the single-message entry takes ~37 arrays out of two
     buffers per call, and numba's slice and view checks cost more than the
     rest of an empty message."""
     if isinstance(dtype, types.DType):
