@@ -6,6 +6,8 @@ Families (every constraint on the string attribute ``s`` unless said):
 * ``substring-long``: one substring pattern of 5,000 characters over {a, b};
 * ``substring-lengths``: 2,000 substring patterns, of every length 1 .. 2,000;
 * ``substring-same-length``: 5,000 distinct substring patterns of length 12;
+* ``substring-16-lengths``: 4,000 substring patterns of lengths 1 .. 16, the
+  most lengths a key is still probed with rather than given an automaton;
 * ``prefix-lengths`` / ``suffix-lengths``: 2,000 prefix (suffix) patterns of
   every length 1 .. 2,000;
 * ``prefix-long``: one prefix pattern of 50,000 characters;
@@ -57,6 +59,8 @@ def families(seed: int) -> list[tuple[str, str, cb.Message]]:
         ("substring-long", patterns("*", [_ab(rng, 5_000)]), long_message),
         ("substring-lengths", patterns("*", [_ab(rng, k) for k in range(1, 2_001)]), long_message),
         ("substring-same-length", patterns("*", sorted({_ab(rng, 12) for _ in range(5_000)})), long_message),
+        ("substring-16-lengths", patterns("*", sorted({_ab(rng, 1 + k % 16) for k in range(4_000)})),
+         long_message),
         ("prefix-lengths", patterns(">*", [text[:k] if k % 2 else _ab(rng, k) for k in range(1, 2_001)]),
          long_message),
         ("suffix-lengths", patterns("*<", [text[-k:] if k % 2 else _ab(rng, k) for k in range(1, 2_001)]),

@@ -11,16 +11,22 @@ stops at the first pattern already reported, since everything further along
 that chain was reported with it. One message string therefore costs
 O(L log(alphabet) + patterns found), whatever the patterns.
 
-The automata of all keys share one node pool of flat arrays:
+The automata of all keys share one flat int32 array, ``substring_automata``,
+each node's fields side by side, since a step of the walk reads all of them
+and a message forwarded alone finds few of them in cache:
 
-- ``ac_root``: per key, its root node, or −1 when the key has no substring
-  constraint;
-- ``ac_child_start`` / ``ac_child_char`` / ``ac_child_node``: the trie's
-  edges, grouped by parent node and sorted by code point within a group;
-- ``ac_fail``: the node of the longest proper suffix of a node's string that
-  is also a node of its trie (−1 at a root);
-- ``ac_out``: the substring constraint whose pattern is the node's string, or
-  −1; ``ac_dict``: the nearest node along the fail links that has one, or −1.
+- ``[4 * v .. 4 * v + 3]``: node v's first edge (the index in this array of
+  its first edge pair; its edges run to the next node's first edge, and a
+  last row holds the end), its fail link (the node of the longest proper
+  suffix of its string that is a node of its trie, −1 at a root), the
+  substring constraint whose pattern is its string (or −1), and its output
+  link (the nearest node along the fail links that has one, or −1);
+- then the edge pairs: code point and target node, a node's edges sorted by
+  code point.
+
+A key's root is not stored here: ``_build`` writes ``-(root + 2)`` where the
+key's longest substring pattern would be (``pattern_max_length``), which the
+kernel reads for every string attribute anyway.
 """
 
 from __future__ import annotations
@@ -35,8 +41,8 @@ from cbalgebra.matcher._numba_cache import CACHE
 def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys):
     """The automata of the substring constraints ``constraints`` (ids), of
     ``keys``, whose patterns are interned strings ``ranks``; sorted by key,
-    then rank (code-point order), and distinct within a key. Returns
-    (root, child_start, child_char, child_node, fail, out, dict)."""
+    then rank (code-point order), and distinct within a key. Returns the
+    root node of each key (−1 for none) and ``substring_automata``."""
     n = keys.shape[0]
     # nodes: one root per key that has patterns, one per distinct pattern prefix
     bound = 0
@@ -91,8 +97,8 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
             child_start[parent[v] + 1] += 1
     for v in range(n_nodes):
         child_start[v + 1] += child_start[v]
-    child_char = np.zeros(max(n_nodes - 1, 0), np.uint32)
-    child_node = np.zeros(max(n_nodes - 1, 0), np.int32)
+    child_char = np.zeros(child_start[n_nodes], np.uint32)  # one edge into each node but the roots
+    child_node = np.zeros(child_start[n_nodes], np.int32)
     fill = child_start[:n_nodes].copy()
     for v in range(n_nodes):
         p = parent[v]
@@ -134,12 +140,23 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
                 f = fail[f]
         fail[v] = f
         links[v] = f if out[f] >= 0 else links[f]
-    return root, child_start, child_char, child_node, fail, out[:n_nodes].copy(), links
+    edges_at = 4 * (n_nodes + 1)
+    automata = np.full(edges_at + 2 * child_char.shape[0], -1, np.int32)
+    for v in range(n_nodes + 1):
+        automata[4 * v] = edges_at + 2 * child_start[v]
+    for v in range(n_nodes):
+        automata[4 * v + 1] = fail[v]
+        automata[4 * v + 2] = out[v]
+        automata[4 * v + 3] = links[v]
+    for e in range(child_char.shape[0]):
+        automata[edges_at + 2 * e] = np.int32(child_char[e])  # code points fit: at most 0x10FFFF
+        automata[edges_at + 2 * e + 1] = child_node[e]
+    return root, automata
 
 
 @njit(cache=CACHE, inline="always")
 def _child(s, ch, child_start, child_char, child_node):
-    """The child of node ``s`` along code point ``ch``, or −1 (binary search)."""
+    """The child of node ``s`` along code point ``ch`` while building, or −1."""
     lo = child_start[s]
     end = child_start[s + 1]
     hi = end
@@ -151,4 +168,24 @@ def _child(s, ch, child_start, child_char, child_node):
             hi = mid
     if lo < end and child_char[lo] == ch:
         return np.int64(child_node[lo])
+    return np.int64(-1)
+
+
+@njit(cache=CACHE, inline="always")
+def step(automata, s, ch):
+    """The child of node ``s`` along code point ``ch`` in ``substring_automata``,
+    or −1 (binary search over the node's edge pairs)."""
+    first = np.int64(automata[4 * s])
+    lo = np.int64(0)
+    hi = (np.int64(automata[4 * s + 4]) - first) >> 1
+    n = hi
+    c = np.int64(ch)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if np.int64(automata[first + 2 * mid]) < c:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n and np.int64(automata[first + 2 * lo]) == c:
+        return np.int64(automata[first + 2 * lo + 1])
     return np.int64(-1)

@@ -17,9 +17,9 @@ import numpy as np
 
 from cbalgebra.matcher._automaton import build_automata
 from cbalgebra.matcher._kernels import (
-    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, PACKED_TABLE_DTYPES, T_ANY,
-    T_BOOL, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays, fill_pattern_filter, fill_pattern_slots,
-    first_call, pack_arrays, set_bits, string_hashes,
+    NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, PACKED_TABLE_DTYPES,
+    SUBSTRING_PROBE_LENGTHS, T_ANY, T_BOOL, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays,
+    fill_pattern_filter, fill_pattern_slots, first_call, pack_arrays, set_bits, string_hashes,
 )
 from cbalgebra.values import OPERATOR_SPECS
 
@@ -420,10 +420,12 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     # -- strings: pool, hashes, pattern hash table
     string_chars, string_start = _string_pool(strings)
     string_hash = first_call("string_hashes", string_hashes, (string_chars, string_start))
-    # prefix and suffix constraints are probed by hash; substring constraints
-    # are found by their key's automaton (_automaton)
+    # prefix and suffix constraints are probed by hash, and so are the
+    # substring constraints of keys with few pattern lengths; the other keys'
+    # substrings are found by an automaton (_automaton)
+    automaton_keys = _automaton_keys(d_op, d_key, d_cv, string_start, int(nkeys))
     pat = np.flatnonzero(d_op >= OP_PREFIX)
-    pat = pat[d_op[pat] <= OP_SUFFIX]
+    pat = pat[(d_op[pat] <= OP_SUFFIX) | ((d_op[pat] == OP_SUBSTRING) & ~automaton_keys[d_key[pat]])]
     hsize = 1
     while hsize < 2 * pat.shape[0]:
         hsize *= 2
@@ -439,7 +441,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     if pat.size:
         first_call("fill_pattern_filter", fill_pattern_filter,
                    (pattern_bloom, d_op[pat], d_key[pat], d_cv[pat], string_hash))
-    pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)  # the substring third stays 0
+    pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)
     pattern_lengths = np.zeros(3 * nkeys, dtype=np.uint64)
     if pat.size:
         plen = (string_start[d_cv[pat] + 1] - string_start[d_cv[pat]]).astype(np.int64)
@@ -478,7 +480,8 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         # the interface of each link's filter, for the counting's gathering
         # step (_kernels._count_links); a byte, so only up to 256 interfaces
         link_interface=f_iface[links64].astype(np.uint8) if n_if <= 256 else np.zeros(0, np.uint8),
-        **_substring_automata(d_op, d_key, d_cv, string_chars, string_start, int(nkeys)),
+        substring_automata=_substring_automata(d_op, d_key, d_cv, automaton_keys, string_chars, string_start,
+                                               pattern_max_length),
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
@@ -490,20 +493,40 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     return compiled.with_rounds(rounds)
 
 
-def _substring_automata(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, string_chars: np.ndarray,
-                        string_start: np.ndarray, n_keys: int) -> dict[str, np.ndarray]:
-    """The ``ac_*`` arrays of TableArrays: one Aho–Corasick automaton per key
-    over its substring constraints' patterns (see ``_automaton``)."""
+def _automaton_keys(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, string_start: np.ndarray,
+                    n_keys: int) -> np.ndarray:
+    """Per key: does it get a substring automaton? Those whose substring
+    patterns have more than ``SUBSTRING_PROBE_LENGTHS`` distinct lengths, or
+    one of 63 characters or more (the length mask is exact below 63 only)."""
     sub = np.flatnonzero(d_op == OP_SUBSTRING)
+    plen = string_start[d_cv[sub] + 1] - string_start[d_cv[sub]]
+    pairs = np.unique(np.stack([d_key[sub].astype(np.int64), plen.astype(np.int64)]), axis=1)
+    n_lengths = np.bincount(pairs[0], minlength=n_keys)
+    longest = np.zeros(n_keys, np.int64)
+    np.maximum.at(longest, d_key[sub].astype(np.int64), plen.astype(np.int64))
+    return (n_lengths > SUBSTRING_PROBE_LENGTHS) | (longest >= 63)
+
+
+def _substring_automata(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, automaton_keys: np.ndarray,
+                        string_chars: np.ndarray, string_start: np.ndarray,
+                        pattern_max_length: np.ndarray) -> np.ndarray:
+    """``substring_automata``: one Aho–Corasick automaton per key of
+    ``automaton_keys`` over its substring constraints' patterns (see
+    ``_automaton``); each such key's root goes into the substring third of
+    ``pattern_max_length`` as ``-(root + 2)``, the kernel's sign for it."""
+    n_keys = automaton_keys.shape[0]
+    sub = np.flatnonzero(d_op == OP_SUBSTRING)
+    sub = sub[automaton_keys[d_key[sub]]]
     order = np.lexsort((d_cv[sub], d_key[sub]))
     sub = sub[order]
     keys, ranks = d_key[sub].astype(np.int64), d_cv[sub].astype(np.int64)
     if np.any((keys[1:] == keys[:-1]) & (ranks[1:] == ranks[:-1])):
         raise RuntimeError("a substring constraint appears twice on one key after deduplication")
-    built = first_call("substring_automata", build_automata,
-                       (keys, sub.astype(np.int64), ranks, string_chars, string_start, n_keys))
-    names = ("ac_root", "ac_child_start", "ac_child_char", "ac_child_node", "ac_fail", "ac_out", "ac_dict")
-    return dict(zip(names, built, strict=True))
+    root, automata = first_call("substring_automata", build_automata,
+                                (keys, sub.astype(np.int64), ranks, string_chars, string_start, n_keys))
+    has = np.flatnonzero(root >= 0)
+    pattern_max_length[2 * n_keys + has] = -(root[has] + 2)
+    return automata
 
 
 def _string_slots(string_hash: np.ndarray) -> np.ndarray:

@@ -45,12 +45,16 @@ The table (:class:`TableArrays`)
 - Strings: ``string_chars`` / ``string_start`` (interned constants in
   code-point order), ``string_hash`` their polynomial hashes,
   ``pattern_slots`` an open-addressing table from (operator, key, string) to
-  the prefix and suffix constraints, ``pattern_max_length`` /
-  ``pattern_lengths`` the longest pattern and the set of pattern lengths per
-  (pattern operator, key; the substring third is unused); ``string_slots``
-  an open-addressing table from a constant's hash to its rank.
-- Substrings: ``ac_root`` .. ``ac_dict``, one Aho–Corasick automaton per key
-  over its substring constraints (see ``_automaton``).
+  the prefix and suffix constraints and the substring constraints of keys
+  without an automaton, ``pattern_max_length`` / ``pattern_lengths`` the
+  longest pattern and the set of pattern lengths per (pattern operator,
+  key); ``string_slots`` an open-addressing table from a constant's hash to
+  its rank.
+- Substrings: ``substring_automata`` holds an Aho–Corasick automaton for
+  each key whose substring patterns have more than
+  ``SUBSTRING_PROBE_LENGTHS`` distinct lengths or one of 63 characters or
+  more (see ``_automaton``; the key's root is in ``pattern_max_length``); the
+  other keys' substrings are probed by hash.
 
 Messages are encoded as attribute arrays (name id, type code, value) with a
 string pool of code points; a string attribute's value is its index in the
@@ -92,7 +96,7 @@ from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from cbalgebra.matcher._automaton import _child
+from cbalgebra.matcher._automaton import step as _ac_step
 from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.values import OPERATORS, TYPE_SPECS, Op, Type
 
@@ -137,7 +141,7 @@ class TableArrays(NamedTuple):
     string_start: np.ndarray        # int64 offsets into string_chars
     string_hash: np.ndarray         # uint64 polynomial hash per constant
     pattern_slots: np.ndarray       # int32 open-addressing table, -1 = empty
-    pattern_max_length: np.ndarray  # int32, 3 * n_keys (prefix, suffix, substring)
+    pattern_max_length: np.ndarray  # int32, 3 * n_keys (prefix, suffix, substring; -(root + 2): an automaton)
     pattern_lengths: np.ndarray     # uint64 bitmask of pattern lengths, 3 * n_keys
     string_slots: np.ndarray        # int32 open-addressing table from a string's hash to its rank, -1 = empty
     pattern_bloom: np.ndarray       # uint64 bit filter of the pattern constraints (_probe)
@@ -151,13 +155,7 @@ class TableArrays(NamedTuple):
     order_layout: np.ndarray        # int64 per key: rank offset << 8 | log2 width << 6 | mask of its blocks
     order_rank: np.ndarray          # uint8: per key, rank rows (see _collect_ordered)
     link_interface: np.ndarray      # uint8 per link: its filter's interface (empty above 256 interfaces)
-    ac_root: np.ndarray             # int32 per key: root of its substring automaton, -1 = none (_automaton)
-    ac_child_start: np.ndarray      # int32, automaton nodes + 1: each node's run of edges
-    ac_child_char: np.ndarray       # uint32 code point of each edge, sorted within a node's run
-    ac_child_node: np.ndarray       # int32 node each edge leads to
-    ac_fail: np.ndarray             # int32 per node: its fail link, -1 at a root
-    ac_out: np.ndarray              # int32 per node: the substring constraint ending there, -1 = none
-    ac_dict: np.ndarray             # int32 per node: the nearest node with one along the fail links, -1 = none
+    substring_automata: np.ndarray  # int32: the keys' substring automata, nodes then edges (_automaton)
 
 
 class Params(NamedTuple):
@@ -206,6 +204,18 @@ class Scratch(NamedTuple):
 MATCHED, TOUCHED, REMAINING, OUT_BASE, STAMP = range(5)
 
 BLOCK = 64  # links gathered per block in _count_links
+#: A key whose substring patterns have at most this many distinct lengths, all
+#: below 63, has them probed by hash (:func:`_probe_substrings`): at most this
+#: many probes per character of a message string. Any other key gets an
+#: Aho–Corasick automaton (:func:`_walk_substrings`), whose cost does not grow
+#: with the number of lengths. The probes need no memory beyond the pattern
+#: hash table, and a message forwarded alone finds their few-kilobyte bit
+#: filter in cache where the automaton's nodes are not: with automata for the
+#: 18 keys of more than 8 lengths, forward() on the mixed table took 6 % longer
+#: (its batch kernel did not), and automata for every key of the §5.1 I = 20
+#: table would add 7.3 bytes per constraint. Those tables have at most 11
+#: lengths per key, so they keep the probes.
+SUBSTRING_PROBE_LENGTHS = 16
 SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
 
 HASH_BASE = np.uint64(0x100000001B3)
@@ -296,7 +306,7 @@ def _unmanaged_intrinsic(typingctx, array):
 def _view_at_intrinsic(typingctx, raw, start, end, dtype):
     """``raw[start:end].view(dtype)`` for a C-contiguous uint8 ``raw`` and an
     aligned ``start``, built directly and without an owner (as
-    :func:`_unmanaged`): the single-message entry takes ~37 arrays out of two
+    :func:`_unmanaged`): the single-message entry takes ~31 arrays out of two
     buffers per call, and numba's slice and view checks cost more than the
     rest of an empty message."""
     if isinstance(dtype, types.DType):
@@ -946,40 +956,80 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
 
 
 @njit(cache=CACHE, inline="always")
-def _collect_substrings(key, chars, ms, me, stamp, substring_base, ac_root, ac_child_start, ac_child_char,
-                        ac_child_node, ac_fail, ac_out, ac_dict, substring_mark, ranges, n):
-    """The substring constraints of ``key`` whose patterns occur in
-    chars[ms:me], read once through the key's Aho–Corasick automaton
-    (``_automaton``). Each is collected once per message: ``substring_mark``
-    holds the message's stamp once it is, and the walk along the output
-    links stops at the first pattern collected before, since the rest of
-    that chain was collected with it: O(L log(alphabet) + patterns found)."""
-    r = ac_root[key]
-    if r < 0:
+def _probe_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
+                      pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
+                      pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
+                      string_start, ranges, n):
+    """The substring constraints of ``key`` found in chars[ms:me], for keys
+    whose patterns have few distinct lengths, all below 63 (``_build``
+    chooses; the others have an automaton, :func:`_walk_substrings`): every
+    piece of the value whose length some pattern has is probed by its hash
+    (``prefix_hash`` / ``hash_power`` already hold the value's hashes), at
+    most ``SUBSTRING_PROBE_LENGTHS`` probes per character. A pattern found
+    twice in the value is collected once (``substring_mark``)."""
+    j = OP_SUBSTRING * n_keys + key
+    b_s = block_start[j]
+    b_e = block_start[j + 1]
+    if b_s == b_e:
         return n
-    state = np.int64(r)
-    c = ac_out[r]  # the empty pattern occurs in every string
+    lengths = pattern_lengths[2 * n_keys + key]
+    maxlen = pattern_max_length[2 * n_keys + key]
+    top = me - ms if me - ms < maxlen else maxlen
+    # the empty pattern is a substring of every string, once
+    if lengths & np.uint64(1):
+        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank,
+                   pattern_base, string_hash, string_chars, string_start, chars, ms, ms)
+        if c >= 0:
+            n = _push_range(ranges, n, c, c + 1)
+    L = me - ms
+    for start in range(L):
+        lim = L - start
+        if lim > top:
+            lim = top
+        for length in range(1, lim + 1):
+            if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
+                h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
+                c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank,
+                           pattern_base, string_hash, string_chars, string_start, chars, ms + start,
+                           ms + start + length)
+                if c >= 0 and substring_mark[c - substring_base] != stamp:
+                    substring_mark[c - substring_base] = stamp
+                    n = _push_range(ranges, n, c, c + 1)
+    return n
+
+
+@njit(cache=CACHE, inline="always")
+def _walk_substrings(root, chars, ms, me, stamp, substring_base, automata, substring_mark, ranges, n):
+    """The substring constraints whose patterns occur in chars[ms:me], for a
+    key with many pattern lengths or a long pattern, read once through its
+    Aho–Corasick automaton (``_automaton``), whose root is ``root``. Each is
+    collected once per message: ``substring_mark`` holds the message's stamp
+    once it is, and the walk along the output links stops at the first
+    pattern collected before, since the rest of that chain was collected
+    with it: O(L log(alphabet) + patterns found)."""
+    state = root
+    c = automata[4 * root + 2]  # the empty pattern occurs in every string
     if c >= 0 and substring_mark[c - substring_base] != stamp:
         substring_mark[c - substring_base] = stamp
         n = _push_range(ranges, n, c, c + 1)
     for k in range(ms, me):
         ch = chars[k]
         while True:
-            g = _child(state, ch, ac_child_start, ac_child_char, ac_child_node)
+            g = _ac_step(automata, state, ch)
             if g >= 0:
                 state = g
                 break
-            if state == r:
+            if state == root:
                 break
-            state = np.int64(ac_fail[state])
-        o = state if ac_out[state] >= 0 else np.int64(ac_dict[state])
+            state = np.int64(automata[4 * state + 1])
+        o = state if automata[4 * state + 2] >= 0 else np.int64(automata[4 * state + 3])
         while o >= 0:
-            c = ac_out[o]
+            c = automata[4 * o + 2]
             if substring_mark[c - substring_base] == stamp:
                 break
             substring_mark[c - substring_base] = stamp
             n = _push_range(ranges, n, c, c + 1)
-            o = np.int64(ac_dict[o])
+            o = np.int64(automata[4 * o + 3])
     return n
 
 
@@ -1007,9 +1057,7 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     order_start, order_value, order_layout, order_rank = (table.order_start, table.order_value, table.order_layout,
                                                           table.order_rank)
     link_interface = table.link_interface
-    ac_root, ac_child_start, ac_child_char, ac_child_node = (table.ac_root, table.ac_child_start,
-                                                             table.ac_child_char, table.ac_child_node)
-    ac_fail, ac_out, ac_dict = table.ac_fail, table.ac_out, table.ac_dict
+    substring_automata = table.substring_automata
     counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
                                                       scratch.progress, scratch.link_buffer)
     prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
@@ -1057,9 +1105,16 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                         key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
                         prefix_hash, hash_power, pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash,
                         string_chars, string_start, ranges, n_ranges)
-                    n_ranges = _collect_substrings(
-                        key, chars, ms, me, stamp, substring_base, ac_root, ac_child_start, ac_child_char,
-                        ac_child_node, ac_fail, ac_out, ac_dict, substring_mark, ranges, n_ranges)
+                    longest = np.int64(pattern_max_length[2 * n_keys + key])
+                    if longest < 0:  # -(root + 2): the key's substrings have an automaton
+                        n_ranges = _walk_substrings(-longest - 2, chars, ms, me, stamp, substring_base,
+                                                    substring_automata, substring_mark, ranges, n_ranges)
+                    else:
+                        n_ranges = _probe_substrings(
+                            key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
+                            pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
+                            pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
+                            string_start, ranges, n_ranges)
         if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_info, shift,
                                           size_mask, counters, touched, done, out, progress, link_buffer,
                                           interface_filters, n_live) == 0:
@@ -1173,7 +1228,7 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 TABLE_DTYPES = (np.int32, np.int32, np.int32, np.int32, np.int32, None, np.int32, np.int32, np.uint64,
                 np.int32, np.int8, np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int32, np.uint64, np.int32,
                 np.uint64, np.uint32, np.int64, np.uint64, np.int32, np.int8, np.int32, np.int64, np.int64, np.uint8,
-                np.uint8, np.int32, np.int32, np.uint32, np.int32, np.int32, np.int32, np.int32)
+                np.uint8, np.int32)
 PACKED_TABLE_DTYPES = (*TABLE_DTYPES, np.int64)
 #: the same for Scratch; ``None`` is counters (uint8 or int32, with the table).
 SCRATCH_DTYPES = (None, np.int32, np.uint64, np.int64, np.int8, np.int64, np.uint64, np.uint64, np.int64, np.int64,
@@ -1240,10 +1295,7 @@ def _unpack_table(buffer, layout, info_proto):
         _field(buffer, layout, 24, np.int8), _field(buffer, layout, 25, np.int32),
         _field(buffer, layout, 26, np.int64), _field(buffer, layout, 27, np.int64),
         _field(buffer, layout, 28, np.uint8), _field(buffer, layout, 29, np.uint8),
-        _field(buffer, layout, 30, np.int32), _field(buffer, layout, 31, np.int32),
-        _field(buffer, layout, 32, np.uint32), _field(buffer, layout, 33, np.int32),
-        _field(buffer, layout, 34, np.int32), _field(buffer, layout, 35, np.int32),
-        _field(buffer, layout, 36, np.int32))
+        _field(buffer, layout, 30, np.int32))
 
 
 @njit(cache=CACHE, inline="always")
@@ -1286,9 +1338,7 @@ def _borrow_table(t):
         _unmanaged(t[11]), _unmanaged(t[12]), _unmanaged(t[13]), _unmanaged(t[14]), _unmanaged(t[15]),
         _unmanaged(t[16]), _unmanaged(t[17]), _unmanaged(t[18]), _unmanaged(t[19]), _unmanaged(t[20]),
         _unmanaged(t[21]), _unmanaged(t[22]), _unmanaged(t[23]), _unmanaged(t[24]), _unmanaged(t[25]),
-        _unmanaged(t[26]), _unmanaged(t[27]), _unmanaged(t[28]), _unmanaged(t[29]), _unmanaged(t[30]),
-        _unmanaged(t[31]), _unmanaged(t[32]), _unmanaged(t[33]), _unmanaged(t[34]), _unmanaged(t[35]),
-        _unmanaged(t[36]))
+        _unmanaged(t[26]), _unmanaged(t[27]), _unmanaged(t[28]), _unmanaged(t[29]), _unmanaged(t[30]))
 
 
 @njit(cache=CACHE, inline="always")
