@@ -106,6 +106,15 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
             child_char[fill[p]] = char[v]
             child_node[fill[p]] = v
             fill[p] += 1
+    # packed first, so that the fail links below are found with the matching
+    # kernel's own step
+    edges_at = 4 * (n_nodes + 1)
+    automata = np.full(edges_at + 2 * child_char.shape[0], -1, np.int32)
+    for v in range(n_nodes + 1):
+        automata[4 * v] = edges_at + 2 * child_start[v]
+    for e in range(child_char.shape[0]):
+        automata[edges_at + 2 * e] = np.int32(child_char[e])  # code points fit: at most 0x10FFFF
+        automata[edges_at + 2 * e + 1] = child_node[e]
     # fail and output links, shallower nodes first
     max_depth = 0
     for v in range(n_nodes):
@@ -120,8 +129,6 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
     for v in range(n_nodes):
         order[by_depth[depth[v]]] = v
         by_depth[depth[v]] += 1
-    fail = np.full(n_nodes, -1, np.int32)
-    links = np.full(n_nodes, -1, np.int32)
     for k in range(n_nodes):
         v = order[k]
         if depth[v] == 0:
@@ -129,46 +136,20 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
         r = owner[v]
         f = r
         if depth[v] > 1:
-            f = fail[parent[v]]
+            f = np.int64(automata[4 * parent[v] + 1])
             while True:
-                g = _child(f, char[v], child_start, child_char, child_node)
+                g = step(automata, f, char[v])
                 if g >= 0:
                     f = g
                     break
                 if f == r:
                     break
-                f = fail[f]
-        fail[v] = f
-        links[v] = f if out[f] >= 0 else links[f]
-    edges_at = 4 * (n_nodes + 1)
-    automata = np.full(edges_at + 2 * child_char.shape[0], -1, np.int32)
-    for v in range(n_nodes + 1):
-        automata[4 * v] = edges_at + 2 * child_start[v]
+                f = np.int64(automata[4 * f + 1])
+        automata[4 * v + 1] = f
+        automata[4 * v + 3] = f if out[f] >= 0 else automata[4 * f + 3]
     for v in range(n_nodes):
-        automata[4 * v + 1] = fail[v]
         automata[4 * v + 2] = out[v]
-        automata[4 * v + 3] = links[v]
-    for e in range(child_char.shape[0]):
-        automata[edges_at + 2 * e] = np.int32(child_char[e])  # code points fit: at most 0x10FFFF
-        automata[edges_at + 2 * e + 1] = child_node[e]
     return root, automata
-
-
-@njit(cache=CACHE, inline="always")
-def _child(s, ch, child_start, child_char, child_node):
-    """The child of node ``s`` along code point ``ch`` while building, or −1."""
-    lo = child_start[s]
-    end = child_start[s + 1]
-    hi = end
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if child_char[mid] < ch:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and child_char[lo] == ch:
-        return np.int64(child_node[lo])
-    return np.int64(-1)
 
 
 @njit(cache=CACHE, inline="always")
