@@ -89,33 +89,29 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
             out[path[e - s]] = constraints[j]
             prev_s, prev_e = s, e
             j += 1
-    # edges grouped by parent; within a group in node order, which is code-point
-    # order because the patterns arrive sorted
-    child_start = np.zeros(n_nodes + 1, np.int32)
+    # the packed array: node rows (first edge, fail, constraint, output link),
+    # then the edge pairs grouped by parent; within a group in node order,
+    # which is code-point order because the patterns arrive sorted
+    child_start = np.zeros(n_nodes + 1, np.int64)
     for v in range(n_nodes):
         if parent[v] >= 0:
             child_start[parent[v] + 1] += 1
     for v in range(n_nodes):
         child_start[v + 1] += child_start[v]
-    child_char = np.zeros(child_start[n_nodes], np.uint32)  # one edge into each node but the roots
-    child_node = np.zeros(child_start[n_nodes], np.int32)
-    fill = child_start[:n_nodes].copy()
-    for v in range(n_nodes):
-        p = parent[v]
-        if p >= 0:
-            child_char[fill[p]] = char[v]
-            child_node[fill[p]] = v
-            fill[p] += 1
-    # packed first, so that the fail links below are found with the matching
-    # kernel's own step
     edges_at = 4 * (n_nodes + 1)
-    automata = np.full(edges_at + 2 * child_char.shape[0], -1, np.int32)
+    automata = np.full(edges_at + 2 * child_start[n_nodes], -1, np.int32)
     for v in range(n_nodes + 1):
         automata[4 * v] = edges_at + 2 * child_start[v]
-    for e in range(child_char.shape[0]):
-        automata[edges_at + 2 * e] = np.int32(child_char[e])  # code points fit: at most 0x10FFFF
-        automata[edges_at + 2 * e + 1] = child_node[e]
-    # fail and output links, shallower nodes first
+    for v in range(n_nodes):
+        automata[4 * v + 2] = out[v]
+        p = parent[v]
+        if p >= 0:
+            e = edges_at + 2 * child_start[p]
+            automata[e] = np.int32(char[v])  # code points fit: at most 0x10FFFF
+            automata[e + 1] = v
+            child_start[p] += 1
+    # fail and output links, shallower nodes first, with the matching walk's
+    # own transition
     max_depth = 0
     for v in range(n_nodes):
         if depth[v] > max_depth:
@@ -134,26 +130,14 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
         if depth[v] == 0:
             continue
         r = owner[v]
-        f = r
-        if depth[v] > 1:
-            f = np.int64(automata[4 * parent[v] + 1])
-            while True:
-                g = step(automata, f, char[v])
-                if g >= 0:
-                    f = g
-                    break
-                if f == r:
-                    break
-                f = np.int64(automata[4 * f + 1])
+        f = r if depth[v] == 1 else transition(automata, r, np.int64(automata[4 * parent[v] + 1]), char[v])
         automata[4 * v + 1] = f
-        automata[4 * v + 3] = f if out[f] >= 0 else automata[4 * f + 3]
-    for v in range(n_nodes):
-        automata[4 * v + 2] = out[v]
+        automata[4 * v + 3] = f if automata[4 * f + 2] >= 0 else automata[4 * f + 3]
     return root, automata
 
 
 @njit(cache=CACHE, inline="always")
-def step(automata, s, ch):
+def _step(automata, s, ch):
     """The child of node ``s`` along code point ``ch`` in ``substring_automata``,
     or −1 (binary search over the node's edge pairs)."""
     first = np.int64(automata[4 * s])
@@ -170,3 +154,18 @@ def step(automata, s, ch):
     if lo < n and np.int64(automata[first + 2 * lo]) == c:
         return np.int64(automata[first + 2 * lo + 1])
     return np.int64(-1)
+
+
+@njit(cache=CACHE, inline="always")
+def transition(automata, root, state, ch):
+    """The node reached from ``state`` by code point ``ch``: its child along
+    ``ch``, else that of the first node along its fail links that has one,
+    else ``root``. Reading a string and building the fail links both take
+    this step."""
+    while True:
+        g = _step(automata, state, ch)
+        if g >= 0:
+            return g
+        if state == root:
+            return root
+        state = np.int64(automata[4 * state + 1])

@@ -449,6 +449,11 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         np.maximum.at(pattern_max_length, slot, plen.astype(np.int32))
         np.bitwise_or.at(pattern_lengths, slot, np.left_shift(np.uint64(1), np.minimum(plen, 63).astype(np.uint64)))
 
+    substring_automata, roots = _substring_automata(d_op, d_key, d_cv, automaton_keys, string_chars, string_start)
+    has_root = np.flatnonzero(roots >= 0)
+    # the kernel's sign for an automaton, where the key's longest substring length would be
+    pattern_max_length[2 * nkeys + has_root] = -(roots[has_root] + 2)
+
     # -- names, for messages decoded in compiled code (_wire)
     name_chars, name_start = _string_pool(names)
     name_hash = first_call("string_hashes", string_hashes, (name_chars, name_start))
@@ -480,8 +485,7 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         # the interface of each link's filter, for the counting's gathering
         # step (_kernels._count_links); a byte, so only up to 256 interfaces
         link_interface=f_iface[links64].astype(np.uint8) if n_if <= 256 else np.zeros(0, np.uint8),
-        substring_automata=_substring_automata(d_op, d_key, d_cv, automaton_keys, string_chars, string_start,
-                                               pattern_max_length),
+        substring_automata=substring_automata,
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
@@ -508,25 +512,20 @@ def _automaton_keys(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, strin
 
 
 def _substring_automata(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, automaton_keys: np.ndarray,
-                        string_chars: np.ndarray, string_start: np.ndarray,
-                        pattern_max_length: np.ndarray) -> np.ndarray:
-    """``substring_automata``: one Aho–Corasick automaton per key of
+                        string_chars: np.ndarray, string_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``substring_automata``, one Aho–Corasick automaton per key of
     ``automaton_keys`` over its substring constraints' patterns (see
-    ``_automaton``); each such key's root goes into the substring third of
-    ``pattern_max_length`` as ``-(root + 2)``, the kernel's sign for it."""
-    n_keys = automaton_keys.shape[0]
+    ``_automaton``), and each key's root node (-1 for none)."""
     sub = np.flatnonzero(d_op == OP_SUBSTRING)
     sub = sub[automaton_keys[d_key[sub]]]
-    order = np.lexsort((d_cv[sub], d_key[sub]))
-    sub = sub[order]
+    sub = sub[np.lexsort((d_cv[sub], d_key[sub]))]
     keys, ranks = d_key[sub].astype(np.int64), d_cv[sub].astype(np.int64)
     if np.any((keys[1:] == keys[:-1]) & (ranks[1:] == ranks[:-1])):
         raise RuntimeError("a substring constraint appears twice on one key after deduplication")
-    root, automata = first_call("substring_automata", build_automata,
-                                (keys, sub.astype(np.int64), ranks, string_chars, string_start, n_keys))
-    has = np.flatnonzero(root >= 0)
-    pattern_max_length[2 * n_keys + has] = -(root[has] + 2)
-    return automata
+    roots, automata = first_call("substring_automata", build_automata,
+                                 (keys, sub.astype(np.int64), ranks, string_chars, string_start,
+                                  automaton_keys.shape[0]))
+    return automata, roots
 
 
 def _string_slots(string_hash: np.ndarray) -> np.ndarray:

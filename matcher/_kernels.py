@@ -96,7 +96,7 @@ from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from cbalgebra.matcher._automaton import step as _ac_step
+from cbalgebra.matcher._automaton import transition as _ac_transition
 from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.values import OPERATORS, TYPE_SPECS, Op, Type
 
@@ -1013,15 +1013,7 @@ def _walk_substrings(root, chars, ms, me, stamp, substring_base, automata, subst
         substring_mark[c - substring_base] = stamp
         n = _push_range(ranges, n, c, c + 1)
     for k in range(ms, me):
-        ch = chars[k]
-        while True:
-            g = _ac_step(automata, state, ch)
-            if g >= 0:
-                state = g
-                break
-            if state == root:
-                break
-            state = np.int64(automata[4 * state + 1])
+        state = _ac_transition(automata, root, state, chars[k])
         o = state if automata[4 * state + 2] >= 0 else np.int64(automata[4 * state + 3])
         while o >= 0:
             c = automata[4 * o + 2]
