@@ -78,12 +78,13 @@ def _validate(graph: nx.Graph, source: int, packets: list[Packet]) -> list[int]:
             continue
         if not graph.has_edge(p.parent, p.processor):
             raise DeliveryError(f"packet {i}: no link between {p.parent} and {p.processor}")
-        expected = p.path_length - graph.edges[p.parent, p.processor]["weight"]
-        matching = [j for j in at.get(p.parent, ()) if same_length(expected, packets[j].path_length)]
+        w = graph.edges[p.parent, p.processor]["weight"]
+        # Compared where the sum is formed: a claim rounds relative to its own size.
+        matching = [j for j in at.get(p.parent, ()) if same_length(packets[j].path_length + w, p.path_length)]
         if not matching:
             raise DeliveryError(f"packet {i} at {p.processor}: no packet at its parent {p.parent} "
-                                f"with path length {expected} (it claims {p.path_length})")
-        up[i] = min(matching, key=lambda j: (abs(packets[j].path_length - expected), j))
+                                f"with path length {p.path_length - w} (it claims {p.path_length})")
+        up[i] = min(matching, key=lambda j: (abs(packets[j].path_length + w - p.path_length), j))
     # Claimed lengths match only up to a tolerance, so they need not grow along
     # the parent links: check that those links lead back to the root.
     for i in range(len(packets)):

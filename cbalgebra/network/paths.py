@@ -85,7 +85,7 @@ _CHUNK_CELLS = 4_000_000
 def same_length(a: float, b: float) -> bool:
     """Whether two claimed float path lengths agree up to :data:`TIE_TOLERANCE`
     (for matching a delivery's packets; shortest paths are decided exactly)."""
-    return abs(a - b) <= TIE_TOLERANCE * max(1.0, abs(a), abs(b))
+    return a == b or abs(a - b) <= TIE_TOLERANCE * max(1.0, abs(a), abs(b))
 
 
 # ---------------------------------------------------------------------------
