@@ -7,6 +7,7 @@ made two nodes each other's parent, or took a longer path as shortest."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -108,9 +109,9 @@ def test_check_delivery_refuses_any_path_longer_than_dist(g, data):
     x = data.draw(st.sampled_from(sorted(g)))
     walk = data.draw(st.sampled_from([p for p in nx.all_simple_paths(g, v, x)] or [[v]]))
     packets = [Packet(v, None, None, 0.0)]
-    for a, b in zip(walk, walk[1:], strict=False):
+    for a, b in itertools.pairwise(walk):
         packets.append(Packet(b, a, None, packets[-1].path_length + g.edges[a, b]["weight"]))
-    length = sum((exact_value(g.edges[a, b]["weight"]) for a, b in zip(walk, walk[1:], strict=False)), 0)
+    length = sum((exact_value(g.edges[a, b]["weight"]) for a, b in itertools.pairwise(walk)), 0)
     report = check_delivery(g, v, {x}, packets, paths=sp)
     assert report.latency_minimal == (length == fraction_dijkstra(g, v)[x])
 
