@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -84,17 +84,22 @@ def _validate(graph: nx.Graph, source: int, packets: list[Packet]) -> list[int]:
         if not matching:
             raise DeliveryError(f"packet {i} at {p.processor}: no packet at its parent {p.parent} "
                                 f"with path length {p.path_length - w} (it claims {p.path_length})")
-        up[i] = min(matching, key=lambda j: (abs(packets[j].path_length + w - p.path_length), j))
+        up[i] = matching[0] if len(matching) == 1 else \
+            min(matching, key=lambda j: (abs(packets[j].path_length + w - p.path_length), j))
     # Claimed lengths match only up to a tolerance, so they need not grow along
     # the parent links: check that those links lead back to the root.
+    rooted = [up[i] < 0 for i in range(len(packets))]  # the root, then every packet found to lead to it
     for i in range(len(packets)):
-        seen, j = set(), i
-        while up[j] >= 0:
-            if j in seen:
+        chain, on_chain, j = [], set(), i
+        while not rooted[j]:
+            if j in on_chain:
                 raise DeliveryError(f"packet {i} at {packets[i].processor}: its parent packets form a cycle, "
                                     "not a tree rooted at the source")
-            seen.add(j)
+            chain.append(j)
+            on_chain.add(j)
             j = up[j]
+        for k in chain:
+            rooted[k] = True
     return up
 
 
@@ -102,6 +107,8 @@ def _on_shortest_paths(paths: ShortestPaths, source: int, packets: list[Packet],
     """Per packet: whether it travelled a shortest path from the source, i.e.
     every link on its way lies on a shortest path (the lengths telescope), in
     exact arithmetic: a float sum such as 1e12 + 1e-12 cannot tell."""
+    hops = [(p.parent if p.parent is not None else p.processor, p.processor) for p in packets]
+    tight = paths.links_on_shortest_paths(source, hops)
     memo: dict[int, bool] = {}
     for i in range(len(packets)):
         chain, j = [], i
@@ -110,8 +117,7 @@ def _on_shortest_paths(paths: ShortestPaths, source: int, packets: list[Packet],
             j = up[j]
         verdict = memo.setdefault(j, up[j] < 0 or memo.get(j, False))
         for k in reversed(chain):
-            p = packets[k]  # not the root, so p.parent is a processor
-            verdict = verdict and paths.on_shortest_path(source, int(cast(int, p.parent)), p.processor)
+            verdict = verdict and tight[k]
             memo[k] = verdict
     return [memo[i] for i in range(len(packets))]
 

@@ -28,8 +28,10 @@ on the integers w·D (:func:`scaled_weights`):
   exact at any size, and it cannot overflow.
 
 Weights that have no exact value (NaN, infinities, <= 0, bools, strings) are
-refused with a one-line ValueError before anything is computed; a zero weight
-is refused because a parent must be strictly closer than its child.
+refused with a one-line ValueError before anything is computed, as are ints
+beyond the float range (a delivery's packets add path lengths in floats); a
+zero weight is refused because a parent must be strictly closer than its
+child.
 
 **Tie-break of T_v.** The parent of x != v in T_v is the *smallest node id*
 u with dist(v, u) + w(u, x) = dist(v, x), exactly. Every such u is strictly
@@ -55,6 +57,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -104,6 +107,9 @@ def exact_weight(w: Any) -> int | Fraction:
         return int(f) if f.is_integer() else Fraction(repr(f))
     if w <= 0:
         raise ValueError(f"weight {w!r} is not a positive finite number")
+    if w > sys.float_info.max:  # deliveries add path lengths in floats
+        raise ValueError(f"weight of {len(str(int(w)))} digits is beyond the float range "
+                         f"(at most {sys.float_info.max:g})")
     return int(w)
 
 
@@ -381,6 +387,17 @@ class ShortestPaths:
         self._check(v, u, x)
         length = self._arcs.lookup.get((int(u), int(x)))
         return length is not None and self.exact_dist[v, u] + length == self.exact_dist[v, x]
+
+    def links_on_shortest_paths(self, v: int, links: Iterable[tuple[int, int]]) -> list[bool]:
+        """:meth:`on_shortest_path` for many links from one source v at once."""
+        self._check(v)
+        row = self.exact_dist[v].tolist()
+        lookup = self._arcs.lookup
+        out = []
+        for u, x in links:
+            length = lookup.get((int(u), int(x)))
+            out.append(length is not None and row[u] + length == row[x])
+        return out
 
     def dag_edges(self, v: int) -> list[tuple[int, int]]:
         """Every arc (u, x) on some shortest path from v, sorted."""
