@@ -167,9 +167,10 @@ def _oriented(edges, root):
 
 
 @st.composite
-def shared_instances(draw, max_nodes: int = 8, shared_tree: str | None = None):
-    """One random undirected tree; T_x ``shared_tree`` "pruned" (the paper's) or
-    "whole", drawn when None."""
+def shared_instance_pairs(draw, max_nodes: int = 8) -> tuple[Instance, Instance]:
+    """One random undirected tree, publishers, subscribers and counts, as two
+    instances: T_x pruned to the paths from x to the subscribers (the paper's,
+    §3.1), and T_x the whole tree oriented from x."""
     n = draw(st.integers(2, max_nodes))
     nodes = list(range(n))
     edges = draw(random_tree_edges(nodes))
@@ -177,12 +178,18 @@ def shared_instances(draw, max_nodes: int = 8, shared_tree: str | None = None):
     subs = draw(st.lists(st.sampled_from(nodes), min_size=0, max_size=n, unique=True))
     f = {x: draw(counts) for x in pubs}
     g = {y: draw(counts) for y in subs}
+    pruned = {x: sorted(pruned_edges(edges, x, subs)) for x in pubs}
+    whole = {x: _oriented(edges, x) for x in pubs}
+    return (Instance.from_trees(pruned, f, g, kind="shared"), Instance.from_trees(whole, f, g, kind="shared"))
+
+
+@st.composite
+def shared_instances(draw, max_nodes: int = 8, shared_tree: str | None = None):
+    """One random shared tree; T_x ``shared_tree`` "pruned" (the paper's) or
+    "whole", drawn when None."""
+    pruned, whole = draw(shared_instance_pairs(max_nodes))
     variant = shared_tree or draw(st.sampled_from(["pruned", "whole"]))
-    if variant == "whole":
-        trees = {x: _oriented(edges, x) for x in pubs}
-    else:
-        trees = {x: sorted(pruned_edges(edges, x, subs)) for x in pubs}
-    return Instance.from_trees(trees, f, g, kind="shared")
+    return pruned if variant == "pruned" else whole
 
 
 @st.composite

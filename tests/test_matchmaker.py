@@ -17,6 +17,7 @@ from matchmaker_oracles import (
     per_source_instances,
     propagated_cost,
     pruned_edges,
+    shared_instance_pairs,
     shared_instances,
     sigma_tau,
     z3_optimum,
@@ -316,6 +317,22 @@ def test_property_3_and_figure_5_on_pruned_shared_trees(inst):
     assert_property_3_and_figure_5(inst)
     if len(inst.links) <= 12:
         assert cost(inst, greedy(inst)) == brute_force(inst)
+
+
+@settings(max_examples=150)
+@given(shared_instance_pairs())
+def test_whole_shared_trees_add_only_links_without_subscribers(pair):
+    """shared_tree="whole" against the paper's T_x on the same tree: the links it
+    adds have τ = 0 and the links both hold have the same sigma and τ, so All-S
+    and MCM cost the same and All-P grows by the added links' sigma."""
+    pruned, whole = pair
+    added = set(whole.links) - set(pruned.links)
+    assert set(pruned.links) <= set(whole.links)
+    assert all(whole.tau(t) == 0 for t in added)
+    assert all((whole.sigma(t), whole.tau(t)) == (pruned.sigma(t), pruned.tau(t)) for t in pruned.links)
+    assert cost(whole, all_s(whole)) == cost(pruned, all_s(pruned))
+    assert cost(whole, mcm(whole)) == cost(pruned, mcm(pruned))
+    assert cost(whole, all_p(whole)) == cost(pruned, all_p(pruned)) + sum(whole.sigma(t) for t in added)
 
 
 @settings(max_examples=12, deadline=None)

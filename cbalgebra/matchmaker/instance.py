@@ -43,10 +43,13 @@ Two constructors:
   the subscribers below q are among those below t, so τ^t ≥ τ^q.
   ``shared_tree="whole"`` takes the whole shared tree oriented away from x
   instead, branches that lead only to other publishers included (CBT
-  forwards a sender's data on every branch). Its measured effect, on the
-  1,000 instances of Figure 7 (seed 2003): All-P's median Cost 4,242
-  instead of 3,080 (the PCDs crossing publisher-only branches); All-S and
-  MCM change little (3,035 against 3,069, 501 against 512).
+  forwards a sender's data on every branch). The links it adds lead to no
+  subscriber, so their τ is 0: All-S is unchanged, Figure 5 makes them
+  s-links at no cost, so MCM is unchanged, and All-P grows by their PCDs.
+  Measured on the study's 3,480 instances (seed 2003): All-S and MCM equal
+  on every one, All-P higher on every one; at the paper's point (Figure 7,
+  1,000 instances) All-P's median is 4,242 instead of 3,014 and its 90th
+  percentile 7,801 instead of 5,588.
 - *The per-source trees.* DVMRP: T_x is the union of the reverse shortest
   paths from every subscriber to x, i.e. x's shortest-path tree pruned to S.
 - *Ties between equal shortest paths.* A node's parent toward root r is its
