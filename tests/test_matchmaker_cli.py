@@ -107,6 +107,11 @@ BAD = [
     ({"generate": {"seed": 1, "publishers": 500}}, "publishers must be"),
     ({"generate": {"seed": 1, "wings": 2}}, "unknown parameter"),
     ({"publishers": [], "subscribers": []}, "missing key 'trees'"),
+    ({**FIGURE_4, "shared_tree": "whole"}, "'whole' applies to shared trees, not to per-source"),
+    ({**FIGURE_4, "trees": "shared", "shared_tree": "all"}, "'pruned' or 'whole'"),
+    ({**FIGURE_4, "trees": [{"publisher": "A", "edges": [["A", "B"]]}], "shared_tree": "pruned"},
+     "not to trees the instance lists"),
+    ({"generate": {"seed": 1, "shared_tree": "all"}}, "'pruned' or 'whole'"),
 ]
 
 
@@ -167,3 +172,41 @@ def test_bad_usage(capsys, tmp_path):
     assert code == 2 and "unknown algorithm 'best'" in err
     code, _, err = run(capsys, "matchmaker", write(tmp_path, FIGURE_4), "--draw", str(tmp_path / "m.pdf"))
     assert code == 2 and ".svg, .png or .dot" in err
+
+
+STAR = {"network": {"edges": [["a", "c"], ["b", "c"], ["c", "s"]]}, "publishers": [["a", 5], ["b", 7]],
+        "subscribers": [["s", 2]], "trees": "shared", "core": "c"}
+
+
+def _written_trees(path) -> dict:
+    return {t["publisher"]: sorted(map(tuple, t["edges"])) for t in json.loads(path.read_text())["trees"]}
+
+
+@pytest.mark.parametrize(("doc_extra", "argv", "whole"), [
+    ({}, [], False), ({}, ["--shared-tree", "pruned"], False), ({"shared_tree": "pruned"}, [], False),
+    ({}, ["--shared-tree", "whole"], True), ({"shared_tree": "whole"}, [], True),
+    ({"shared_tree": "whole"}, ["--shared-tree", "whole"], True),
+])
+def test_shared_tree_option(capsys, tmp_path, doc_extra, argv, whole):
+    """T_x on a shared tree: the paper's (the paths from x to the subscribers) unless
+    the instance or --shared-tree says "whole"; the star a, b - c - s shows it."""
+    saved = tmp_path / "saved.json"
+    code, out, err = run(capsys, "matchmaker", write(tmp_path, {**STAR, **doc_extra}), "--json", "--quiet",
+                         "--write-instance", str(saved), *argv)
+    assert code == 0, err
+    pruned = {"a": [("a", "c"), ("c", "s")], "b": [("b", "c"), ("c", "s")]}
+    everything = {"a": [("a", "c"), ("c", "b"), ("c", "s")], "b": [("b", "c"), ("c", "a"), ("c", "s")]}
+    assert _written_trees(saved) == (everything if whole else pruned)
+    assert json.loads(out)["algorithms"]["all-p"]["cost"] == (36 if whole else 24)
+
+
+@pytest.mark.parametrize(("doc", "argv", "reason"), [
+    ({**STAR, "shared_tree": "whole"}, ["--shared-tree", "pruned"], '"whole" in the instance but "pruned"'),
+    (FIGURE_4, ["--shared-tree", "whole"], "applies to shared trees"),
+    ({**FIGURE_4, "trees": [{"publisher": "A", "edges": [["A", "B"]]}]}, ["--shared-tree", "whole"],
+     "not to trees the instance lists"),
+    (STAR, ["--shared-tree", "some"], "invalid choice"),
+])
+def test_shared_tree_option_errors_exit_2(capsys, tmp_path, doc, argv, reason):
+    code, out, err = run(capsys, "matchmaker", write(tmp_path, doc), *argv)
+    assert code == 2 and out == "" and reason in err and "Traceback" not in err

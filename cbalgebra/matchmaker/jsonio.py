@@ -24,9 +24,13 @@ One object. Nodes are integers or strings; a count is a number >= 0.
   each edge pointing away from its publisher (and, with a network, a link of
   it).
 - ``core``: the CBT core (shared trees only).
+- ``shared_tree``: T_x on a shared tree routed here, ``"pruned"`` (the
+  default and the paper's, §3.1: the links on the paths from x to the
+  subscribers) or ``"whole"`` (the whole tree oriented away from x).
 
 Or ``{"generate": {"seed": 7, "publishers": 20, "subscribers": 20,
-"trees": "shared"}}``: the paper's random instance (:meth:`Instance.generate`).
+"trees": "shared", "shared_tree": "pruned"}}``: the paper's random instance
+(:meth:`Instance.generate`).
 
 Every problem is an :class:`InstanceError` with a one-line message.
 """
@@ -42,11 +46,11 @@ import networkx as nx
 
 from cbalgebra.network.topology import TopologyError, topology
 
-from .instance import Instance, InstanceError, build_trees, node_key
+from .instance import Instance, InstanceError, build_trees, check_shared_tree, node_key
 
 __all__ = ["instance_from_json", "instance_to_json", "loads", "marking_to_json"]
 
-_KEYS = {"network", "publishers", "subscribers", "trees", "core", "generate"}
+_KEYS = {"network", "publishers", "subscribers", "trees", "core", "shared_tree", "generate"}
 
 
 def _node(value: Any, where: str) -> Hashable:
@@ -107,8 +111,19 @@ def _network(data: Any) -> nx.Graph:
     return g
 
 
-def instance_from_json(data: Any) -> Instance:
-    """An :class:`Instance` from the parsed JSON document (see the module docstring)."""
+def _shared_tree(given: Any, asked: str | None) -> str | None:
+    """The shared-tree variant: the document's ``shared_tree``, or the caller's; they must agree."""
+    if given is not None and asked is not None and given != asked:
+        raise InstanceError(f'"shared_tree" is {json.dumps(given)} in the instance but '
+                            f"{json.dumps(asked)} was asked for")
+    return asked if given is None else given
+
+
+def instance_from_json(data: Any, shared_tree: str | None = None) -> Instance:
+    """An :class:`Instance` from the parsed JSON document (see the module docstring).
+    ``shared_tree`` ("pruned" or "whole"), when given, is T_x on a shared tree
+    routed here, as if the document said it; it does not apply to trees the
+    document lists."""
     if not isinstance(data, dict):
         raise InstanceError("an instance is a JSON object")
     extra = set(data) - _KEYS
@@ -120,6 +135,9 @@ def instance_from_json(data: Any) -> Instance:
         spec = data["generate"]
         if not isinstance(spec, dict) or "seed" not in spec:
             raise InstanceError('generate: expected {"seed": N, ...}')
+        variant = _shared_tree(spec.get("shared_tree"), shared_tree)
+        if variant is not None:
+            spec = {**spec, "shared_tree": variant}
         try:
             return Instance.generate(**spec)
         except TypeError as e:
@@ -137,6 +155,7 @@ def instance_from_json(data: Any) -> Instance:
                     raise InstanceError(f"{who} {v!r} is not a node of the network")
     trees = data["trees"]
     core = data.get("core")
+    variant = _shared_tree(data.get("shared_tree"), shared_tree)
     if isinstance(trees, str):
         if graph is None:
             raise InstanceError(f'trees "{trees}" are routed over a network: give "network"')
@@ -146,11 +165,16 @@ def instance_from_json(data: Any) -> Instance:
             core = _node(core, "core")
             if trees != "shared":
                 raise InstanceError('"core" applies to shared trees only')
+        variant = "pruned" if variant is None else variant
+        check_shared_tree(variant, trees)
         built, chosen = build_trees(graph, trees, sorted(f, key=node_key), sorted(g, key=node_key),
-                                    core="central" if core is None else core)
+                                    core="central" if core is None else core, shared_tree=variant)
         return Instance.from_trees(built, f, g, graph=graph, kind=trees, core=chosen)
     if core is not None:
         raise InstanceError('"core" applies to shared trees routed here ("trees": "shared")')
+    if variant is not None:
+        raise InstanceError('"shared_tree" applies to shared trees routed here ("trees": "shared"), '
+                            "not to trees the instance lists")
     if not isinstance(trees, list):
         raise InstanceError('trees: "shared", "per-source" or a list of {"publisher": x, "edges": [...]}')
     given: dict[Hashable, list] = {}
@@ -183,13 +207,14 @@ def instance_from_json(data: Any) -> Instance:
     return Instance.from_trees(given, f, g, graph=graph)
 
 
-def loads(text: str, where: str = "instance") -> Instance:
-    """Parse an instance file's text; a JSON syntax error names its line and column."""
+def loads(text: str, where: str = "instance", shared_tree: str | None = None) -> Instance:
+    """Parse an instance file's text; a JSON syntax error names its line and column.
+    ``shared_tree`` as in :func:`instance_from_json`."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InstanceError(f"{where}: line {e.lineno}, column {e.colno}: {e.msg}") from None
-    return instance_from_json(data)
+    return instance_from_json(data, shared_tree)
 
 
 def _jsonable(node: Hashable) -> int | str:
