@@ -193,7 +193,8 @@ def shared_instances(draw, max_nodes: int = 8, shared_tree: str | None = None):
 
 
 @st.composite
-def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None):
+def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None,
+                          count_values=counts):
     n = draw(st.integers(2, max_nodes))
     nodes = list(range(n))
     pubs = draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3, unique=True))
@@ -209,6 +210,6 @@ def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None)
         if len(links) > max_links:
             from hypothesis import reject
             reject()
-    f = {x: draw(counts) for x in pubs}
-    g = {y: draw(counts) for y in subs}
+    f = {x: draw(count_values) for x in pubs}
+    g = {y: draw(count_values) for y in subs}
     return Instance.from_trees(trees, f, g, kind="per-source")

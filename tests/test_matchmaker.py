@@ -399,6 +399,31 @@ def test_fractional_rates_use_networkx():
         closure(inst, "scipy")
 
 
+#: CD counts around and beyond scipy's 32-bit capacities, up to the largest
+#: a count can be (the instance checks counts as floats: at most 1.8e308).
+HUGE_COUNTS = st.one_of(st.integers(0, 12), st.integers(2**29, 2**31 + 7), st.integers(0, 10**300))
+
+
+@settings(max_examples=80)
+@given(per_source_instances(max_links=10, count_values=HUGE_COUNTS))
+def test_huge_counts_fall_back_to_an_exact_solver(inst):
+    """Issue 23 §4: counts beyond scipy's int32 capacities (a large gain, or a
+    large subscriber count alone) are solved by networkx on Python integers,
+    exactly: the optimum of the brute force."""
+    best = mcm(inst)
+    assert valid(inst, best)
+    assert cost(inst, best) == cost(inst, closure(inst, "networkx")) == brute_force(inst)
+
+
+@pytest.mark.parametrize(("f", "g"), [({"A": 2**30}, {"C": 1, "D": 3}),   # gain too large
+                                      ({"A": 3}, {"C": 2**31 + 5, "D": 1})])  # one capacity too large
+def test_scipy_refuses_counts_beyond_its_capacities_with_an_instance_error(f, g):
+    inst = Instance.from_trees({"A": [("A", "B"), ("B", "C"), ("B", "D")]}, f, g)
+    with pytest.raises(InstanceError, match="too large for scipy"):
+        closure(inst, "scipy")
+    assert cost(inst, closure(inst)) == brute_force(inst)
+
+
 def test_tdm_on_cyclic_union_stays_valid():
     """Two publishers whose trees cross the same two links in opposite orders
     (∪R_x has a cycle: (a, b) is above (c, d) in a's tree and below it in

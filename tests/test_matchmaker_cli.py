@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from matchmaker_oracles import per_source_instances, shared_instances
 
 from cbalgebra.cli import main
-from cbalgebra.matchmaker import Instance, InstanceError, cost, mcm
+from cbalgebra.matchmaker import Instance, InstanceError, closure, cost, mcm
 from cbalgebra.matchmaker.jsonio import instance_from_json, instance_to_json, loads
 
 FIGURE_4 = {"network": {"edges": [["A", "B"], ["B", "C"], ["B", "D"]]},
@@ -112,6 +112,13 @@ BAD = [
     ({**FIGURE_4, "trees": [{"publisher": "A", "edges": [["A", "B"]]}], "shared_tree": "pruned"},
      "not to trees the instance lists"),
     ({"generate": {"seed": 1, "shared_tree": "all"}}, "'pruned' or 'whole'"),
+    # issue 23 §4: numbers and nesting the JSON reader or a float cannot take
+    ({**FIGURE_4, "publishers": [["A", 10**400]]}, "at most 1.8e308, not an integer of 1329 bits"),
+    ({**FIGURE_4, "network": {"edges": [["A", "B", 10**400], ["B", "C"], ["B", "D"]]}}, "at most 1.8e308"),
+    (json.dumps(FIGURE_4).replace('[["A", 2]]', '[["A", ' + "9" * 5000 + "]]"), "5000 digits is too long"),
+    ("[" * 100_000, "nest more than 100 deep"),
+    ({**FIGURE_4, "publishers": [["A", json.loads("[" * 150 + "]" * 150)]]}, "nest more than 100 deep"),
+    ({**FIGURE_4, "network": {"generator": "ring", "n": 10**30}}, "too large to generate"),
 ]
 
 
@@ -123,6 +130,25 @@ def test_malformed_instances_exit_2_with_one_line(capsys, tmp_path, doc, reason)
     import re
     assert re.search(reason, err), err
     assert "Traceback" not in err and out == ""
+
+
+@pytest.mark.parametrize("scale", [2**30, 2**40, 10**300], ids=["2^30", "2^40", "10^300"])
+def test_counts_beyond_scipys_capacities_get_the_exact_optimum(capsys, tmp_path, scale):
+    """Issue 23 §4: per-source CD counts >= 2^30 were "use solver='networkx'",
+    exit 70; MCM now falls back by itself and gives networkx's exact optimum."""
+    doc = {**FIGURE_4, "publishers": [["A", 2 * scale]], "subscribers": [["C", scale], ["D", 3 * scale + 1]]}
+    code, out, err = run(capsys, "matchmaker", write(tmp_path, doc), "--json", "--quiet")
+    assert code == 0, err
+    inst = instance_from_json(doc)
+    assert json.loads(out)["algorithms"]["mcm"]["cost"] == cost(inst, closure(inst, "networkx"))
+
+
+def test_deep_nesting_is_refused_by_the_library_too():
+    deep: list = []
+    for _ in range(5_000):
+        deep = [deep]
+    with pytest.raises(InstanceError, match="nest more than 100 deep"):
+        instance_from_json({**FIGURE_4, "subscribers": deep})
 
 
 def test_loads_names_the_source():
