@@ -20,8 +20,11 @@ Grid points:
 
 Networks of n nodes are n/100 transit domains of the paper's shape (4
 transit nodes, each with 3 stub domains of 8 nodes), the GT-ITM way to grow
-a transit-stub network. Nothing here imports Spark; the cell function is
-pure (its result depends on the cell only).
+a transit-stub network. On shared trees T_x is the paper's (§3.1: the links
+on the paths from x to the subscribers) unless ``shared_tree="whole"``
+(``--shared-tree whole``) takes the whole tree oriented away from x
+(:meth:`cbalgebra.matchmaker.Instance.generate`). Nothing here imports
+Spark; the cell function is pure (its result depends on the cell only).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cbalgebra.clibase import UsageError
+from cbalgebra.matchmaker.names import SHARED_TREES
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
 from cbalgebra.studies.seeding import cell_seed
@@ -43,8 +47,13 @@ if TYPE_CHECKING:
     from cbalgebra.studies.runner import Study
 
 KIND = "matchmaker"
-#: Bump when a change alters the numbers a cell produces.
-MODEL_VERSION = 1
+#: Bump when a change alters the numbers a cell produces. (2: T_x on shared trees
+#: pruned to the subscribers, as §3.1 defines it.)
+MODEL_VERSION = 2
+#: The version of the stream the instances are drawn from, part of each instance
+#: seed. It stays when a change alters only how a drawn instance is routed or
+#: solved, so that results before and after the change are paired samples.
+SAMPLE_STREAM = 1
 KEY_COLUMNS: tuple[str, ...] = ("n", "publishers", "subscribers", "sample", "seed")
 TREES = ("shared", "per-source")
 ALGORITHMS = ("all_p", "all_s", "mcm", "tdm")
@@ -98,17 +107,18 @@ def check_size(n: int) -> None:
         raise ValueError(f"network sizes are multiples of {NODES_PER_DOMAIN} (n/100 transit domains), not {n}")
 
 
-def cells(points: dict[tuple[int, int, int], int], seed: int) -> list[dict]:
+def cells(points: dict[tuple[int, int, int], int], seed: int, shared_tree: str = "pruned") -> list[dict]:
     out = []
     for (n, p, s), count in sorted(points.items()):
         check_size(n)
         for sample in range(count):
-            out.append({"n": n, "publishers": p, "subscribers": s, "sample": sample, "seed": seed})
+            out.append({"n": n, "publishers": p, "subscribers": s, "sample": sample, "seed": seed,
+                        "shared_tree": shared_tree})
     return out
 
 
 def instance_seed(seed: int, n: int, publishers: int, subscribers: int, sample: int) -> int:
-    return cell_seed(seed, ("matchmaker", MODEL_VERSION, n, publishers, subscribers, sample))
+    return cell_seed(seed, ("matchmaker", SAMPLE_STREAM, n, publishers, subscribers, sample))
 
 
 def cell_cost(cell: dict) -> float:
@@ -118,8 +128,9 @@ def cell_cost(cell: dict) -> float:
     return cell["n"] / 100 * max(1.0, members) ** 2
 
 
-def solve(n: int, publishers: int, subscribers: int, seed: int) -> dict:
-    """Every algorithm's cost on both tree kinds of one instance, and checks."""
+def solve(n: int, publishers: int, subscribers: int, seed: int, shared_tree: str = "pruned") -> dict:
+    """Every algorithm's cost on both tree kinds of one instance, and checks;
+    ``shared_tree`` is T_x on the shared tree (see the module docstring)."""
     # deferred: networkx (this module loads at every `cbalgebra` start)
     import networkx as nx
 
@@ -130,6 +141,7 @@ def solve(n: int, publishers: int, subscribers: int, seed: int) -> dict:
     for tree in TREES:
         t0 = time.perf_counter()
         inst = Instance.generate(seed, publishers, subscribers, trees=tree,
+                                 shared_tree=shared_tree if tree == "shared" else "pruned",
                                  transit_domains=n // NODES_PER_DOMAIN)
         t1 = time.perf_counter()
         markings = {"all_p": all_p(inst), "all_s": all_s(inst), "mcm": mcm(inst), "tdm": tdm(inst)}
@@ -158,7 +170,7 @@ def run_cell(cell: dict) -> dict:
     seed = instance_seed(cell["seed"], cell["n"], cell["publishers"], cell["subscribers"], cell["sample"])
     row: dict = {key: int(cell[key]) for key in KEY_COLUMNS}
     row["cell_seed"] = seed
-    row.update(solve(cell["n"], cell["publishers"], cell["subscribers"], seed))
+    row.update(solve(cell["n"], cell["publishers"], cell["subscribers"], seed, cell["shared_tree"]))
     row["gen_seconds"] = sum(row[column(t, "gen_seconds")] for t in TREES)
     row["reduce_seconds"] = sum(row[column(t, "solve_seconds")] for t in TREES)
     row["task_seconds"] = time.perf_counter() - start
@@ -184,22 +196,27 @@ def schema():
     return pa.schema(fields)
 
 
-def code_fingerprint() -> str:
+def code_fingerprint(shared_tree: str = "pruned") -> str:
     """A short hash of what the code a cell's numbers depend on does: the
-    matchmaker's model and algorithms and the transit-stub generator
-    (``cbalgebra.studies.fingerprint``)."""
+    matchmaker's model and algorithms, the transit-stub generator
+    (``cbalgebra.studies.fingerprint``) and, when it is not the paper's, the
+    shared-tree variant (so a rerun refuses to mix the two in one folder)."""
     modules = [f"cbalgebra.matchmaker.{name}" for name in ("instance", "costs", "algorithms", "pareto")]
+    variant = "" if shared_tree == "pruned" else f"-shared-tree-{shared_tree}"
     return fingerprint.code_fingerprint(
-        f"matchmaker-model-{MODEL_VERSION}", (*modules, "cbalgebra.network.topology"))
+        f"matchmaker-model-{MODEL_VERSION}{variant}", (*modules, "cbalgebra.network.topology"))
 
 
 def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.sweep_samples,
                      dense_samples: int = FULL.dense_samples, sizes: Sequence[int] = FULL.sizes,
-                     asymmetry: Sequence[int] = FULL.asymmetry, seed: int = 2003, quick: bool = False) -> Study:
+                     asymmetry: Sequence[int] = FULL.asymmetry, seed: int = 2003, quick: bool = False,
+                     shared_tree: str = "pruned") -> Study:
     # deferred: the report and the runner load pandas and pyarrow
     from cbalgebra.studies import matchmaker_report as outputs
     from cbalgebra.studies.runner import Study
 
+    if shared_tree not in SHARED_TREES:
+        raise ValueError(f"--shared-tree must be {' or '.join(SHARED_TREES)}, not {shared_tree!r}")
     for n in sizes:
         check_size(n)
     for k in asymmetry:
@@ -209,11 +226,11 @@ def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.swee
     config = {
         "samples": samples, "sweep_samples": sweep_samples, "dense_samples": dense_samples,
         "sizes": list(sizes), "asymmetry": list(asymmetry), "seed": seed, "quick": quick,
-        "points": [[*p, c] for p, c in sorted(points.items())],
-        "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint(),
+        "points": [[*p, c] for p, c in sorted(points.items())], "shared_tree": shared_tree,
+        "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint(shared_tree),
     }
     return Study(
-        kind=KIND, cells=cells(points, seed), key_columns=KEY_COLUMNS, task=run_cell, cost=cell_cost,
+        kind=KIND, cells=cells(points, seed, shared_tree), key_columns=KEY_COLUMNS, task=run_cell, cost=cell_cost,
         schema=schema(), config=config, summarise=outputs.summarise, draw=outputs.draw, report=outputs.report,
     )
 
@@ -253,6 +270,9 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
                    f"{','.join(map(str, FULL.sizes))}; quick {','.join(map(str, QUICK.sizes))})")
     p.add_argument("--asymmetry", metavar="LIST", help="member counts of the |P|/|S| sweep (default "
                    f"{','.join(map(str, FULL.asymmetry))}; quick {','.join(map(str, QUICK.asymmetry))})")
+    p.add_argument("--shared-tree", choices=SHARED_TREES, default="pruned",
+                   help="T_x on the shared tree: pruned to the paths from x to the subscribers (the paper's, "
+                        "§3.1; default) or the whole tree oriented away from x")
     p.set_defaults(func=lambda args: run_command(args, study_from_args))
 
 
@@ -269,6 +289,7 @@ def study_from_args(args: argparse.Namespace) -> Study:
     asymmetry = _ints(args.asymmetry, "--asymmetry") if args.asymmetry else list(base.asymmetry)
     try:
         return matchmaker_study(samples=samples, sweep_samples=sweep, dense_samples=dense,
-                                sizes=sizes, asymmetry=asymmetry, seed=args.seed, quick=args.quick)
+                                sizes=sizes, asymmetry=asymmetry, seed=args.seed, quick=args.quick,
+                                shared_tree=args.shared_tree)
     except ValueError as e:
         raise UsageError(str(e)) from None

@@ -7,8 +7,13 @@
   Optimize: one integer s_t in {0, 1} per link, s_parent <= s_child along
   every tree, minimise Σ (1 - s_t) sigma_t + s_t τ_t where sigma_t, τ_t are
   recomputed here from the trees.
-- hypothesis strategies: shared trees (one random undirected tree oriented
-  from each publisher) and per-source trees (an independent random
+- :func:`sigma_tau`: sigma^t(M^P) and τ^t(M^S) of every link, recomputed from
+  the trees.
+- :func:`pruned_edges`: the links of an undirected tree on the paths from x
+  to the subscribers (networkx's paths, not the code under test).
+- hypothesis strategies: shared trees (one random undirected tree, each T_x
+  the paper's, §3.1, pruned to the paths from x to the subscribers, or the
+  whole tree oriented from x) and per-source trees (an independent random
   arborescence per publisher, which may make ∪R_x cyclic).
 """
 
@@ -96,9 +101,9 @@ def brute_force(instance: Instance) -> int:
     return best
 
 
-def z3_optimum(instance: Instance) -> int:
-    import z3
-
+def sigma_tau(instance: Instance) -> tuple[dict, dict]:
+    """sigma^t(M^P) = Σ f(x) over the trees holding t; τ^t(M^S) = Σ g(y) over
+    the subscribers below t in some tree (§3.1), from :func:`tree_relations`."""
     relations = tree_relations(instance)
     sigma = dict.fromkeys(instance.links, 0)
     below_subs: dict = {t: set() for t in instance.links}
@@ -106,7 +111,27 @@ def z3_optimum(instance: Instance) -> int:
         for t, nodes in below.items():
             sigma[t] += instance.f[x]
             below_subs[t] |= nodes & set(instance.subscribers)
-    tau = {t: sum(instance.g[y] for y in below_subs[t]) for t in instance.links}
+    return sigma, {t: sum(instance.g[y] for y in below_subs[t]) for t in instance.links}
+
+
+def pruned_edges(edges, root, subscribers) -> set:
+    """The links of the undirected tree ``edges`` on the paths from ``root`` to
+    the subscribers it reaches, directed away from ``root`` (networkx's paths)."""
+    tree = nx.Graph(edges)
+    tree.add_node(root)
+    out = set()
+    for y in subscribers:
+        if y in tree and nx.has_path(tree, root, y):
+            path = nx.shortest_path(tree, root, y)
+            out |= set(itertools.pairwise(path))
+    return out
+
+
+def z3_optimum(instance: Instance) -> int:
+    import z3
+
+    relations = tree_relations(instance)
+    sigma, tau = sigma_tau(instance)
     s = {t: z3.Int(f"s{i}") for i, t in enumerate(instance.links)}
     opt = z3.Optimize()
     for v in s.values():
@@ -142,7 +167,10 @@ def _oriented(edges, root):
 
 
 @st.composite
-def shared_instances(draw, max_nodes: int = 8):
+def shared_instance_pairs(draw, max_nodes: int = 8) -> tuple[Instance, Instance]:
+    """One random undirected tree, publishers, subscribers and counts, as two
+    instances: T_x pruned to the paths from x to the subscribers (the paper's,
+    §3.1), and T_x the whole tree oriented from x."""
     n = draw(st.integers(2, max_nodes))
     nodes = list(range(n))
     edges = draw(random_tree_edges(nodes))
@@ -150,11 +178,23 @@ def shared_instances(draw, max_nodes: int = 8):
     subs = draw(st.lists(st.sampled_from(nodes), min_size=0, max_size=n, unique=True))
     f = {x: draw(counts) for x in pubs}
     g = {y: draw(counts) for y in subs}
-    return Instance.from_trees({x: _oriented(edges, x) for x in pubs}, f, g, kind="shared")
+    pruned = {x: sorted(pruned_edges(edges, x, subs)) for x in pubs}
+    whole = {x: _oriented(edges, x) for x in pubs}
+    return (Instance.from_trees(pruned, f, g, kind="shared"), Instance.from_trees(whole, f, g, kind="shared"))
 
 
 @st.composite
-def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None):
+def shared_instances(draw, max_nodes: int = 8, shared_tree: str | None = None):
+    """One random shared tree; T_x ``shared_tree`` "pruned" (the paper's) or
+    "whole", drawn when None."""
+    pruned, whole = draw(shared_instance_pairs(max_nodes))
+    variant = shared_tree or draw(st.sampled_from(["pruned", "whole"]))
+    return pruned if variant == "pruned" else whole
+
+
+@st.composite
+def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None,
+                          count_values=counts):
     n = draw(st.integers(2, max_nodes))
     nodes = list(range(n))
     pubs = draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3, unique=True))
@@ -170,6 +210,6 @@ def per_source_instances(draw, max_nodes: int = 7, max_links: int | None = None)
         if len(links) > max_links:
             from hypothesis import reject
             reject()
-    f = {x: draw(counts) for x in pubs}
-    g = {y: draw(counts) for y in subs}
+    f = {x: draw(count_values) for x in pubs}
+    g = {y: draw(count_values) for y in subs}
     return Instance.from_trees(trees, f, g, kind="per-source")

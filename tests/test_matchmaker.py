@@ -16,7 +16,10 @@ from matchmaker_oracles import (
     is_valid,
     per_source_instances,
     propagated_cost,
+    pruned_edges,
+    shared_instance_pairs,
     shared_instances,
+    sigma_tau,
     z3_optimum,
 )
 
@@ -104,6 +107,51 @@ def test_shared_kind_needs_one_tree():
     assert inst.kind == "custom" and valid(inst, mcm(inst))
 
 
+def test_shared_kind_accepts_pruned_trees_and_rejects_the_rest():
+    """The path a - c - s - b: T_a and T_b pruned to the subscriber s are one
+    shared tree; so are the whole trees; a mixture, a second tree, or a
+    pruned tree that misses a subscriber is not."""
+    f, g = {"a": 1, "b": 2}, {"s": 3}
+    pruned = {"a": [("a", "c"), ("c", "s")], "b": [("b", "s")]}
+    whole = {"a": [("a", "c"), ("c", "s"), ("s", "b")], "b": [("b", "s"), ("s", "c"), ("c", "a")]}
+    for trees in (pruned, whole):
+        inst = Instance.from_trees(trees, f, g, kind="shared")
+        assert inst.kind == "shared" and valid(inst, mcm(inst))
+    for trees in ({"a": whole["a"], "b": pruned["b"]},  # one whole, one pruned
+                  {"a": [("a", "c"), ("c", "s")], "b": [("b", "a"), ("a", "s")]},  # a-c-s-a: a cycle
+                  {"a": [("a", "c")], "b": [("b", "s"), ("s", "c")]}):  # T_a stops short of s
+        with pytest.raises(InstanceError, match="one shared tree"):
+            Instance.from_trees(trees, f, g, kind="shared")
+
+
+def test_shared_tree_pruned_to_the_subscribers_by_default():
+    """§3.1: T_x is the links of the multicast tree "that reaches all subscriber
+    nodes". A star around the core c with publishers a and b and one
+    subscriber s: T_a does not hold the branch c -> b, which leads only to
+    the other publisher (it does with shared_tree="whole")."""
+    from cbalgebra.matchmaker.jsonio import instance_from_json
+
+    doc = {"network": {"edges": [["a", "c"], ["b", "c"], ["c", "s"]]}, "publishers": [["a", 5], ["b", 7]],
+           "subscribers": [["s", 2]], "trees": "shared", "core": "c"}
+    inst = instance_from_json(doc)
+    assert inst.kind == "shared"
+    assert set(inst.trees["a"]) == {("a", "c"), ("c", "s")}
+    assert set(inst.trees["b"]) == {("b", "c"), ("c", "s")}
+    assert cost(inst, all_p(inst)) == 5 + 7 + (5 + 7)  # a->c, b->c, then c->s twice
+    whole = instance_from_json({**doc, "shared_tree": "whole"})
+    assert set(whole.trees["a"]) == {("a", "c"), ("c", "s"), ("c", "b")}
+    assert set(whole.trees["b"]) == {("b", "c"), ("c", "s"), ("c", "a")}
+    assert cost(whole, all_p(whole)) == cost(inst, all_p(inst)) + 5 + 7  # c->b carries a's PCDs, c->a b's
+    assert cost(whole, all_s(whole)) == cost(inst, all_s(inst))  # nothing subscribes below c->a or c->b
+
+
+def test_shared_tree_option_errors():
+    with pytest.raises(InstanceError, match="'pruned' or 'whole'"):
+        Instance.generate(0, shared_tree="steiner")
+    with pytest.raises(InstanceError, match="applies to shared trees"):
+        Instance.generate(0, trees="per-source", shared_tree="whole")
+
+
 def test_central_core():
     inst = Instance.generate(5, trees="shared", core="central")
     members = set(inst.publishers) | set(inst.subscribers)
@@ -154,16 +202,26 @@ def test_generate_is_deterministic_and_paired(kind):
 
 
 def test_shared_tree_is_one_cbt_tree_rooted_at_a_transit_core():
-    inst = Instance.generate(3, trees="shared")
-    assert inst.graph.nodes[inst.core]["level"] == "transit"
-    undirected = {frozenset(e) for e in inst.trees[inst.publishers[0]]}
-    for x in inst.publishers:
-        assert {frozenset(e) for e in inst.trees[x]} == undirected  # the same tree, oriented from x
-    members = set(inst.publishers) | set(inst.subscribers)
+    whole = Instance.generate(3, trees="shared", shared_tree="whole")
+    assert whole.graph.nodes[whole.core]["level"] == "transit"
+    undirected = {frozenset(e) for e in whole.trees[whole.publishers[0]]}
+    for x in whole.publishers:
+        assert {frozenset(e) for e in whole.trees[x]} == undirected  # the same tree, oriented from x
+    members = set(whole.publishers) | set(whole.subscribers)
     nodes = {v for e in undirected for v in e}
-    assert members <= nodes and inst.core in nodes
+    assert members <= nodes and whole.core in nodes
     for u, v in (tuple(e) for e in undirected):
-        assert inst.graph.has_edge(u, v)
+        assert whole.graph.has_edge(u, v)
+    # the default, the paper's T_x: that tree's links on the paths from x to the subscribers
+    inst = Instance.generate(3, trees="shared")
+    assert (inst.publishers, dict(inst.f), dict(inst.g), inst.core) == \
+        (whole.publishers, dict(whole.f), dict(whole.g), whole.core)
+    for x in inst.publishers:
+        assert set(inst.trees[x]) == pruned_edges([tuple(e) for e in undirected], x, inst.subscribers)
+        assert set(inst.receivers(x)) == set(inst.subscribers)
+        leaves = {v for _, v in inst.trees[x]} - {u for u, _ in inst.trees[x]}
+        assert leaves <= set(inst.subscribers)
+    assert set(inst.links) < set(whole.links)
 
 
 def test_per_source_trees_are_shortest_path_trees():
@@ -230,6 +288,61 @@ def test_properties_shared_generated(inst, rng):
         assert costs["mcm"] == brute_force(inst)
 
 
+def assert_property_3_and_figure_5(inst: Instance) -> None:
+    """Property 3 (monotonicity), with sigma and τ recomputed from the trees,
+    and Claim 1: Figure 5's greedy is the minimum cut's marking, valid and optimal."""
+    sigma, tau = sigma_tau(inst)
+    assert sigma == {t: inst.sigma(t) for t in inst.links} and tau == {t: inst.tau(t) for t in inst.links}
+    for edges in inst.trees.values():
+        children: dict = {}
+        for u, v in edges:
+            children.setdefault(u, []).append(v)
+        for t in edges:  # every q below t in this tree: t R_x q
+            stack = [(t[1], w) for w in children.get(t[1], ())]
+            while stack:
+                q = stack.pop()
+                assert sigma[t] <= sigma[q] and tau[t] >= tau[q], (t, q)
+                stack.extend((q[1], w) for w in children.get(q[1], ()))
+    figure_5 = greedy(inst)
+    assert valid(inst, figure_5) and is_valid(inst, figure_5)
+    assert figure_5 == closure(inst) == mcm(inst)
+    assert cost(inst, figure_5) == cost(inst, closure(inst, "networkx")) == lower_bound(inst)
+
+
+@settings(max_examples=150)
+@given(shared_instances(shared_tree="pruned"))
+def test_property_3_and_figure_5_on_pruned_shared_trees(inst):
+    """§3.1's T_x (the links on the paths from x to the subscribers) on random
+    shared trees: Property 3 holds, and Figure 5 equals the minimum cut."""
+    assert_property_3_and_figure_5(inst)
+    if len(inst.links) <= 12:
+        assert cost(inst, greedy(inst)) == brute_force(inst)
+
+
+@settings(max_examples=150)
+@given(shared_instance_pairs())
+def test_whole_shared_trees_add_only_links_without_subscribers(pair):
+    """shared_tree="whole" against the paper's T_x on the same tree: the links it
+    adds have τ = 0 and the links both hold have the same sigma and τ, so All-S
+    and MCM cost the same and All-P grows by the added links' sigma."""
+    pruned, whole = pair
+    added = set(whole.links) - set(pruned.links)
+    assert set(pruned.links) <= set(whole.links)
+    assert all(whole.tau(t) == 0 for t in added)
+    assert all((whole.sigma(t), whole.tau(t)) == (pruned.sigma(t), pruned.tau(t)) for t in pruned.links)
+    assert cost(whole, all_s(whole)) == cost(pruned, all_s(pruned))
+    assert cost(whole, mcm(whole)) == cost(pruned, mcm(pruned))
+    assert cost(whole, all_p(whole)) == cost(pruned, all_p(pruned)) + sum(whole.sigma(t) for t in added)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 30), st.integers(1, 30))
+def test_property_3_and_figure_5_on_generated_pruned_instances(seed, publishers, subscribers):
+    """The same on the paper's generated instances (100-node transit-stub, CBT)."""
+    inst = Instance.generate(seed, publishers, subscribers, trees="shared")
+    assert_property_3_and_figure_5(inst)
+
+
 @settings(max_examples=150)
 @given(per_source_instances(max_links=12), st.randoms(use_true_random=False))
 def test_properties_per_source_generated(inst, rng):
@@ -284,6 +397,31 @@ def test_fractional_rates_use_networkx():
     assert cost(inst, best) == pytest.approx(1.5 + 0.5 + 1.5)
     with pytest.raises(InstanceError, match="integer"):
         closure(inst, "scipy")
+
+
+#: CD counts around and beyond scipy's 32-bit capacities, up to the largest
+#: a count can be (the instance checks counts as floats: at most 1.8e308).
+HUGE_COUNTS = st.one_of(st.integers(0, 12), st.integers(2**29, 2**31 + 7), st.integers(0, 10**300))
+
+
+@settings(max_examples=80)
+@given(per_source_instances(max_links=10, count_values=HUGE_COUNTS))
+def test_huge_counts_fall_back_to_an_exact_solver(inst):
+    """Issue 23 §4: counts beyond scipy's int32 capacities (a large gain, or a
+    large subscriber count alone) are solved by networkx on Python integers,
+    exactly: the optimum of the brute force."""
+    best = mcm(inst)
+    assert valid(inst, best)
+    assert cost(inst, best) == cost(inst, closure(inst, "networkx")) == brute_force(inst)
+
+
+@pytest.mark.parametrize(("f", "g"), [({"A": 2**30}, {"C": 1, "D": 3}),   # gain too large
+                                      ({"A": 3}, {"C": 2**31 + 5, "D": 1})])  # one capacity too large
+def test_scipy_refuses_counts_beyond_its_capacities_with_an_instance_error(f, g):
+    inst = Instance.from_trees({"A": [("A", "B"), ("B", "C"), ("B", "D")]}, f, g)
+    with pytest.raises(InstanceError, match="too large for scipy"):
+        closure(inst, "scipy")
+    assert cost(inst, closure(inst)) == brute_force(inst)
 
 
 def test_tdm_on_cyclic_union_stays_valid():

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from matchmaker_oracles import per_source_instances, shared_instances
 
 from cbalgebra.cli import main
-from cbalgebra.matchmaker import Instance, InstanceError, cost, mcm
+from cbalgebra.matchmaker import Instance, InstanceError, closure, cost, mcm
 from cbalgebra.matchmaker.jsonio import instance_from_json, instance_to_json, loads
 
 FIGURE_4 = {"network": {"edges": [["A", "B"], ["B", "C"], ["B", "D"]]},
@@ -107,6 +107,18 @@ BAD = [
     ({"generate": {"seed": 1, "publishers": 500}}, "publishers must be"),
     ({"generate": {"seed": 1, "wings": 2}}, "unknown parameter"),
     ({"publishers": [], "subscribers": []}, "missing key 'trees'"),
+    ({**FIGURE_4, "shared_tree": "whole"}, "'whole' applies to shared trees, not to per-source"),
+    ({**FIGURE_4, "trees": "shared", "shared_tree": "all"}, "'pruned' or 'whole'"),
+    ({**FIGURE_4, "trees": [{"publisher": "A", "edges": [["A", "B"]]}], "shared_tree": "pruned"},
+     "not to trees the instance lists"),
+    ({"generate": {"seed": 1, "shared_tree": "all"}}, "'pruned' or 'whole'"),
+    # issue 23 §4: numbers and nesting the JSON reader or a float cannot take
+    ({**FIGURE_4, "publishers": [["A", 10**400]]}, "at most 1.8e308, not an integer of 1329 bits"),
+    ({**FIGURE_4, "network": {"edges": [["A", "B", 10**400], ["B", "C"], ["B", "D"]]}}, "at most 1.8e308"),
+    (json.dumps(FIGURE_4).replace('[["A", 2]]', '[["A", ' + "9" * 5000 + "]]"), "5000 digits is too long"),
+    ("[" * 100_000, "nest more than 100 deep"),
+    ({**FIGURE_4, "publishers": [["A", json.loads("[" * 150 + "]" * 150)]]}, "nest more than 100 deep"),
+    ({**FIGURE_4, "network": {"generator": "ring", "n": 10**30}}, "too large to generate"),
 ]
 
 
@@ -118,6 +130,25 @@ def test_malformed_instances_exit_2_with_one_line(capsys, tmp_path, doc, reason)
     import re
     assert re.search(reason, err), err
     assert "Traceback" not in err and out == ""
+
+
+@pytest.mark.parametrize("scale", [2**30, 2**40, 10**300], ids=["2^30", "2^40", "10^300"])
+def test_counts_beyond_scipys_capacities_get_the_exact_optimum(capsys, tmp_path, scale):
+    """Issue 23 §4: per-source CD counts >= 2^30 were "use solver='networkx'",
+    exit 70; MCM now falls back by itself and gives networkx's exact optimum."""
+    doc = {**FIGURE_4, "publishers": [["A", 2 * scale]], "subscribers": [["C", scale], ["D", 3 * scale + 1]]}
+    code, out, err = run(capsys, "matchmaker", write(tmp_path, doc), "--json", "--quiet")
+    assert code == 0, err
+    inst = instance_from_json(doc)
+    assert json.loads(out)["algorithms"]["mcm"]["cost"] == cost(inst, closure(inst, "networkx"))
+
+
+def test_deep_nesting_is_refused_by_the_library_too():
+    deep: list = []
+    for _ in range(5_000):
+        deep = [deep]
+    with pytest.raises(InstanceError, match="nest more than 100 deep"):
+        instance_from_json({**FIGURE_4, "subscribers": deep})
 
 
 def test_loads_names_the_source():
@@ -167,3 +198,41 @@ def test_bad_usage(capsys, tmp_path):
     assert code == 2 and "unknown algorithm 'best'" in err
     code, _, err = run(capsys, "matchmaker", write(tmp_path, FIGURE_4), "--draw", str(tmp_path / "m.pdf"))
     assert code == 2 and ".svg, .png or .dot" in err
+
+
+STAR = {"network": {"edges": [["a", "c"], ["b", "c"], ["c", "s"]]}, "publishers": [["a", 5], ["b", 7]],
+        "subscribers": [["s", 2]], "trees": "shared", "core": "c"}
+
+
+def _written_trees(path) -> dict:
+    return {t["publisher"]: sorted(map(tuple, t["edges"])) for t in json.loads(path.read_text())["trees"]}
+
+
+@pytest.mark.parametrize(("doc_extra", "argv", "whole"), [
+    ({}, [], False), ({}, ["--shared-tree", "pruned"], False), ({"shared_tree": "pruned"}, [], False),
+    ({}, ["--shared-tree", "whole"], True), ({"shared_tree": "whole"}, [], True),
+    ({"shared_tree": "whole"}, ["--shared-tree", "whole"], True),
+])
+def test_shared_tree_option(capsys, tmp_path, doc_extra, argv, whole):
+    """T_x on a shared tree: the paper's (the paths from x to the subscribers) unless
+    the instance or --shared-tree says "whole"; the star a, b - c - s shows it."""
+    saved = tmp_path / "saved.json"
+    code, out, err = run(capsys, "matchmaker", write(tmp_path, {**STAR, **doc_extra}), "--json", "--quiet",
+                         "--write-instance", str(saved), *argv)
+    assert code == 0, err
+    pruned = {"a": [("a", "c"), ("c", "s")], "b": [("b", "c"), ("c", "s")]}
+    everything = {"a": [("a", "c"), ("c", "b"), ("c", "s")], "b": [("b", "c"), ("c", "a"), ("c", "s")]}
+    assert _written_trees(saved) == (everything if whole else pruned)
+    assert json.loads(out)["algorithms"]["all-p"]["cost"] == (36 if whole else 24)
+
+
+@pytest.mark.parametrize(("doc", "argv", "reason"), [
+    ({**STAR, "shared_tree": "whole"}, ["--shared-tree", "pruned"], '"whole" in the instance but "pruned"'),
+    (FIGURE_4, ["--shared-tree", "whole"], "applies to shared trees"),
+    ({**FIGURE_4, "trees": [{"publisher": "A", "edges": [["A", "B"]]}]}, ["--shared-tree", "whole"],
+     "not to trees the instance lists"),
+    (STAR, ["--shared-tree", "some"], "invalid choice"),
+])
+def test_shared_tree_option_errors_exit_2(capsys, tmp_path, doc, argv, reason):
+    code, out, err = run(capsys, "matchmaker", write(tmp_path, doc), *argv)
+    assert code == 2 and out == "" and reason in err and "Traceback" not in err

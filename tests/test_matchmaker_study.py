@@ -39,7 +39,7 @@ def test_bad_sizes(bad):
 
 
 def test_cell_is_pure_and_matches_the_library():
-    cell = {"n": 100, "publishers": 20, "subscribers": 20, "sample": 3, "seed": 7}
+    cell = {"n": 100, "publishers": 20, "subscribers": 20, "sample": 3, "seed": 7, "shared_tree": "pruned"}
     a, b = run_cell(cell), run_cell(dict(cell))
     assert stable(a) == stable(b)
     seed = instance_seed(7, 100, 20, 20, 3)
@@ -50,6 +50,29 @@ def test_cell_is_pure_and_matches_the_library():
             assert a[column(tree, name)] == cost(inst, algorithm(inst))
         assert a[column(tree, "all_valid")] and not a[column(tree, "cyclic")]
     assert a["shared_mcm"] == a["shared_tdm"] == a["shared_lower_bound"]
+
+
+def test_shared_tree_variant_is_threaded_through_the_study():
+    """--shared-tree whole: every cell routes whole shared trees, the manifest says
+    so and its fingerprint differs (a rerun will not mix the two); per-source
+    trees and the drawn instances are the same, so the two runs are paired."""
+    paper, whole = (matchmaker_study(samples=2, sweep_samples=1, dense_samples=0, sizes=(100,), asymmetry=(20,),
+                                     shared_tree=variant) for variant in ("pruned", "whole"))
+    assert paper.config["shared_tree"] == "pruned" and whole.config["shared_tree"] == "whole"
+    assert {c["shared_tree"] for c in whole.cells} == {"whole"}
+    assert paper.config["code_fingerprint"] != whole.config["code_fingerprint"]
+    cell = paper.cells[0]
+    a, b = run_cell(cell), run_cell({**cell, "shared_tree": "whole"})
+    assert a["cell_seed"] == b["cell_seed"] and (a["pcds"], a["scds"], a["core"]) == (b["pcds"], b["scds"], b["core"])
+    for name in ("all_p", "all_s", "mcm", "tdm", "links"):
+        assert a[column("per-source", name)] == b[column("per-source", name)]
+    seed = a["cell_seed"]
+    for variant, row in (("pruned", a), ("whole", b)):
+        inst = Instance.generate(seed, 20, 20, trees="shared", shared_tree=variant)
+        assert row["shared_all_p"] == cost(inst, all_p(inst)) and row["shared_links"] == len(inst.links)
+    assert a["shared_links"] < b["shared_links"] and a["shared_all_p"] < b["shared_all_p"]
+    with pytest.raises(ValueError, match="--shared-tree"):
+        matchmaker_study(samples=1, shared_tree="steiner")
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +113,7 @@ def test_more_than_verdicts(share, verdict):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--points", "3"], "--points"), (["--sizes", "150"], "multiples of 100"), (["--sizes", "x"], "integer"),
-    (["--dense-samples", "-1"], ">= 0"),
+    (["--dense-samples", "-1"], ">= 0"), (["--shared-tree", "steiner"], "invalid choice"),
 ])
 def test_bad_arguments_exit_2(capsys, tmp_path, argv, message):
     code = main(["study", "matchmaker", "--out", str(tmp_path / "o"), *argv])

@@ -18,8 +18,10 @@ for Dynamic Publish/Subscribe Applications", §4).
   residual graph), so that, like Figure 5, a link whose η is 0 is an
   s-link unless that forces a loss; on a shared tree it returns exactly
   Figure 5's marking. The cut is computed by scipy's Dinic max-flow
-  (integer capacities) or, for fractional CD rates or on request, by
-  networkx.
+  (32-bit integer capacities: integer CD counts, the positive η^t
+  summing below 2^30 and every η^t at least −2^30) or, for fractional CD
+  rates, larger counts, or on request, by networkx (exact on Python
+  integers of any size).
 - :func:`mcm`: the optimum: Figure 5 on shared trees, :func:`closure` on any
   other.
 - :func:`tdm`: Figure 6, top-down marking. Links are taken in an order
@@ -80,6 +82,18 @@ def _integral(values: list) -> list[int] | None:
     return out
 
 
+#: scipy's maximum_flow takes int32 capacities. Its network has arcs of
+#: capacity |η^t| and, for the infinite ones, the total gain plus one; scipy
+#: takes an instance only when every capacity stays at most this bound (a
+#: factor 2 below 2^31, so that no sum of capacities the solver forms wraps).
+SCIPY_CAPACITY_LIMIT = 2**30
+
+
+def _fits_scipy(eta: list[int]) -> bool:
+    largest = max(sum(e for e in eta if e > 0) + 1, *(-e for e in eta))
+    return largest <= SCIPY_CAPACITY_LIMIT
+
+
 def _closure_scipy(eta: list[int], arcs: list[tuple[int, int]]) -> list[bool]:
     # deferred: numpy and scipy load only for the max-flow of mcm
     import numpy as np
@@ -88,10 +102,7 @@ def _closure_scipy(eta: list[int], arcs: list[tuple[int, int]]) -> list[bool]:
 
     n = len(eta)
     source, sink = n, n + 1
-    gain = sum(e for e in eta if e > 0)
-    infinite = gain + 1
-    if infinite > 2**30:
-        raise OverflowError("CD counts too large for scipy's 32-bit max-flow; use solver='networkx'")
+    infinite = sum(e for e in eta if e > 0) + 1
     rows, cols, caps = [], [], []
     for i, e in enumerate(eta):
         if e > 0:
@@ -149,20 +160,24 @@ def _closure_networkx(eta: list, arcs: list[tuple[int, int]]) -> list[bool]:
 
 def closure(instance: Instance, solver: str = "auto") -> Marking:
     """The optimal marking of §4.2 as a maximum-weight closure (module docstring);
-    ``solver`` "scipy", "networkx" or "auto" (scipy when the counts are integers)."""
+    ``solver`` "scipy", "networkx" or "auto" (scipy when the counts are
+    integers small enough for its 32-bit capacities, else networkx)."""
     if solver not in ("auto", "scipy", "networkx"):
         raise ValueError(f"solver must be auto, scipy or networkx, not {solver!r}")
     d = instance._d
     eta = [s - t for s, t in zip(d.sigma, d.tau, strict=True)]
+    if not eta:
+        return as_marking(instance, [])
     arcs = _arcs(instance)
     whole = _integral(eta)
-    if solver == "scipy" and whole is None:
-        raise InstanceError("scipy's max-flow needs integer CD counts; use solver='networkx'")
-    if solver == "networkx" or whole is None or not eta:
-        is_s = _closure_networkx(eta, arcs) if eta else []
-    else:
-        is_s = _closure_scipy(whole, arcs)
-    return as_marking(instance, is_s)
+    if solver != "networkx" and whole is not None and _fits_scipy(whole):
+        return as_marking(instance, _closure_scipy(whole, arcs))
+    if solver == "scipy":
+        raise InstanceError("scipy's max-flow needs integer CD counts; use solver='networkx' or 'auto'"
+                            if whole is None else
+                            f"CD counts too large for scipy's 32-bit max-flow (a capacity above "
+                            f"{SCIPY_CAPACITY_LIMIT}); use solver='networkx' or 'auto'")
+    return as_marking(instance, _closure_networkx(eta, arcs))
 
 
 def mcm(instance: Instance, solver: str = "auto") -> Marking:

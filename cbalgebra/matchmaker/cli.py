@@ -17,6 +17,8 @@ from pathlib import Path
 
 from cbalgebra.clibase import GRAPHVIZ_HOWTO, Subparsers, UnavailableError, UsageError, read_text
 
+from .names import SHARED_TREES
+
 ALGORITHM_NAMES = ("all-p", "all-s", "mcm", "tdm")
 _TITLES = {"all-p": "All-P", "all-s": "All-S", "mcm": "MCM", "tdm": "TDM"}
 
@@ -33,10 +35,15 @@ INSTANCE: a JSON file (- for standard input):
   {"network": {"edges": [[0, 1, 10], [1, 2], ...]},      # [u, v, weight?]
    "publishers": [[node, PCDs], ...], "subscribers": [[node, SCDs], ...],
    "trees": "shared" | "per-source" | [{"publisher": x, "edges": [[u, v], ...]}],
-   "core": node}                                          # shared trees only
+   "core": node,                                          # shared trees only
+   "shared_tree": "pruned" | "whole"}                     # shared trees only
 or {"generate": {"seed": 7, "publishers": 20, "subscribers": 20,
 "trees": "per-source"}} for the paper's random 100-node transit-stub
 instance. --write-instance saves any instance in the explicit form.
+
+On a shared tree T_x is, by default, the paper's (§3.1): the links on the
+paths from x to the subscribers; --shared-tree whole (or "shared_tree":
+"whole") takes the whole tree oriented away from x.
 
 --draw OUT draws one marking (--draw-algorithm, default mcm): .svg or .png
 through Graphviz's dot, or .dot (needs nothing)."""
@@ -56,6 +63,8 @@ def register(subparsers: Subparsers) -> None:
                    help="the marking to draw (default mcm)")
     p.add_argument("--write-instance", default=None, metavar="FILE",
                    help="also write the instance as explicit JSON (network, counts, trees)")
+    p.add_argument("--shared-tree", default=None, choices=SHARED_TREES,
+                   help="T_x on a shared tree routed from the instance: pruned (the paper's; default) or whole")
     p.set_defaults(func=run)
 
 
@@ -84,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--draw {args.draw}: the file name must end in .svg, .png or .dot")
     where = "standard input" if args.instance == "-" else args.instance
     try:
-        instance = loads(read_text(args.instance), where)
+        instance = loads(read_text(args.instance), where, shared_tree=args.shared_tree)
     except InstanceError as e:
         raise UsageError(f"{where}: {e}" if not str(e).startswith(where) else str(e)) from None
     if draw is not None and draw.suffix.lower() != ".dot" and shutil.which("dot") is None:

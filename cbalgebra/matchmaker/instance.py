@@ -33,10 +33,23 @@ Two constructors:
   fixes it.
 - *The shared tree.* CBT: every member (publisher or subscriber) joins
   along its shortest path to the core, so the shared tree is the core's
-  shortest-path tree pruned to the members. T_x is the whole shared tree
-  oriented away from x: CBT delivers a sender's data on every branch of the
-  tree. (With T_x pruned to the paths from x to the subscribers, Property 3,
-  monotonicity, would fail, and with it Figure 5.)
+  shortest-path tree pruned to the members. T_x is, as §3.1 defines it, the
+  links of that tree "that reach all subscriber nodes": the links on the
+  paths from x to the subscribers, oriented away from x
+  (``shared_tree="pruned"``, the default). Property 3 (monotonicity) holds
+  on these trees, and with it Figure 5's optimality: if t is upstream of q
+  in T_x, every publisher whose T_y holds t reaches the subscribers beyond q
+  through q (the paths in one tree are unique), so sigma^t ≤ sigma^q; and
+  the subscribers below q are among those below t, so τ^t ≥ τ^q.
+  ``shared_tree="whole"`` takes the whole shared tree oriented away from x
+  instead, branches that lead only to other publishers included (CBT
+  forwards a sender's data on every branch). The links it adds lead to no
+  subscriber, so their τ is 0: All-S is unchanged, Figure 5 makes them
+  s-links at no cost, so MCM is unchanged, and All-P grows by their PCDs.
+  Measured on the study's 3,480 instances (seed 2003): All-S and MCM equal
+  on every one, All-P higher on every one; at the paper's point (Figure 7,
+  1,000 instances) All-P's median is 4,242 instead of 3,014 and its 90th
+  percentile 7,801 instead of 5,588.
 - *The per-source trees.* DVMRP: T_x is the union of the reverse shortest
   paths from every subscriber to x, i.e. x's shortest-path tree pruned to S.
 - *Ties between equal shortest paths.* A node's parent toward root r is its
@@ -59,15 +72,16 @@ import networkx as nx
 from cbalgebra.network.paths import shortest_path_parents
 from cbalgebra.network.topology import TopologyError, topology
 
+from .names import SHARED_TREES, TREE_KINDS
 from .pareto import bounded_pareto, cd_count
 
-__all__ = ["TREE_KINDS", "Instance", "InstanceError", "Link", "Marking", "build_trees", "node_key"]
+__all__ = ["SHARED_TREES", "TREE_KINDS", "Instance", "InstanceError", "Link", "Marking", "build_trees",
+           "check_shared_tree", "node_key"]
 
 Link: TypeAlias = tuple[Hashable, Hashable]
 #: A link marking: each directed link of T to "p" (p-link) or "s" (s-link).
 Marking: TypeAlias = dict[tuple[Hashable, Hashable], str]
 
-TREE_KINDS = ("shared", "per-source")
 
 
 class InstanceError(ValueError):
@@ -229,11 +243,10 @@ class Instance:
         expected = tuple(sorted({link for x in self.publishers for link in self.trees[x]}, key=_link_key))
         if tuple(self.links) != expected:
             raise InstanceError("links must be the sorted union of the trees")
-        if self.kind == "shared":
-            spans = {frozenset(frozenset(e) for e in self.trees[x]) for x in self.publishers}
-            if len(spans) > 1:
-                raise InstanceError("kind 'shared' needs every publisher's tree to be the one shared tree, "
-                                    "oriented away from that publisher")
+        if self.kind == "shared" and not _one_shared_tree(self.publishers, self.subscribers, self.trees):
+            raise InstanceError("kind 'shared' needs every publisher's tree to be the one shared tree, "
+                                "oriented away from that publisher: whole, or pruned to the paths to the "
+                                "subscribers")
         object.__setattr__(self, "_d", _derive(self.publishers, self.subscribers, self.f, self.g,
                                                self.trees, self.links))
 
@@ -264,16 +277,18 @@ class Instance:
 
     @classmethod
     def generate(cls, seed: int, publishers: int = 20, subscribers: int = 20, trees: str = "shared",
-                 core: Hashable = "random", **topology_params: Any) -> Instance:
+                 core: Hashable = "random", shared_tree: str = "pruned", **topology_params: Any) -> Instance:
         """The paper's random instance (§4.4.1) for ``seed``: a transit-stub
         network (``topology_params`` go to the generator; its default is the
         paper's 100 nodes), |P| = ``publishers`` and |S| = ``subscribers``
         stub nodes, bounded-Pareto CD counts, ``trees`` "shared" (CBT around
-        ``core``) or "per-source" (DVMRP). See the module docstring."""
+        ``core``; T_x ``shared_tree`` "pruned", the paper's, or "whole") or
+        "per-source" (DVMRP). See the module docstring."""
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise InstanceError(f"seed must be an int, not {seed!r}")
         if trees not in TREE_KINDS:
             raise InstanceError(f"trees must be 'shared' or 'per-source', not {trees!r}")
+        check_shared_tree(shared_tree, trees)
         try:
             graph = topology("transit_stub", None, seed=seed, **topology_params)
         except TopologyError as e:
@@ -291,7 +306,8 @@ class Instance:
         drawn_core = rng.choice(transits)
         if trees == "shared":
             chosen = drawn_core if core == "random" else core
-            built, chosen = build_trees(graph, "shared", pubs, subs, core=chosen, core_candidates=transits)
+            built, chosen = build_trees(graph, "shared", pubs, subs, core=chosen, core_candidates=transits,
+                                        shared_tree=shared_tree)
         else:
             built, chosen = build_trees(graph, "per-source", pubs, subs)
         return cls.from_trees(built, f, g, graph=graph, kind=trees, core=chosen)
@@ -373,6 +389,59 @@ def _pruned(root: Hashable, parent: Mapping[Hashable, Hashable], keep: Iterable[
     return sorted(edges, key=_link_key)
 
 
+def _toward(edges: Iterable[Link], root: Hashable) -> dict[Hashable, Hashable]:
+    """Each node's parent when the undirected tree ``edges`` hangs from ``root``."""
+    return {v: u for u, v in _orient(edges, root)}
+
+
+def _one_shared_tree(publishers: Iterable[Hashable], subscribers: Iterable[Hashable],
+                     trees: Mapping[Hashable, Iterable[Link]]) -> bool:
+    """Whether the trees are one undirected tree (or forest), each T_x oriented
+    away from x: every T_x the whole of it ("whole"), or every T_x its links on
+    the paths from x to the subscribers x reaches in it ("pruned"). Both
+    satisfy §4.1's condition (3) and Property 3."""
+    spans = [frozenset(frozenset(e) for e in trees[x]) for x in publishers]
+    union: frozenset = frozenset().union(*spans)
+    if all(span == union for span in spans):
+        return True
+    edges = [tuple(e) for e in union]
+    if not _acyclic(edges):
+        return False
+    subs = list(subscribers)
+    for x in publishers:
+        parent = _toward(edges, x)
+        if set(trees[x]) != set(_pruned(x, parent, [y for y in subs if y == x or y in parent])):
+            return False
+    return True
+
+
+def _acyclic(edges: Iterable[tuple]) -> bool:
+    """Whether undirected ``edges`` form a forest (union-find)."""
+    root: dict[Hashable, Hashable] = {}
+
+    def find(v: Hashable) -> Hashable:
+        while root.setdefault(v, v) != v:
+            root[v] = root[root[v]]
+            v = root[v]
+        return v
+
+    for u, v in edges:
+        a, b = find(u), find(v)
+        if a == b:
+            return False
+        root[a] = b
+    return True
+
+
+def check_shared_tree(shared_tree: str, kind: str) -> None:
+    """InstanceError unless ``shared_tree`` is one of SHARED_TREES and applies to
+    tree kind ``kind`` (per-source trees are always pruned to the subscribers)."""
+    if shared_tree not in SHARED_TREES:
+        raise InstanceError(f"shared_tree must be 'pruned' or 'whole', not {shared_tree!r}")
+    if shared_tree == "whole" and kind != "shared":
+        raise InstanceError(f"shared_tree 'whole' applies to shared trees, not to {kind} trees")
+
+
 def _orient(edges: Iterable[Link], root: Hashable) -> list[Link]:
     """An undirected tree's edges directed away from ``root`` (edges not connected to root dropped)."""
     adjacent: dict[Hashable, list[Hashable]] = {}
@@ -392,13 +461,16 @@ def _orient(edges: Iterable[Link], root: Hashable) -> list[Link]:
 
 def build_trees(graph: nx.Graph, kind: str, publishers: Iterable[Hashable], subscribers: Iterable[Hashable],
                 core: Hashable = "central", core_candidates: Iterable[Hashable] | None = None,
-                ) -> tuple[dict[Hashable, list[Link]], Hashable | None]:
+                shared_tree: str = "pruned") -> tuple[dict[Hashable, list[Link]], Hashable | None]:
     """Route the multicast trees over ``graph`` (see the module docstring):
     the trees by publisher, and the core (None for per-source trees).
 
     ``core`` (shared trees): a node, or "central": the candidate with the
     least total distance to the members, ties to the smallest id;
-    candidates are ``core_candidates`` (default: every node)."""
+    candidates are ``core_candidates`` (default: every node).
+    ``shared_tree`` (shared trees): T_x "pruned" to the links on the paths
+    from x to the subscribers (the paper's, §3.1), or the "whole" tree."""
+    check_shared_tree(shared_tree, kind)
     pubs, subs = list(publishers), list(subscribers)
     for v in [*pubs, *subs]:
         if v not in graph:
@@ -418,4 +490,6 @@ def build_trees(graph: nx.Graph, kind: str, publishers: Iterable[Hashable], subs
     elif core not in graph:
         raise InstanceError(f"the core {core!r} is not in the network")
     shared = _pruned(core, _parents(graph, [core])[core], members)
-    return {x: _orient(shared, x) for x in pubs}, core
+    if shared_tree == "whole":
+        return {x: _orient(shared, x) for x in pubs}, core
+    return {x: _pruned(x, _toward(shared, x), subs) for x in pubs}, core

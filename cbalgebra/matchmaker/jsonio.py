@@ -24,9 +24,19 @@ One object. Nodes are integers or strings; a count is a number >= 0.
   each edge pointing away from its publisher (and, with a network, a link of
   it).
 - ``core``: the CBT core (shared trees only).
+- ``shared_tree``: T_x on a shared tree routed here, ``"pruned"`` (the
+  default and the paper's, §3.1: the links on the paths from x to the
+  subscribers) or ``"whole"`` (the whole tree oriented away from x).
 
 Or ``{"generate": {"seed": 7, "publishers": 20, "subscribers": 20,
-"trees": "shared"}}``: the paper's random instance (:meth:`Instance.generate`).
+"trees": "shared", "shared_tree": "pruned"}}``: the paper's random instance
+(:meth:`Instance.generate`).
+
+Counts and weights are at most 1.8e308 (the largest float: the instance
+checks them as floats, and the trees are routed in floating point); an
+integer count below that is kept exact, and the optimum is computed on it
+exactly. Arrays and objects nest at most :data:`MAX_DEPTH` deep (an instance
+needs 4).
 
 Every problem is an :class:`InstanceError` with a one-line message.
 """
@@ -35,6 +45,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Hashable
 from typing import Any
 
@@ -42,16 +53,46 @@ import networkx as nx
 
 from cbalgebra.network.topology import TopologyError, topology
 
-from .instance import Instance, InstanceError, build_trees, node_key
+from .instance import Instance, InstanceError, build_trees, check_shared_tree, node_key
 
-__all__ = ["instance_from_json", "instance_to_json", "loads", "marking_to_json"]
+__all__ = ["MAX_DEPTH", "instance_from_json", "instance_to_json", "loads", "marking_to_json"]
 
-_KEYS = {"network", "publishers", "subscribers", "trees", "core", "generate"}
+_KEYS = {"network", "publishers", "subscribers", "trees", "core", "shared_tree", "generate"}
+
+#: How deep arrays and objects may nest in an instance file. An instance needs
+#: 4 levels; the bound keeps a hostile file from exhausting the recursion of
+#: the JSON reader or of the messages that quote a value.
+MAX_DEPTH = 100
+
+#: Longest quotation of a value in a message.
+_SHOWN = 60
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON for a one-line message, cut short when long."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > sys.float_info.max:
+        # not str(): Python refuses to write an int of more than 4,300 digits
+        return f"an integer of {value.bit_length()} bits"
+    text = json.dumps(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def _reason(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _finite_number(value: Any) -> bool:
+    """Can ``value`` be a count or a weight: a number (not a bool), at most the largest float?"""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):  # math.isfinite(int) converts to float, which overflows above 1.8e308
+        return abs(value) <= sys.float_info.max
+    return math.isfinite(value)
 
 
 def _node(value: Any, where: str) -> Hashable:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise InstanceError(f"{where}: a node is an integer or a string, not {json.dumps(value)}")
+        raise InstanceError(f"{where}: a node is an integer or a string, not {_shown(value)}")
     return value
 
 
@@ -61,11 +102,12 @@ def _pairs(data: Any, where: str) -> dict[Hashable, int | float]:
     out: dict[Hashable, int | float] = {}
     for item in data:
         if not isinstance(item, list) or len(item) != 2:
-            raise InstanceError(f"{where}: expected [node, count], not {json.dumps(item)}")
+            raise InstanceError(f"{where}: expected [node, count], not {_shown(item)}")
         node = _node(item[0], where)
         count = item[1]
-        if isinstance(count, bool) or not isinstance(count, (int, float)) or not math.isfinite(count) or count < 0:
-            raise InstanceError(f"{where}: the count of {node!r} must be a number >= 0, not {json.dumps(count)}")
+        if not _finite_number(count) or count < 0:
+            raise InstanceError(f"{where}: the count of {node!r} must be a number >= 0 and at most 1.8e308, "
+                                f"not {_shown(count)}")
         if node in out:
             raise InstanceError(f"{where}: {node!r} is listed twice")
         out[node] = count
@@ -86,6 +128,8 @@ def _network(data: Any) -> nx.Graph:
             return topology(data["generator"], data.get("n"), seed=data.get("seed", 0), **params)
         except (TopologyError, TypeError) as e:
             raise InstanceError(f"network: {e}") from None
+        except (OverflowError, MemoryError) as e:  # a size the generator takes but cannot build
+            raise InstanceError(f"network: too large to generate ({_reason(e)})") from None
     extra = set(data) - {"edges"}
     if extra or "edges" not in data:
         raise InstanceError('network: expected {"edges": [[u, v, weight], ...]}')
@@ -94,11 +138,12 @@ def _network(data: Any) -> nx.Graph:
     g = nx.Graph()
     for item in data["edges"]:
         if not isinstance(item, list) or len(item) not in (2, 3):
-            raise InstanceError(f"network: an edge is [u, v] or [u, v, weight], not {json.dumps(item)}")
+            raise InstanceError(f"network: an edge is [u, v] or [u, v, weight], not {_shown(item)}")
         u, v = _node(item[0], "network"), _node(item[1], "network")
         w = item[2] if len(item) == 3 else 1
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w <= 0:
-            raise InstanceError(f"network: edge [{u!r}, {v!r}] needs a weight > 0, not {json.dumps(w)}")
+        if not _finite_number(w) or w <= 0:
+            raise InstanceError(f"network: edge [{u!r}, {v!r}] needs a weight > 0 and at most 1.8e308, "
+                                f"not {_shown(w)}")
         if u == v:
             raise InstanceError(f"network: self-loop at {u!r}")
         if g.has_edge(u, v):
@@ -107,10 +152,23 @@ def _network(data: Any) -> nx.Graph:
     return g
 
 
-def instance_from_json(data: Any) -> Instance:
-    """An :class:`Instance` from the parsed JSON document (see the module docstring)."""
+def _shared_tree(given: Any, asked: str | None) -> str | None:
+    """The shared-tree variant: the document's ``shared_tree``, or the caller's; they must agree."""
+    if given is not None and asked is not None and given != asked:
+        raise InstanceError(f'"shared_tree" is {json.dumps(given)} in the instance but '
+                            f"{json.dumps(asked)} was asked for")
+    return asked if given is None else given
+
+
+def instance_from_json(data: Any, shared_tree: str | None = None) -> Instance:
+    """An :class:`Instance` from the parsed JSON document (see the module docstring).
+    ``shared_tree`` ("pruned" or "whole"), when given, is T_x on a shared tree
+    routed here, as if the document said it; it does not apply to trees the
+    document lists."""
     if not isinstance(data, dict):
         raise InstanceError("an instance is a JSON object")
+    if _deeper_than(data, MAX_DEPTH):
+        raise InstanceError(f"arrays and objects nest more than {MAX_DEPTH} deep (an instance needs 4)")
     extra = set(data) - _KEYS
     if extra:
         raise InstanceError(f"unknown key {sorted(extra)[0]!r} (valid: {', '.join(sorted(_KEYS))})")
@@ -120,10 +178,15 @@ def instance_from_json(data: Any) -> Instance:
         spec = data["generate"]
         if not isinstance(spec, dict) or "seed" not in spec:
             raise InstanceError('generate: expected {"seed": N, ...}')
+        variant = _shared_tree(spec.get("shared_tree"), shared_tree)
+        if variant is not None:
+            spec = {**spec, "shared_tree": variant}
         try:
             return Instance.generate(**spec)
         except TypeError as e:
             raise InstanceError(f"generate: {e}") from None
+        except (OverflowError, MemoryError) as e:  # a size the generator takes but cannot build
+            raise InstanceError(f"generate: too large to generate ({_reason(e)})") from None
     for key in ("publishers", "subscribers", "trees"):
         if key not in data:
             raise InstanceError(f"missing key {key!r}")
@@ -137,6 +200,7 @@ def instance_from_json(data: Any) -> Instance:
                     raise InstanceError(f"{who} {v!r} is not a node of the network")
     trees = data["trees"]
     core = data.get("core")
+    variant = _shared_tree(data.get("shared_tree"), shared_tree)
     if isinstance(trees, str):
         if graph is None:
             raise InstanceError(f'trees "{trees}" are routed over a network: give "network"')
@@ -146,11 +210,16 @@ def instance_from_json(data: Any) -> Instance:
             core = _node(core, "core")
             if trees != "shared":
                 raise InstanceError('"core" applies to shared trees only')
+        variant = "pruned" if variant is None else variant
+        check_shared_tree(variant, trees)
         built, chosen = build_trees(graph, trees, sorted(f, key=node_key), sorted(g, key=node_key),
-                                    core="central" if core is None else core)
+                                    core="central" if core is None else core, shared_tree=variant)
         return Instance.from_trees(built, f, g, graph=graph, kind=trees, core=chosen)
     if core is not None:
         raise InstanceError('"core" applies to shared trees routed here ("trees": "shared")')
+    if variant is not None:
+        raise InstanceError('"shared_tree" applies to shared trees routed here ("trees": "shared"), '
+                            "not to trees the instance lists")
     if not isinstance(trees, list):
         raise InstanceError('trees: "shared", "per-source" or a list of {"publisher": x, "edges": [...]}')
     given: dict[Hashable, list] = {}
@@ -165,7 +234,7 @@ def instance_from_json(data: Any) -> Instance:
         edges = []
         for pair in item["edges"]:
             if not isinstance(pair, list) or len(pair) != 2:
-                raise InstanceError(f"trees: an edge is [u, v], not {json.dumps(pair)}")
+                raise InstanceError(f"trees: an edge is [u, v], not {_shown(pair)}")
             u, v = _node(pair[0], f"tree of {x!r}"), _node(pair[1], f"tree of {x!r}")
             if graph is not None and not graph.has_edge(u, v):
                 missing = next((n for n in (u, v) if n not in graph), None)
@@ -183,13 +252,47 @@ def instance_from_json(data: Any) -> Instance:
     return Instance.from_trees(given, f, g, graph=graph)
 
 
-def loads(text: str, where: str = "instance") -> Instance:
-    """Parse an instance file's text; a JSON syntax error names its line and column."""
+class _LongInteger(Exception):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _integer(text: str) -> int:
+    """The JSON reader's integers; Python refuses to convert very long ones
+    (sys.get_int_max_str_digits(), 4,300 digits by default) with a ValueError."""
     try:
-        data = json.loads(text)
+        return int(text)
+    except ValueError:
+        raise _LongInteger(len(text.lstrip("-"))) from None
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Do arrays and objects nest more than ``limit`` deep? (Iterative: no recursion to exhaust.)"""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
+def loads(text: str, where: str = "instance", shared_tree: str | None = None) -> Instance:
+    """Parse an instance file's text; a JSON syntax error names its line and column.
+    ``shared_tree`` as in :func:`instance_from_json`."""
+    try:
+        data = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as e:
         raise InstanceError(f"{where}: line {e.lineno}, column {e.colno}: {e.msg}") from None
-    return instance_from_json(data)
+    except RecursionError:  # the reader recurses once per level: far deeper than MAX_DEPTH
+        raise InstanceError(f"{where}: arrays and objects nest more than {MAX_DEPTH} deep "
+                            f"(an instance needs 4)") from None
+    except _LongInteger as e:
+        raise InstanceError(f"{where}: a number of {e.digits} digits is too long (counts and weights are "
+                            f"at most 1.8e308)") from None
+    return instance_from_json(data, shared_tree)
 
 
 def _jsonable(node: Hashable) -> int | str:

@@ -3,8 +3,9 @@ network and check every delivery (Carzaniga, Rembert & Wolf 2006, §2-§3).
 
 Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success (even when
 a check fails: the checks are printed), 2 bad input or usage (one line on
-standard error; a parse error also shows the line and a caret), 69 Graphviz
-missing for an .svg/.png drawing, 70 internal error. No traceback reaches the user
+standard error; a parse error also shows the line and a caret), 3 a reducer
+that exceeded its budget (``--reducer minimal``), 69 Graphviz missing for an
+.svg/.png drawing, 70 internal error. No traceback reaches the user
 unless CBALGEBRA_DEBUG is set.
 """
 
@@ -12,14 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from typing import Any
 
 from cbalgebra.clibase import (
     EXIT_BAD_INPUT,
-    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_UNAVAILABLE,
     UnavailableError,
@@ -93,6 +92,8 @@ class _BadInput(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
+    # What is not caught here goes to clibase.run_command's one policy: a
+    # reducer's exceeded budget is exit 3 there, a bug exit 70.
     try:
         return _route(args)
     except ParseError as e:
@@ -110,11 +111,6 @@ def run(args: argparse.Namespace) -> int:
     except UnavailableError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    except Exception as e:
-        if os.environ.get("CBALGEBRA_DEBUG"):
-            raise
-        print(f"internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return EXIT_INTERNAL
 
 
 def _value(text: str) -> Any:
