@@ -189,9 +189,37 @@ class _Arcs:
     def tight(self, lengths: np.ndarray) -> np.ndarray:
         """tight[i, a]: arc a = (u, x) lies on a shortest path from the source
         of row i: x is reachable and d(u) + w(u, x) == d(x), exactly."""
+        if lengths.dtype == object:
+            return self._tight_python_ints(lengths)
         through = lengths[:, self.tail] + self.length
         direct = lengths[:, self.head]
-        return np.asarray((through == direct) & (direct != math.inf), dtype=bool)
+        return (through == direct) & (direct != math.inf)
+
+    def _tight_python_ints(self, lengths: np.ndarray) -> np.ndarray:
+        """:meth:`tight` on Python-int lengths: floats find the candidates, ints
+        decide. Rounding d(u), w and d(x) to floats and adding errs by at most
+        3.0001 * 2**-53 * d(x) < 4e-16 d(x) on a tight arc (each rounding is
+        relative, every value is >= 1), so a relative 1e-12 keeps every tight
+        arc among the candidates; the exact test then drops the near misses."""
+        try:
+            approx = lengths.astype(np.float64)
+            weight = self.length.astype(np.float64)
+            near_the_top = max(np.max(approx, where=np.isfinite(approx), initial=0.0), weight.max()) > 2.0**1000
+        except OverflowError:
+            near_the_top = True
+        if near_the_top:  # float sums could overflow: test every arc exactly
+            through = lengths[:, self.tail] + self.length
+            direct = lengths[:, self.head]
+            return np.asarray((through == direct) & (direct != math.inf), dtype=bool)
+        through_f = approx[:, self.tail] + weight
+        direct_f = approx[:, self.head]
+        rows, arcs = np.nonzero((np.abs(through_f - direct_f) <= 1e-12 * direct_f) & np.isfinite(direct_f))
+        tight = np.zeros(through_f.shape, dtype=bool)
+        table, tail, head, length = lengths.tolist(), self.tail.tolist(), self.head.tolist(), self.length.tolist()
+        for r, a in zip(rows.tolist(), arcs.tolist(), strict=True):
+            row = table[r]
+            tight[r, a] = row[tail[a]] + length[a] == row[head[a]]
+        return tight
 
     def parents(self, lengths: np.ndarray) -> np.ndarray:
         """parent[i, x]: the smallest-id tail of a tight arc into x (-1 at the
