@@ -184,6 +184,15 @@ def test_matchmaker_trees_on_weights_whose_sums_overflow_a_float():
     assert sorted(inst.trees[0]) == [(0, 1), (0, 2)]
 
 
+def test_matchmaker_central_core_on_weights_whose_sums_overflow_a_float():
+    # A path 0-1-2-3-4 of 1e308 links: every total distance is inf in floats, so
+    # every candidate tied and the smallest id won; exactly, 2 is the centre.
+    g = nx.path_graph(5)
+    nx.set_edge_attributes(g, 1e308, "weight")
+    _, core = build_trees(g, "shared", [0], [2, 4], core="central")  # totals 6, 5, 4, 5, 6 (x 1e308)
+    assert core == 2
+
+
 def test_shortest_path_parents_refuses_weights_it_cannot_handle():
     for w in (0, -1, float("nan"), float("inf"), True, "1", None, 10**400):
         with pytest.raises(ValueError, match="weight") as err:

@@ -69,7 +69,7 @@ from typing import Any, TypeAlias
 
 import networkx as nx
 
-from cbalgebra.network.paths import shortest_path_parents
+from cbalgebra.network.paths import exact_weight, shortest_path_parents
 from cbalgebra.network.topology import TopologyError, topology
 
 from .names import SHARED_TREES, TREE_KINDS
@@ -375,6 +375,10 @@ def _parents(graph: nx.Graph, roots: list[Hashable]) -> dict[Hashable, dict[Hash
             for r, row in zip(roots, parent.tolist(), strict=True)}
 
 
+def _exact_length(u: Hashable, v: Hashable, data: Mapping) -> Any:
+    return exact_weight(data.get("weight", 1))
+
+
 def _pruned(root: Hashable, parent: Mapping[Hashable, Hashable], keep: Iterable[Hashable]) -> list[Link]:
     """The edges of root's shortest-path tree on the paths from root to ``keep``."""
     edges: set[Link] = set()
@@ -485,7 +489,8 @@ def build_trees(graph: nx.Graph, kind: str, publishers: Iterable[Hashable], subs
         candidates = sorted(core_candidates if core_candidates is not None else graph.nodes, key=node_key)
         if not candidates:
             raise InstanceError("no candidate for the core")
-        lengths = {c: nx.single_source_dijkstra_path_length(graph, c, weight="weight") for c in candidates}
+        # Exact sums (ints, Fractions): float sums of large weights overflow to inf and tie every candidate.
+        lengths = {c: nx.single_source_dijkstra_path_length(graph, c, weight=_exact_length) for c in candidates}
         core = min(candidates, key=lambda c: (sum(lengths[c].get(m, math.inf) for m in members), node_key(c)))
     elif core not in graph:
         raise InstanceError(f"the core {core!r} is not in the network")
