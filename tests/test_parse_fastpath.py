@@ -179,3 +179,13 @@ def test_flat_statements_in_documents_are_not_limited(path):
     assert [len(items[0].value), len(items[1].value.constraints), len(items[2].value)] == [FLAT] * 3
     with pytest.raises(cb.ParseError, match="expands to more than 10000 conjunctions"):
         parse(f"subscribe {_products(14)}\n")
+
+
+def test_reduce_files_of_flat_predicates_are_not_limited():
+    """`cbalgebra reduce` reads a predicate per line, or a document."""
+    from cbalgebra.reducers.cli import read_predicates
+
+    line = " || ".join(f"[x = {i}]" for i in range(FLAT))
+    assert [len(p) for p in read_predicates(f"{line}\nx = 1\n")] == [FLAT, 1]
+    assert [len(p) for p in read_predicates(f"subscribe {line}\nifconfig 3 {line.replace('||', '|')};\n")] == [
+        FLAT, FLAT]
