@@ -904,7 +904,7 @@ def iter_document(source: Any) -> Iterator[DocumentItem]:
     """The statements of a document, one at a time, as they are parsed.
 
     ``source`` is text or a text file object (read whole: the text is small
-    next to its parsed values). Each statement is read by the fast scanner
+    next to its parsed values); a leading byte-order mark is skipped. Each statement is read by the fast scanner
     when it is flat and plain, else by the grammar; line numbers count from
     the start of the document, and an error raises :class:`ParseError` when
     the loop reaches it, after the items before it were yielded.
