@@ -3,7 +3,7 @@ Figures 8–11, on the §5.1 workload (``cbalgebra.workloads.forwarding``).
 
     .venv/bin/python benchmarks/forward.py [--quick] [--out DIR] [--seed S] [--only SECTIONS]
 
-SECTIONS (comma-separated, default all): issue15, numba, targets, fig89, fig10, fig11.
+SECTIONS (comma-separated, default all): issue15, numba, cli, targets, fig89, fig10, fig11.
 Not a test: nothing is asserted. Writes into DIR (default benchmarks/results):
 
 - ``forward_issue15.csv``   every row of issue 15's table (load a driver file
@@ -15,6 +15,10 @@ Not a test: nothing is asserted. Writes into DIR (default benchmarks/results):
   driver, also that driver on the same files (its own ``timer start;`` /
   ``timer stop;``, minus the same selects against an empty table);
 
+- ``forward_cli.csv``       ``cbalgebra forward FILE`` as a user runs it (GNU time: wall, CPU, peak
+  memory; the command's own parse and compile seconds) on the paper's table
+  (250,000 filters) and 1,000,000 filters, one ``ifconfig`` per interface and
+  split, this checkout and ``--cli-baseline PYTHON`` (another checkout's interpreter);
 - ``forward_targets.csv``   the issue's targets, measured, with the target beside;
 - ``forward_fig8_9.csv``    time per message against total constraints (I = F, 10, 20, 40; r = 0 and 10);
 - ``forward_fig10.csv``     time per message against filters per interface at a fixed size;
@@ -311,17 +315,20 @@ def mixed_workload(seed: int, filters: int = 10_000, messages: int = 2000) -> cb
 
 
 def driver_file(w: cb.workloads.ForwardingWorkload, *, table: bool = True, messages: bool = True,
-                per_statement: int = 1000, timer: bool = False) -> str:
-    """An SFF driver file of the workload, with at most ``per_statement``
-    filters per ``ifconfig`` (several statements for one interface add up;
-    one predicate may not exceed 10,000 filters); with ``timer``, the selects
-    sit between ``timer start;`` and ``timer stop;``."""
+                per_statement: int | None = None, timer: bool = False) -> str:
+    """An SFF driver file of the workload: by default in its natural form,
+    one ``ifconfig`` per interface (12,500 filters each for the paper's
+    I = 20 table); with ``per_statement``, at most that many filters per
+    ``ifconfig`` (several statements for one interface add up: the form a
+    reader limited to 10,000 filters per statement, such as a baseline
+    before issue 23, can read). With ``timer``, the selects sit between
+    ``timer start;`` and ``timer stop;``."""
     text = w.sff(table=table, messages=False) if table else ""
     out, count, interface = [], 0, None
     for line in text.splitlines(keepends=True):
         if line.startswith("ifconfig "):
             interface, count = line.split()[1], 0
-        elif line.startswith("  | "):
+        elif line.startswith("  | ") and per_statement is not None:
             count += 1
             if count % per_statement == 0:
                 line = f";\nifconfig {interface} " + line[4:]
@@ -330,6 +337,25 @@ def driver_file(w: cb.workloads.ForwardingWorkload, *, table: bool = True, messa
         selects = w.sff(table=False, messages=True).split("\n", 1)[1]
         out.append("timer start;\n" + selects + "timer stop;\n" if timer else selects)
     return "".join(out)
+
+
+#: Filters per statement of the split form, for a baseline that refuses more
+#: than 10,000 filters in one statement.
+SPLIT_STATEMENT = 1000
+
+
+def _readable_by(load, text: str, w: cb.workloads.ForwardingWorkload, **kw) -> str:
+    """``text``, or its split form when ``load`` (a baseline's reader)
+    refuses an ``ifconfig`` of more than 10,000 filters."""
+    try:
+        load(text)
+    except ValueError as e:
+        if "10000 conjunctions" not in str(e):
+            raise
+        log.info("the baseline refuses one ifconfig per interface (%s): it reads the split form",
+                 str(e).splitlines()[0])
+        return driver_file(w, per_statement=SPLIT_STATEMENT, **kw)
+    return text
 
 
 def load_baseline_matcher(rev: str, folder: Path):
@@ -426,7 +452,8 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
         n_f = 25_000 if quick else 250_000
         big = cb.workloads.forwarding(interfaces=20, filters_per_interface=n_f // 20, messages=2000,
                                       attributes_per_message=10, seed=seed)
-        table_text = driver_file(big, messages=False)
+        table_text = driver_file(big, messages=False)  # one ifconfig per interface
+        base_text = _readable_by(Base.from_document, table_text, big, messages=False)
         tag = f"{n_f:,} filters ({big.n_constraints:,} constraints)"
         # -- load and compile from a driver file; parse rate
         Now.from_document(table_text)  # warm: numba's scanner, the parser's grammar
@@ -436,10 +463,10 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
         base_columns = getattr(importlib.import_module("baseline_matcher._bulk"), "table_columns", None) \
             if importlib.util.find_spec("baseline_matcher._bulk") else None
         for _ in range(repeats):
-            load["base"].append(_median_cpu(lambda: Base.from_document(table_text), 1))
+            load["base"].append(_median_cpu(lambda: Base.from_document(base_text), 1))
             load["now"].append(_median_cpu(lambda: Now.from_document(table_text), 1))
             # the baseline's bulk reader if it has one, else its only reader: the object parser
-            parse["base"].append(_median_cpu(lambda: (base_columns or cb.parse_document)(table_text), 1))
+            parse["base"].append(_median_cpu(lambda: (base_columns or cb.parse_document)(base_text), 1))
             parse["now"].append(_median_cpu(lambda: table_columns(table_text), 1))
             objects.append(_median_cpu(lambda: cb.parse_document(table_text), 1))
         add(f"load {tag} from a driver file and compile (from_document)", "s", ISSUE15_SFF["load"],
@@ -529,6 +556,85 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
                              "now_over_baseline": "", "target": "", "met": "", "baseline_rev": binary,
                              "load": loadavg()})
                 log.info("external SFF driver %s: %.2f us per message, run %.2f s", key, per, wall_t - wall_e)
+    return rows
+
+
+# ------------------------------------------------------------ the command line
+_GNU_TIME = {"User time (seconds)": "user_s", "System time (seconds)": "system_s",
+             "Maximum resident set size (kbytes)": "peak_rss_kb"}
+_STATS = re.compile(r"time: parse ([0-9.]+) s, compile ([0-9.]+) s")
+
+
+def _elapsed_seconds(text: str) -> float:
+    """GNU time's "h:mm:ss" or "m:ss.ss" as seconds."""
+    seconds = 0.0
+    for part in text.split(":"):
+        seconds = 60 * seconds + float(part)
+    return seconds
+
+
+def _timed_cli(python: str, path: Path) -> dict:
+    """One ``cbalgebra forward FILE --stats`` under ``/usr/bin/time -v``: exit
+    code, wall and CPU seconds, peak resident memory, and the command's own
+    parse and compile seconds."""
+    done = subprocess.run(["/usr/bin/time", "-v", python, "-m", "cbalgebra", "forward", str(path), "--stats"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir())
+    row: dict = {"exit": done.returncode}
+    for line in done.stderr.splitlines():
+        key, _, value = line.strip().partition(": ")
+        if key in _GNU_TIME:
+            row[_GNU_TIME[key]] = float(value)
+        elif key.startswith("Elapsed (wall clock) time"):
+            row["wall_s"] = _elapsed_seconds(value)
+        elif key == "error" or line.startswith("error:"):
+            row["error"] = line.strip()[:160]
+    stats = _STATS.search(done.stderr)
+    if stats:
+        row["parse_s"], row["compile_s"] = float(stats[1]), float(stats[2])
+    row["cpu_s"] = round(row.get("user_s", 0.0) + row.get("system_s", 0.0), 2)
+    row["peak_rss_mb"] = round(row.pop("peak_rss_kb", 0.0) / 1024, 1)
+    return row
+
+
+def section_cli(quick: bool, seed: int, baseline_python: str | None, repeats: int) -> list[dict]:
+    """``cbalgebra forward FILE`` from start to exit, as a user runs it, on
+    the paper's I = 20 table (250,000 filters, 12,500 per interface) and on
+    a 1,000,000-filter one, each with 100 ten-attribute messages: the file in
+    its natural form (one ``ifconfig`` per interface) and split into
+    statements of 1,000 filters; this checkout and, with ``--cli-baseline
+    PYTHON``, another checkout's interpreter (e.g. main's), each run
+    ``repeats`` times after a warm-up run that fills numba's cache. Times are
+    wall and CPU seconds of the whole process (GNU time), with its peak
+    resident memory; the machine is shared, so CPU seconds are the figure
+    to compare."""
+    if not Path("/usr/bin/time").exists():
+        log.info("/usr/bin/time is missing: the command-line section is skipped")
+        return []
+    sides = [("this checkout", sys.executable)] + ([("baseline", baseline_python)] if baseline_python else [])
+    sizes = (25_000, 100_000) if quick else (250_000, 1_000_000)
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = Path(tmp) / "warm.sff"
+        small = cb.workloads.forwarding(interfaces=4, filters_per_interface=50, messages=5, seed=seed)
+        warm.write_text(driver_file(small), encoding="utf-8")
+        for _, python in sides:
+            _timed_cli(python, warm)
+        for n in sizes:
+            w = cb.workloads.forwarding(interfaces=20, filters_per_interface=n // 20, messages=100,
+                                        attributes_per_message=10, seed=seed)
+            files = {"natural": Path(tmp) / f"natural_{n}.sff", "split": Path(tmp) / f"split_{n}.sff"}
+            files["natural"].write_text(driver_file(w), encoding="utf-8")
+            files["split"].write_text(driver_file(w, per_statement=SPLIT_STATEMENT), encoding="utf-8")
+            for _ in range(repeats):
+                for side, python in sides:
+                    for form, path in files.items():
+                        row = {"side": side, "python": python, "filters": n, "constraints": w.n_constraints,
+                               "form": form, "file_mb": round(path.stat().st_size / 2**20, 1),
+                               **_timed_cli(python, path), "load": loadavg()}
+                        rows.append(row)
+                        log.info("forward CLI %-13s %9d filters %-7s: exit %d, wall %.1f s, cpu %.1f s, "
+                                 "peak %.0f MB", side, n, form, row["exit"], row.get("wall_s", float("nan")),
+                                 row["cpu_s"], row["peak_rss_mb"])
     return rows
 
 
@@ -760,9 +866,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None,
                     help="output folder (default benchmarks/results; with --quick a temporary folder)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default="issue15,numba,targets,fig89,fig10,fig11", help="sections to run")
+    ap.add_argument("--only", default="issue15,numba,cli,targets,fig89,fig10,fig11", help="sections to run")
     ap.add_argument("--baseline", default="main", help="git revision of the baseline matcher (section issue15)")
     ap.add_argument("--repeats", type=int, default=5, help="interleaved repetitions per measure (section issue15)")
+    ap.add_argument("--cli-baseline", default=None, metavar="PYTHON",
+                    help="another checkout's interpreter to time beside this one (section cli)")
+    ap.add_argument("--cli-repeats", type=int, default=1, help="runs per file and side (section cli)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     if args.out is None:
@@ -798,6 +907,8 @@ def main(argv: list[str] | None = None) -> int:
         issue15 = section_issue15(args.quick, args.seed, args.baseline, args.repeats)
         write_csv(out / "forward_issue15.csv", issue15)
         env["issue15_rows"] = len(issue15)
+    if "cli" in sections:
+        write_csv(out / "forward_cli.csv", section_cli(args.quick, args.seed, args.cli_baseline, args.cli_repeats))
     if "targets" in sections:
         targets = section_targets(args.quick, args.seed)
         write_csv(out / "forward_targets.csv", targets)

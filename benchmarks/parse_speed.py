@@ -65,9 +65,9 @@ def write_files(folder: Path, filters: int, seed: int) -> dict[str, Path]:
                                     attributes_per_message=10, seed=seed)
     mixed = mixed_workload(seed, 10_000)
     texts = {
-        f"paper_table_{filters}": driver_file(paper, messages=False),
+        f"paper_table_{filters}": driver_file(paper, messages=False, per_statement=1000),
         "paper_selects_2000": driver_file(paper, table=False, messages=True),
-        "mixed_table_10000": driver_file(mixed, messages=False),
+        "mixed_table_10000": driver_file(mixed, messages=False, per_statement=1000),
         "mixed_selects_2000": driver_file(mixed, table=False, messages=True),
     }
     paths = {}
@@ -153,7 +153,7 @@ def cliff_texts(filters: int, seed: int) -> dict[str, str]:
 
     w = cb.workloads.forwarding(interfaces=20, filters_per_interface=filters // 20, messages=1,
                                 attributes_per_message=10, seed=seed)
-    plain = driver_file(w, messages=False)
+    plain = driver_file(w, messages=False, per_statement=1000)
     counter = iter(range(10**9))
     constraint = re.compile(r'(?<=[ |,] )([A-Za-z_][A-Za-z0-9_]*|"[^"]*") (=|!=|<|>|=\*|\*=|\*\*) ([0-9]+|"[^"]*")')
     return {

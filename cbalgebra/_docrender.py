@@ -39,7 +39,7 @@ from cbalgebra._fastparse import (
     _fast_value,
     skip,
 )
-from cbalgebra._literals import INTERFACE_MAX, MAX_DNF_TERMS
+from cbalgebra._literals import INTERFACE_MAX
 from cbalgebra.parse import _scan_document
 from cbalgebra.values import (
     ANY,
@@ -130,7 +130,6 @@ def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] 
     pos = head.end()
     filters: dict[tuple, str] = {}  # filter key -> its constraints, printed
     constraints: dict[tuple, str] = {}  # constraint key -> printed
-    terms = 0
     prefixes = _PREFIXES[as_json]
     tail = "}" if as_json else ""
     match = _SFF_CONSTRAINT.match
@@ -188,9 +187,6 @@ def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] 
             key = tuple(sorted(constraints))
             filters[key] = ", ".join([constraints[k] for k in key])
             constraints = {}
-            terms += 1
-            if terms > MAX_DNF_TERMS:
-                return None  # the grammar reports the limit, located
             if sep == ";":
                 break
     except (_Decline, InvalidValueError):
@@ -211,12 +207,13 @@ def _select(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | 
         return None
     pos = head.end()
     attributes: dict[str, tuple[str, Any]] = {}
+    comma = None
     try:
         while not text.startswith(";", pos):  # blanks are read with each attribute
             m = _SELECT_ATTRIBUTE.match(text, pos)
             if m is None:
                 return None
-            type_word, name, value_text, _comma = m.groups()
+            type_word, name, value_text, comma = m.groups()
             if name in _RESERVED or name in attributes:
                 return None
             type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
@@ -226,6 +223,8 @@ def _select(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | 
             pos = m.end()
     except (_Decline, InvalidValueError):
         return None
+    if comma is not None:
+        return None  # a comma before ';': the grammar reports it
     after = skip(text, pos + 1)
     if after < len(text) and _STATEMENT.match(text, after) is None:
         return None

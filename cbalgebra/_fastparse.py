@@ -29,7 +29,7 @@ from typing import Any
 
 from lark import Token
 
-from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, literal, unquote
+from cbalgebra._literals import LocatedError, literal, unquote
 from cbalgebra.values import (
     ANY,
     ANYTYPE,
@@ -188,8 +188,6 @@ def fast_dnf(text: str) -> list[list[Constraint]] | None:
         while True:
             constraints, pos = _fast_conjunction(text, pos)
             terms.append(constraints)
-            if len(terms) > MAX_DNF_TERMS:
-                return None  # Lark reports the limit, located, whatever the spelling
             pos = _blank_end(text, pos)
             if pos == len(text):
                 return terms
@@ -326,8 +324,6 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
         if text.startswith("||", after):
             pos = after + 2
             continue
-        if len(terms) > MAX_DNF_TERMS:
-            raise _Decline  # the grammar reports the limit, located
         if _statement_follows(text, after) or text.startswith("from", after):
             return terms, after
         raise _Decline
@@ -707,9 +703,11 @@ def _sff_ifconfig(text: str, pos: int, memo: DocumentMemo) -> tuple[Predicate, i
     pairs = list(map(memo.constraints.__getitem__, map(_FIRST, items)))
     # One character per constraint for what follows it: ',' or '&' within a
     # filter, '|' or ';' after its last constraint.
+    if items[-1][1] != ";":
+        # The ';' found ends a comment (`a = 1 | // b = 2;`): the body goes
+        # on past it, or ends in a separator; the grammar reads or reports it.
+        raise _Decline
     follows = "".join(map(_SECOND, items)).replace("&", ",").split("|")
-    if len(follows) > MAX_DNF_TERMS:
-        raise _Decline  # the grammar reports the limit, located
     follows[-1] = follows[-1][:-1]  # the last filter ends at ';' rather than '|'
     return _predicate_of_runs(pairs, follows), end
 

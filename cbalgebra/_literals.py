@@ -20,9 +20,13 @@ from cbalgebra.values import (
 )
 
 
-#: Largest number of conjunctions a predicate may have, written flat or
-#: nested (and then expanded to disjunctive normal form), whatever the
-#: spelling of its 'or': `||`, `|`, `or`, `∨`.
+#: Largest number of conjunctions that expanding one predicate to
+#: disjunctive normal form may make: distributing an 'and' over nested
+#: disjunctions multiplies their sizes, so a short text could otherwise ask
+#: for an exponential number of conjunctions. Alternatives written out side
+#: by side (`f1 | f2 | ...`, whatever the spelling of 'or') cost what their
+#: text costs and are never limited: an SFF `ifconfig` of the paper's
+#: workload has 12,500 filters (Carzaniga & Wolf, SIGCOMM 2003, §5.1).
 MAX_DNF_TERMS = 10_000
 
 
@@ -46,7 +50,12 @@ _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0", "/
 
 
 def unquote(token: Token) -> str:
-    """Decode a quoted literal; escapes are \\" \\\\ \\n \\t \\r \\0 \\/ \\uXXXX \\UXXXXXXXX."""
+    """Decode a quoted literal; escapes are \\" \\\\ \\n \\t \\r \\0 \\/ \\uXXXX \\UXXXXXXXX.
+
+    A high surrogate escape followed at once by a low one (``\\ud83d\\ude00``,
+    as JSON writes a character beyond U+FFFF) is that one character, U+1F600;
+    a surrogate escape on its own is an error, as a surrogate is not a
+    character."""
     body = token.value[1:-1]
     if "\\" not in body:
         return body
@@ -70,11 +79,34 @@ def unquote(token: Token) -> str:
         cp = int(digits, 16)
         if cp > 0x10FFFF:
             raise LocatedError(f"escape '\\{esc}{digits}' is beyond U+10FFFF", token)
-        if 0xD800 <= cp <= 0xDFFF:
-            raise LocatedError(f"escape '\\{esc}{digits}' is a surrogate code point", token)
-        out.append(chr(cp))
         i += 2 + width
+        if 0xD800 <= cp <= 0xDFFF:
+            low = _low_surrogate(body, i) if esc == "u" and cp <= 0xDBFF else None
+            if low is None:
+                raise LocatedError(_lone_surrogate(esc + digits, cp), token)
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
+            i += 6
+        out.append(chr(cp))
     return "".join(out)
+
+
+def _low_surrogate(body: str, i: int) -> int | None:
+    """The low surrogate a ``\\uXXXX`` escape at ``body[i:]`` spells, if one does."""
+    digits = body[i + 2 : i + 6]
+    if body[i : i + 2] != "\\u" or len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        return None
+    cp = int(digits, 16)
+    return cp if 0xDC00 <= cp <= 0xDFFF else None
+
+
+def _lone_surrogate(escape: str, cp: int) -> str:
+    """Why a surrogate escape on its own is refused, and what to write instead."""
+    if cp <= 0xDBFF:
+        what = "a high surrogate not followed by a low surrogate escape (\\udc00 to \\udfff)"
+    else:
+        what = "a low surrogate without a high surrogate escape before it"
+    return (f"escape '\\{escape}' is {what}; a character beyond U+FFFF is written as one escape such as "
+            "'\\U0001F600' or as the pair '\\ud83d\\ude00'")
 
 
 #: Interface numbers of SFF's ``ifconfig``: SFF keeps them as unsigned 32-bit ids.

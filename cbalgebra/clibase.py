@@ -56,8 +56,10 @@ class UnavailableError(Exception):
 
 # ------------------------------------------------------------------ inputs
 def _decode(data: bytes, where: str) -> str:
+    """UTF-8 text; a leading byte-order mark (Windows editors write one) is
+    not part of it."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise UsageError(f"{where} is not UTF-8 text ({e.reason} at byte {e.start})") from None
 
@@ -83,7 +85,7 @@ def read_text(source: str) -> str:
 def _read_stdin() -> str:
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # a text stream put in place of stdin (tests, embedding)
-        return sys.stdin.read()
+        return sys.stdin.read().removeprefix("\ufeff")
     return _decode(buffer.read(), "standard input")
 
 

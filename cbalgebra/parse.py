@@ -41,6 +41,7 @@ from lark.exceptions import (
 
 from cbalgebra._fastparse import DocumentMemo, fast_dnf, fast_message, fast_statement, skip
 from cbalgebra._literals import (
+    INTERFACE_MAX,
     LITERAL_TYPE,
     MAX_DNF_TERMS,
     OP_OF_TOKEN,
@@ -68,6 +69,7 @@ from cbalgebra.values import (
 )
 
 __all__ = [
+    "INTERFACE_MAX",
     "MAX_DNF_TERMS",
     "DocumentItem",
     "ParseError",
@@ -152,13 +154,26 @@ def _name(tree_or_token: Any) -> tuple[str, Token]:
 
 
 class _Dnf:
-    """A disjunction of conjunctions under construction."""
+    """A disjunction of conjunctions under construction.
 
-    __slots__ = ("or_token", "terms")
+    ``expanded`` counts the conjunctions that distributing an 'and' over
+    nested disjunctions made (a product of two or more factors of several
+    terms each): the only way a predicate grows faster than its text, so the
+    only one :data:`MAX_DNF_TERMS` limits. Alternatives written side by side,
+    at any depth, are not counted: they cost what their text does."""
 
-    def __init__(self, terms: list[tuple[Constraint, ...]], or_token: Token | None = None) -> None:
+    __slots__ = ("expanded", "or_token", "terms")
+
+    def __init__(self, terms: list[tuple[Constraint, ...]], or_token: Token | None = None,
+                 expanded: int = 0) -> None:
         self.terms = terms
         self.or_token = or_token
+        self.expanded = expanded
+
+
+def _expansion_error(token: Token | None) -> LocatedError:
+    return LocatedError(f"expression expands to more than {MAX_DNF_TERMS} conjunctions in disjunctive normal "
+                        "form (nested 'or' inside 'and'; alternatives written out are not limited)", token)
 
 
 def _as_dnf(item: Any) -> _Dnf:
@@ -221,18 +236,23 @@ class _Builder(Transformer):
     def conj(self, *atoms):
         if all(isinstance(a, Constraint) for a in atoms):
             return _Dnf([atoms])
+        factors = [_as_dnf(a) for a in atoms]
+        or_token = next((f.or_token for f in factors if f.or_token is not None), None)
+        several = [f for f in factors if len(f.terms) > 1]
+        if len(several) > 1:
+            # a product of disjunctions: its size is the product of theirs
+            size = 1
+            for f in several:
+                size *= len(f.terms)
+                if size > MAX_DNF_TERMS:
+                    raise _expansion_error(or_token)
+            expanded = size
+        else:  # one factor of several terms at most: as many terms as it has
+            expanded = sum(f.expanded for f in factors)
         terms: list[tuple[Constraint, ...]] = [()]
-        or_token = None
-        for atom in atoms:
-            dnf = _as_dnf(atom)
-            or_token = or_token or dnf.or_token
-            if len(terms) * len(dnf.terms) > MAX_DNF_TERMS:
-                raise LocatedError(
-                    f"expression expands to more than {MAX_DNF_TERMS} conjunctions in disjunctive normal form",
-                    or_token,
-                )
-            terms = [t + u for t in terms for u in dnf.terms]
-        return _Dnf(terms, or_token)
+        for f in factors:
+            terms = [t + u for t in terms for u in f.terms]
+        return _Dnf(terms, or_token, expanded)
 
     def or_op(self, token):
         return token
@@ -242,9 +262,10 @@ class _Builder(Transformer):
             return children[0]
         conjs = children[0::2]
         terms = list(itertools.chain.from_iterable(c.terms for c in conjs))
-        if len(terms) > MAX_DNF_TERMS:
-            raise LocatedError(f"predicate has more than {MAX_DNF_TERMS} conjunctions", children[1])
-        return _Dnf(terms, children[1])
+        expanded = sum(c.expanded for c in conjs)
+        if expanded > MAX_DNF_TERMS:
+            raise _expansion_error(children[1])
+        return _Dnf(terms, children[1], expanded)
 
     def group(self, inner=None):
         if inner is None:
@@ -883,7 +904,7 @@ def iter_document(source: Any) -> Iterator[DocumentItem]:
     """The statements of a document, one at a time, as they are parsed.
 
     ``source`` is text or a text file object (read whole: the text is small
-    next to its parsed values). Each statement is read by the fast scanner
+    next to its parsed values); a leading byte-order mark is skipped. Each statement is read by the fast scanner
     when it is flat and plain, else by the grammar; line numbers count from
     the start of the document, and an error raises :class:`ParseError` when
     the loop reaches it, after the items before it were yielded.
@@ -899,13 +920,21 @@ def iter_document(source: Any) -> Iterator[DocumentItem]:
     yield from _scan_document(text)
 
 
+_BYTE_ORDER_MARK = "\ufeff"
+
+
 def _scan_document(
     text: str, render: Callable[[str, int, int], tuple[Any, int] | None] | None = None,
 ) -> Iterator[Any]:
     """The loop of :func:`iter_document`. With ``render(text, pos, line)``,
     a reader asked first at each statement, which returns (its output, the
     offset of the next statement) or None; its outputs are yielded among the
-    DocumentItems of the statements it leaves (``cbalgebra._docrender``)."""
+    DocumentItems of the statements it leaves (``cbalgebra._docrender``).
+
+    A leading byte-order mark (U+FEFF, which Windows editors write at the
+    start of a UTF-8 file) is not part of the document: lines and columns
+    count from after it."""
+    text = text.removeprefix(_BYTE_ORDER_MARK)
     pos = skip(text, 0)
     line, counted_to = 1, 0
     memo = DocumentMemo()

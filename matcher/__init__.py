@@ -9,7 +9,8 @@ SIGCOMM 2003, §4: a compiled content-based forwarding table.
   ``table.forward_batch(messages, broadcast=None)`` (all cores);
 - ``table.encode_message(message)`` and ``table.forward_encoded(encoded, broadcast=None)``,
   the fast path for a message forwarded more than once;
-- ``messages_from_document(text)`` and ``read_document(text)``;
+- ``messages_from_document(text)``, ``read_document(text)`` and
+  ``compile_document(text)`` (the table, read in bulk, with the messages);
 - ``warm_up()`` compiles the numba kernels once; ``compile_times()`` reports it.
 
 Names resolve lazily: ``import cbalgebra.matcher.cli`` (done by the CLI to
@@ -25,6 +26,7 @@ __all__ = [
     "EncodedMessage",
     "ForwardingTable",
     "MessageBatch",
+    "compile_document",
     "compile_times",
     "messages_from_document",
     "read_document",
@@ -37,6 +39,7 @@ _LAZY = {
     "MessageBatch": "cbalgebra.matcher.table",
     "compile_times": "cbalgebra.matcher.table",
     "warm_up": "cbalgebra.matcher.table",
+    "compile_document": "cbalgebra.matcher.document",
     "messages_from_document": "cbalgebra.matcher.document",
     "read_document": "cbalgebra.matcher.document",
 }

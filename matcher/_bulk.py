@@ -33,7 +33,7 @@ from cbalgebra._fastparse import _RESERVED, _STATEMENT, _Decline, _fast_value
 from cbalgebra.matcher._scan import (
     F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
 )
-from cbalgebra._literals import MAX_DNF_TERMS, LocatedError, unquote
+from cbalgebra._literals import LocatedError, unquote
 from cbalgebra.parse import DocumentItem, _scan_document
 from cbalgebra.values import (
     ANY,
@@ -43,6 +43,7 @@ from cbalgebra.values import (
     TYPE_CODE,
     Filter,
     InvalidValueError,
+    Message,
     Op,
     Type,
 )
@@ -97,6 +98,9 @@ class TableColumns:
     names: list[str]
     strings: list[str]
     preprocessing_limit: int | None = None
+    #: the document's messages (``select`` and ``publish``) and the lines they start on
+    messages: list[Message] = field(default_factory=list)
+    message_lines: list[int] = field(default_factory=list)
     #: statements read in bulk and by the full parser (for benchmarks and tests)
     statements: dict[str, int] = field(default_factory=dict)
 
@@ -142,7 +146,7 @@ class _Reader:
             return None
         while True:
             rows = self.rows
-            count, _, end, full = scan_ifconfigs(chars, pos, rows, MAX_DNF_TERMS)
+            count, _, end, full = scan_ifconfigs(chars, pos, rows)
             if count or not full:
                 break
             self.rows = new_rows(2 * rows.name_start.shape[0], rows.statement_interface.shape[0])
@@ -258,6 +262,8 @@ class _Table:
         self.limit: int | None = None
         self.kinds_seen: dict[str, int] = {}
         self.error: tuple[int, str] | None = None  # the first, raised once the whole text has parsed
+        self.messages: list[Message] = []
+        self.message_lines: list[int] = []
 
     def clear(self) -> None:
         self.interfaces: dict[int, None] = {}
@@ -320,6 +326,9 @@ class _Table:
             self.configure(kind, item.line)
             self.add_filters(self.n_subscribe, item.value.filters)
             self.n_subscribe += 1
+        elif kind in ("select", "publish"):
+            self.messages.append(item.value)
+            self.message_lines.append(item.line)
         elif kind == "command":
             words = item.value
             if words and words[0] == "clear":
@@ -352,7 +361,7 @@ class _Table:
             filter_interface=np.concatenate(filter_interface) if filter_interface else np.zeros(0, np.int64),
             c_filter=c_filter, c_name=c_name, c_type=c_type.astype(np.int8), c_op=c_op.astype(np.int8),
             c_value=c_value, names=list(self.reader.names), strings=list(self.reader.strings),
-            preprocessing_limit=self.limit,
+            preprocessing_limit=self.limit, messages=self.messages, message_lines=self.message_lines,
         )
 
 

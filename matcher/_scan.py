@@ -375,13 +375,14 @@ def _skip_comments(chars, p, n):
 
 
 @njit(cache=CACHE)
-def scan_ifconfigs(chars, p, rows, max_filters):
+def scan_ifconfigs(chars, p, rows):
     """Read consecutive ``ifconfig`` statements from offset ``p``.
 
     Returns (statements read, rows written, offset after the last statement
     read and the blanks and comments that follow, whether the rows ran out).
-    Stops before a statement it cannot read, one with more than
-    ``max_filters`` filters, or one that would not fit in the rows."""
+    Stops before a statement it cannot read or one that would not fit in
+    the rows. (A statement's filters are not limited: written side by side,
+    they cost what their text does.)"""
     n = chars.shape[0]
     n_rows = rows.name_start.shape[0]
     n_statements = rows.statement_interface.shape[0]
@@ -418,7 +419,7 @@ def scan_ifconfigs(chars, p, rows, max_filters):
                 f += 1
             else:
                 break
-        if not ok or f + 1 > max_filters:
+        if not ok:
             full = r == n_rows and not ok
             r = r0
             break

@@ -29,8 +29,8 @@ import time
 from typing import TYPE_CHECKING
 
 from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, Subparsers, UsageError, read_text, report
-from cbalgebra.matcher.document import DocumentTable, read_document
-from cbalgebra.parse import ParseError
+from cbalgebra.matcher.document import DocumentTable, compile_document, read_document
+from cbalgebra.parse import INTERFACE_MAX, ParseError
 
 if TYPE_CHECKING:
     from cbalgebra.values import Message
@@ -114,6 +114,10 @@ def _broadcast(text: str | None) -> list[int] | None:
             raise UsageError(f"--broadcast: {part!r} is not an interface id") from None
         if value < 0:
             raise UsageError(f"--broadcast: interface ids are >= 0, not {value}")
+        if value > INTERFACE_MAX:  # no document names such an interface (nor can the table's int64 arrays)
+            shown = part if len(part) <= 24 else part[:21] + "..."
+            raise UsageError(f"--broadcast: interface ids are at most {INTERFACE_MAX} (an ifconfig's range), "
+                             f"not {shown}")
         ids.append(value)
     return ids
 
@@ -170,24 +174,33 @@ def _forward(args: argparse.Namespace, table_text: str, stdin_used: list, broadc
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable, compile_times
 
     t0 = time.perf_counter()
+    doc = None
     try:
-        doc = read_document(table_text)
+        if args.write_sff is None:
+            # the bulk reader: no Python object per constraint (the same table
+            # and messages as read_document, tests/test_matcher_cli.py)
+            loaded = compile_document(table_text, args.preprocessing_rounds, numbers=args.numbers)
+            table, messages, lines = loaded.table, loaded.messages, loaded.message_lines
+            t_parse = loaded.read_seconds
+        else:  # --write-sff writes the predicates: their values are needed
+            doc = read_document(table_text)
+            rounds = args.preprocessing_rounds
+            if rounds is None:
+                rounds = DEFAULT_ROUNDS if doc.preprocessing_limit is None else doc.preprocessing_limit
+            t_parse = time.perf_counter() - t0
+            table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=args.numbers)
+            messages, lines = doc.messages, doc.message_lines
     except ParseError as e:
         raise _ParseErrorIn(args.table, e) from None
     if args.messages is not None:
+        t1 = time.perf_counter()
         try:
             mdoc = read_document(_read(args.messages, stdin_used))
         except ParseError as e:
             raise _ParseErrorIn(args.messages, e) from None
         messages, lines = mdoc.messages, mdoc.message_lines
-    else:
-        messages, lines = doc.messages, doc.message_lines
-    t_parse = time.perf_counter() - t0
-    rounds = args.preprocessing_rounds
-    if rounds is None:
-        rounds = DEFAULT_ROUNDS if doc.preprocessing_limit is None else doc.preprocessing_limit
-    table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=args.numbers)
-    if args.write_sff is not None:
+        t_parse += time.perf_counter() - t1
+    if doc is not None:
         _write_sff(args.write_sff, doc, messages, args.preprocessing_rounds)
 
     jit_before = sum(compile_times().values())

@@ -30,6 +30,7 @@ Decisions (documented in the README):
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -39,8 +40,8 @@ from cbalgebra.values import Message, Predicate
 if TYPE_CHECKING:  # the table module imports numba, which reading a document does not need
     from cbalgebra.matcher.table import ForwardingTable
 
-__all__ = ["DocumentTable", "messages_from_document", "read_document", "table_from_document",
-           "table_from_document_objects"]
+__all__ = ["CompiledDocument", "DocumentTable", "compile_document", "messages_from_document", "read_document",
+           "table_from_document", "table_from_document_objects"]
 
 
 @dataclass
@@ -102,21 +103,48 @@ def messages_from_document(text: str) -> list[Message]:
     return read_document(text).messages
 
 
-def table_from_document(text: str, preprocessing_rounds: int | None = None, *,
-                        numbers: str = "strict") -> ForwardingTable:
+@dataclass
+class CompiledDocument:
+    """A document's forwarding table, compiled, with its messages (the
+    ``select`` and ``publish`` statements, and the lines they start on), the
+    pre-processing limit it sets (None if none) and the seconds spent
+    reading it into columns (``compile_seconds`` is the table's)."""
+
+    table: ForwardingTable
+    messages: list[Message]
+    message_lines: list[int]
+    preprocessing_limit: int | None
+    read_seconds: float
+
+
+def compile_document(text: str, preprocessing_rounds: int | None = None, *,
+                     numbers: str = "strict") -> CompiledDocument:
     """The forwarding table of a document, read in bulk into columns
     (``cbalgebra.matcher._bulk``: no Python object per constraint, the full
-    parser for whatever the bulk reader leaves) and compiled from them. The
-    same table, arrays and errors as compiling ``read_document(text)``."""
+    parser for whatever the bulk reader leaves) and compiled from them, with
+    the document's messages. The same table, messages and errors as
+    ``read_document(text)`` compiled; ``preprocessing_rounds`` None takes
+    the document's ``set preprocessing_limit``, else ``DEFAULT_ROUNDS``."""
     # deferred: the bulk loader and the table load numba and scipy
     from cbalgebra.matcher._bulk import table_columns
     from cbalgebra.matcher.table import DEFAULT_ROUNDS, ForwardingTable
 
+    t0 = time.perf_counter()
     columns = table_columns(text)
+    read_seconds = time.perf_counter() - t0
     rounds = preprocessing_rounds
     if rounds is None:
         rounds = DEFAULT_ROUNDS if columns.preprocessing_limit is None else columns.preprocessing_limit
-    return ForwardingTable.from_arrays(**columns.arrays(), preprocessing_rounds=rounds, numbers=numbers)
+    table = ForwardingTable.from_arrays(**columns.arrays(), preprocessing_rounds=rounds, numbers=numbers)
+    return CompiledDocument(table, columns.messages, columns.message_lines, columns.preprocessing_limit,
+                            read_seconds)
+
+
+def table_from_document(text: str, preprocessing_rounds: int | None = None, *,
+                        numbers: str = "strict") -> ForwardingTable:
+    """The forwarding table of a document (:func:`compile_document`): the
+    same table, arrays and errors as compiling ``read_document(text)``."""
+    return compile_document(text, preprocessing_rounds, numbers=numbers).table
 
 
 def table_from_document_objects(text: str, preprocessing_rounds: int | None = None, *,

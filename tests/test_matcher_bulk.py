@@ -224,3 +224,44 @@ def test_keyword_names_are_not_mistaken():
     t = table_from_document("ifconfig 1 x any integer, integer y any, any z any;")
     assert t.forward(cb.parse_message("[x = 1, y = 2, z = true]")).tolist() == [1]
     assert t.forward(cb.parse_message("[x = 1, y = 2.0, z = true]")).tolist() == []
+
+
+# ------------------------------------------- issue 23: big interfaces, comments
+def test_an_interface_of_12001_filters_round_trips_on_every_path():
+    """Our own SFF file of an interface beyond 10,000 filters (the paper's
+    I = 20 table has 12,500 per interface) reads back on the grammar, the
+    fast scanner and the bulk reader, to the same predicate and table."""
+    import io
+
+    from cbalgebra import parse as parse_module
+    from cbalgebra.matcher import ForwardingTable
+    from cbalgebra.workloads._forwarding import write_sff_document
+
+    big = cb.Predicate(cb.Filter([Constraint("int", "x", "=", i), Constraint("string", "s", "=", f"v{i % 7}")])
+                       for i in range(12_001))
+    small = cb.Predicate([cb.Filter([Constraint("int", "x", ">", 5)])])
+    buf = io.StringIO()
+    write_sff_document(buf, {1: big, 2: small})
+    text = buf.getvalue()
+    assert text.count("ifconfig") == 2  # the natural form: one statement per interface
+    fast = cb.parse_document(text)
+    assert [(i.interface, i.value) for i in fast] == [(1, big), (2, small)]
+    assert parse_module._run(text, "document") == fast
+    assert table_columns(text).statements == {"bulk": 2, "full": 0}
+    reference = ForwardingTable.compile({1: big, 2: small})
+    assert_same_table(ForwardingTable.from_document(text), reference)
+    assert_same_table(table_from_document_objects(text), reference)
+
+
+@pytest.mark.parametrize("text", [
+    "ifconfig 1 x = 1 | // y = 2;\nifconfig 2 x = 5;\nselect y = 1;\n",
+    "ifconfig 1 x = 1, // y = 2;\nifconfig 2 x = 5;\nselect y = 1;\n",
+    "ifconfig 1 x = 1 | # y = 2;\nifconfig 2 x = 5;\n",
+    "ifconfig 1 x = 1 || /* y = 2; */\nifconfig 2 x = 5;\n",
+])
+def test_a_commented_out_last_alternative_is_an_error(text):
+    """Not an empty filter that matches every message (issue 23 §2)."""
+    with pytest.raises(ParseError):
+        table_from_document(text)
+    with pytest.raises(ParseError):
+        table_from_document_objects(text)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from test_matcher_bulk import documents
 
 import cbalgebra as cb
 from cbalgebra.cli import main
@@ -144,3 +146,53 @@ def test_forward_numbers_usage_error(tmp_path, capsys):
     table.write_text("ifconfig 1 x > 2;\n")
     assert main(["forward", str(table), "--numbers", "loose"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+# ------------------------------------------- the bulk reader behind the command
+def _object_path_answer(text: str, name: str) -> tuple[int, str, str]:
+    """What ``cbalgebra forward`` printed when it read its table through the
+    value parser and ``ForwardingTable.compile`` (before issue 23): the
+    reference of the bulk path it reads through now."""
+    from cbalgebra.matcher.document import read_document, table_from_document_objects
+    from cbalgebra.parse import ParseError
+
+    try:
+        doc = read_document(text)
+        table = table_from_document_objects(text)
+    except ParseError as e:
+        return 2, "", f"error: {name}: line {e.line}, column {e.column}: {e.reason}\n"
+    return 0, "".join(" ".join(str(i) for i in table.forward(m).tolist()) + "\n" for m in doc.messages), ""
+
+
+def test_forward_reads_its_table_through_the_bulk_reader(tmp_path, capsys, monkeypatch):
+    """The command no longer builds a Constraint per row (issue 23 §5)."""
+    from cbalgebra.matcher import document
+
+    def no_values(*args, **kwargs):
+        raise AssertionError("the table went through the value parser (read_document)")
+
+    path = tmp_path / "t.sff"
+    path.write_text(TABLE)
+    monkeypatch.setattr(document, "parse_document", no_values)  # what read_document reads with
+    assert main(["forward", str(path)]) == 0
+    assert capsys.readouterr().out == "2\n3\n\n"
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(text=documents())
+def test_forward_answers_as_the_object_path_did(text, tmp_path, capsys):
+    """Generated documents, valid and malformed: the same output, exit code
+    and one-line error as the value parser and ``compile`` gave."""
+    path = tmp_path / "doc.sff"
+    path.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    code = main(["forward", str(path)])
+    out, err = capsys.readouterr()
+    assert (code, out, err) == _object_path_answer(text, str(path)), text
+    if code == 0:
+        assert main(["forward", str(path), "--json"]) == 0
+        results = json.loads(capsys.readouterr().out)["results"]
+        from cbalgebra.matcher.document import read_document
+
+        assert [r["line"] for r in results] == read_document(text).message_lines

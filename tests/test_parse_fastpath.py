@@ -119,26 +119,73 @@ def test_the_reported_split_name():
 
 
 # -------------------------------------------------- the DNF limit, any spelling
+# The limit counts the conjunctions that expanding nested disjunctions makes
+# (issue 23 §1): a flat list of filters is never limited, on either path.
 ORS = ["||", "or", "|", "∨", "|| // comment\n", "or /* c */", "∨ # c\n"]
+FLAT = MAX_DNF_TERMS + 1
+
+
+def _grammar_predicate(text):
+    return PATHS["predicate"][1](text)
+
+
+@pytest.mark.parametrize("spelling", ["||", "|", "or /* c */", "∨ # c\n"])
+def test_flat_alternatives_are_not_limited(spelling):
+    text = f" {spelling} ".join(f"x = {i}" for i in range(FLAT))
+    expected = cb.Predicate(cb.Filter([cb.Constraint("int", "x", "=", i)]) for i in range(FLAT))
+    assert cb.parse_predicate(text) == expected
+    if spelling == "||":  # the other spellings take the grammar on both paths
+        assert _grammar_predicate(text) == expected
+
+
+def test_flat_alternatives_in_a_group_or_beside_one_constraint_are_not_limited():
+    group = "[" + " || ".join(f"[x = {i}]" for i in range(FLAT)) + "]"
+    assert len(cb.parse_predicate(group)) == FLAT
+    assert len(cb.parse_predicate(f"{group}, y = 1")) == FLAT  # one factor of several terms: no product
+
+
+def _products(factors: int) -> str:
+    return " , ".join(f"[a{k} = 1 || b{k} = 2]" for k in range(factors))
 
 
 @pytest.mark.parametrize("spelling", ORS)
 @pytest.mark.parametrize("path", ["fast", "grammar"])
-def test_conjunction_limit_does_not_depend_on_spelling(spelling, path):
-    parse = cb.parse_predicate if path == "fast" else PATHS["predicate"][1]
-    at_limit = f" {spelling} ".join(f"x = {i}" for i in range(MAX_DNF_TERMS))
-    assert len(parse(at_limit)) == MAX_DNF_TERMS
-    over = at_limit + f" {spelling} x = -1"
-    with pytest.raises(cb.ParseError, match="more than 10000 conjunctions"):
-        parse(over)
+def test_expansion_limit_does_not_depend_on_spelling(spelling, path):
+    parse = cb.parse_predicate if path == "fast" else _grammar_predicate
+    at = _products(13).replace("||", spelling)  # 2^13 = 8,192 conjunctions
+    assert len(parse(at)) == 2**13
+    with pytest.raises(cb.ParseError, match="expands to more than 10000 conjunctions"):
+        parse(_products(14).replace("||", spelling))  # 16,384
 
 
 @pytest.mark.parametrize("path", ["fast", "grammar"])
-def test_conjunction_limit_in_documents(path):
+def test_expansions_add_up_across_alternatives(path):
+    """Two expansions of 8,192 conjunctions side by side make 16,384: a
+    short text could otherwise multiply its size without bound."""
+    parse = cb.parse_predicate if path == "fast" else _grammar_predicate
+    one = f"[{_products(13)}]"
+    assert len(parse(f"{one} || x = 1 || y = 2")) == 2**13 + 2
+    with pytest.raises(cb.ParseError, match="expands to more than 10000 conjunctions"):
+        parse(f"{one} || {one.replace('a0', 'c0')}")
+
+
+@pytest.mark.parametrize("path", ["fast", "grammar"])
+def test_flat_statements_in_documents_are_not_limited(path):
     parse = cb.parse_document if path == "fast" else PATHS["document"][1]
-    body = " || ".join(f"[x = {i}]" for i in range(MAX_DNF_TERMS + 1))
-    with pytest.raises(cb.ParseError, match="more than 10000 conjunctions"):
-        parse(f"subscribe {body}\n")
-    sff = " | ".join(f"x = {i}" for i in range(MAX_DNF_TERMS + 1))
-    with pytest.raises(cb.ParseError, match="more than 10000 conjunctions"):
-        parse(f"ifconfig 1 {sff};\n")
+    subscribe = " || ".join(f"[x = {i}]" for i in range(FLAT))
+    advertise = ", ".join(f"s = \"{i}\"" for i in range(FLAT))
+    ifconfig = " | ".join(f"x = {i}" for i in range(FLAT))
+    items = parse(f"subscribe {subscribe}\nadvertise {advertise}\nifconfig 1 {ifconfig};\n")
+    assert [len(items[0].value), len(items[1].value.constraints), len(items[2].value)] == [FLAT] * 3
+    with pytest.raises(cb.ParseError, match="expands to more than 10000 conjunctions"):
+        parse(f"subscribe {_products(14)}\n")
+
+
+def test_reduce_files_of_flat_predicates_are_not_limited():
+    """`cbalgebra reduce` reads a predicate per line, or a document."""
+    from cbalgebra.reducers.cli import read_predicates
+
+    line = " || ".join(f"[x = {i}]" for i in range(FLAT))
+    assert [len(p) for p in read_predicates(f"{line}\nx = 1\n")] == [FLAT, 1]
+    assert [len(p) for p in read_predicates(f"subscribe {line}\nifconfig 3 {line.replace('||', '|')};\n")] == [
+        FLAT, FLAT]

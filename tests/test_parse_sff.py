@@ -172,7 +172,9 @@ def driver_documents(draw) -> str:
 
 # Damage: cut, insert a stray token, drop or duplicate a piece.
 STRAY = [*"[](){}<>=!*|&,;\"\\.-+_/#0123456789ax \n",
-         "any", "int", "select", "ifconfig", "false", "true", "||", "&&", "=*", "/*", "//", "\u00a0", "é"]
+         "any", "int", "select", "ifconfig", "false", "true", "||", "&&", "=*", "/*", "//", "\u00a0", "é",
+         # a comment that hides the rest of a statement, its ';' included (issue 23 §2)
+         "// x = 1;", "# x;", "/* ; */", "| //", ", //"]
 
 
 @st.composite
@@ -322,6 +324,11 @@ LITERAL_CASES = [
     'ifconfig 2 int a any int;',
     'ifconfig 2 a = 1,;',
     'ifconfig 2 a = 1 | ;',
+    'ifconfig 1 x = 1 | // y = 2;\nifconfig 2 x = 5;\nselect y = 1;\n',
+    'ifconfig 1 x = 1, // y = 2;\nifconfig 2 x = 5;\nselect y = 1;\n',
+    'ifconfig 1 x = 1 | # y = 2;\nifconfig 2 x = 5;\n',
+    'ifconfig 1 x = 1 || /* y = 2; */ z = 3;',
+    'select y = 1, s = "a",;',
     'ifconfig 2 a = 1',
     'ifconfig 2 a = "unterminated;',
     'ifconfig 2 a = 1e400;',
