@@ -7,11 +7,14 @@ For each network (about ``n`` processors: Barabási–Albert, connected G(n, p)
 with integer weights 1..10, Chung–Lu, a GT-ITM transit-stub graph scaled up,
 and the largest CAIDA router-level graph topohub ships), times
 
-- ``dist(g, "scipy")``: scipy.sparse.csgraph Dijkstra from every source;
+- ``dist(g, "scipy")``: the exact distances rounded to floats (scipy.sparse.csgraph
+  Dijkstra from every source where float64 is exact);
 - ``dist(g, "networkx")``: networkx's all_pairs_dijkstra_path_length into
   the same array (the baseline);
-- ``ShortestPaths(g)``: scipy's dist plus the tie-broken parent of every
-  node in every T_v (what the routing schemes use);
+- ``ShortestPaths(g)``: the exact distances plus the tie-broken parent of
+  every node in every T_v (what the routing schemes use), and which
+  arithmetic made them exact (float64, or Python ints when the weights'
+  scales differ too much: the last network);
 
 best of ``repeat`` wall-clock runs each, checks that both dist tables agree,
 prints the ratio networkx/scipy, and writes ``routing_paths.csv`` under
@@ -25,6 +28,7 @@ import argparse
 import csv
 import os
 import platform
+import random
 import sys
 import time
 from pathlib import Path
@@ -54,6 +58,13 @@ def networks(n: int, seed: int):
         "transit_stub", seed=seed, transit_domains=4, transit_nodes=5, stubs_per_transit=3,
         stub_nodes=stub_nodes)
     yield "topohub caida/7018 (km)", topology("topohub:caida/2024-08/7018")
+    # Weights 1e-12 beside 1e12 (issue 23 §3): no float64 Dijkstra is exact
+    # on them, so ShortestPaths runs its Dijkstra on Python integers.
+    g = topology("gnp", n=n, seed=seed)
+    rng = random.Random(seed)
+    for u, v in sorted(g.edges):
+        g.edges[u, v]["weight"] = rng.choice([1e-12, 2e-12, 1.0, 1e12, 2e12])
+    yield "gnp deg 4 w 1e-12..1e12", g
 
 
 def main(argv=None) -> int:
@@ -66,7 +77,7 @@ def main(argv=None) -> int:
 
     print(f"python {platform.python_version()}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")
     print(f"{'network':28} {'n':>5} {'m':>6} {'scipy s':>9} {'networkx s':>11} {'nx/scipy':>9} "
-          f"{'ShortestPaths s':>16}")
+          f"{'ShortestPaths s':>16}  exact in")
     rows = []
     for name, g in networks(args.n, args.seed):
         t_scipy, d_scipy = best_of(args.repeat, lambda g=g: dist(g, "scipy"))
@@ -74,14 +85,15 @@ def main(argv=None) -> int:
         if not np.allclose(d_scipy, d_nx, rtol=1e-12, atol=0):
             print(f"{name}: scipy and networkx disagree", file=sys.stderr)
             return 1
-        t_full, _ = best_of(args.repeat, lambda g=g: ShortestPaths(g))
+        t_full, sp = best_of(args.repeat, lambda g=g: ShortestPaths(g))
         row = {"network": name, "n": g.number_of_nodes(), "m": g.number_of_edges(),
                "scipy_s": round(t_scipy, 4), "networkx_s": round(t_nx, 4),
                "ratio_networkx_over_scipy": round(t_nx / t_scipy, 1),
-               "shortest_paths_s": round(t_full, 4)}
+               "shortest_paths_s": round(t_full, 4),
+               "exact_arithmetic": "float64" if sp.exact_dist.dtype == np.float64 else "python ints"}
         rows.append(row)
         print(f"{name:28} {row['n']:5} {row['m']:6} {t_scipy:9.3f} {t_nx:11.3f} "
-              f"{t_nx / t_scipy:9.1f} {t_full:16.3f}", flush=True)
+              f"{t_nx / t_scipy:9.1f} {t_full:16.3f}  {row['exact_arithmetic']}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "routing_paths.csv"
     with path.open("w", newline="") as f:

@@ -104,3 +104,60 @@ def all_dag_paths(arcs: set[tuple[int, int]], source: int, target: int) -> list[
         return [(*p, x) for u in preds.get(x, ()) for p in back(u)]
 
     return back(target)
+
+
+def exact_value(w) -> Fraction:
+    """A weight's exact value as paths.py defines it: an int as itself, a
+    float as the shortest decimal that reads back as it (its repr)."""
+    return Fraction(w) if isinstance(w, int) else Fraction(repr(float(w)))
+
+
+def fraction_dijkstra(g: nx.Graph, source) -> dict:
+    """dist(source, x) for every reachable x, in Fractions: Dijkstra with
+    exact sums, on any hashable node labels (a linear scan, no heap)."""
+    done: dict = {}
+    best = {source: Fraction(0)}
+    while best:
+        u = min(best, key=lambda x: best[x])
+        done[u] = best.pop(u)
+        for x, data in g[u].items():
+            if x not in done:
+                d = done[u] + exact_value(data["weight"])
+                if x not in best or d < best[x]:
+                    best[x] = d
+    return done
+
+
+def exact_parents(g: nx.Graph, source, key=lambda x: x) -> dict:
+    """The parent of every reachable x != source in the exact shortest-path
+    tree: the smallest (by ``key``) u with dist(u) + w(u, x) = dist(x)."""
+    d = fraction_dijkstra(g, source)
+    return {x: min((u for u in g[x] if u in d and d[u] + exact_value(g.edges[u, x]["weight"]) == d[x]), key=key)
+            for x in d if x != source}
+
+
+# Weights over every scale the issue names: ties at 1e-12 and 1e12, unit
+# weights, decimals, huge ints, 1e12 beside 1e-12, and arbitrary floats.
+SCALED_WEIGHTS = st.one_of(
+    st.sampled_from([1e-12, 2e-12, 3e-12, 1e-9, 1e-10, 0.1, 0.2, 0.3, 1, 2, 3, 1e9, 1e12, 2e12, 1e12 + 1]),
+    st.integers(1, 2**64),
+    st.floats(min_value=1e-12, max_value=1e12),
+)
+
+
+@st.composite
+def scaled_networks(draw, min_n: int = 1, max_n: int = 8):
+    """A connected graph on 0..n-1 whose weights are drawn from one scale
+    (many exact ties) or from :data:`SCALED_WEIGHTS` (mixed scales)."""
+    one_scale = draw(st.sampled_from([None, 1e-12, 1, 1e12]))
+    weights = (SCALED_WEIGHTS if one_scale is None
+               else st.integers(1, 3).map(lambda k: k * one_scale))
+    n = draw(st.integers(min_n, max_n))
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    for v in range(1, n):
+        g.add_edge(v, draw(st.integers(0, v - 1)), weight=draw(weights))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n) if not g.has_edge(u, v)]
+    for u, v in draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs))) if pairs else []:
+        g.add_edge(u, v, weight=draw(weights))
+    return g

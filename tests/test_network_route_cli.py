@@ -158,6 +158,7 @@ def test_dot_output_marks_duplicates(tmp_path):
     (["route", "power_law", "-n", "10", "--source", "42", "--count", "1"], "source 42 is not a processor"),
     (["route", "power_law", "-n", "10", "--draw", "x.pdf"], "use .svg, .png (Graphviz), .html or .dot"),
     (["route", "power_law", "-n", "10", "-k", "0"], "-k must be >= 1"),
+    (["route", "gnp", "-n", "10", "--param", "avg_degree=-1"], "gnp: avg_degree must be a number >= 0, not -1"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, expected):
     monkeypatch.chdir(tmp_path)
@@ -171,6 +172,8 @@ def test_bad_arguments_get_one_line_and_exit_2(capsys, tmp_path, monkeypatch, ar
     ("0 1 1\n1 2 0\n", "not a positive finite number"),
     ("0 1 1\n1 2 -3\n", "not a positive finite number"),
     ("0 1 1\n1 2\n", "some links have a weight and some do not"),
+    ("0 1 1\n1 2 true\n", "weight 'true' is not a number"),
+    ("0 1 1\nx 2 1\n", "disconnected"),
 ])
 def test_bad_networks_get_one_line_and_exit_2(capsys, tmp_path, network, expected):
     f = tmp_path / "net.edges"

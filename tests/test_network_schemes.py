@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -500,6 +501,11 @@ def test_bad_input_gets_a_one_line_error(call, message):
     (lambda g: g.edges[0, 1].update(weight=0), "not a positive finite number"),
     (lambda g: g.edges[0, 1].update(weight=-2), "not a positive finite number"),
     (lambda g: g.edges[0, 1].pop("weight"), "has no weight"),
+    # issue 23 §4: labels of mixed types, and weights that only convert to numbers
+    (lambda g: g.add_edge(3, "x", weight=1), "nodes must be the integers 0..4"),
+    (lambda g: g.edges[0, 1].update(weight=True), "weight True is not a number"),
+    (lambda g: g.edges[0, 1].update(weight="2"), "weight '2' is not a number"),
+    (lambda g: g.edges[0, 1].update(weight=np.bool_(True)), "True_ is not a number"),
 ])
 def test_bad_networks_get_a_one_line_error(edit, message):
     g = nx.path_graph(4)

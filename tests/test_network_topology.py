@@ -281,6 +281,16 @@ def test_bad_graphml(tmp_path):
     nx.write_graphml(nan, tmp_path / "n.graphml")
     with pytest.raises(TopologyError, match="not a positive"):
         topology(str(tmp_path / "n.graphml"))
+    # issue 23 §4: a boolean-typed weight is not a number; a string-typed one is text to read
+    flag = nx.Graph()
+    flag.add_edge(0, 1, weight=True)
+    nx.write_graphml(flag, tmp_path / "b.graphml")
+    with pytest.raises(TopologyError, match="weight True is not a number"):
+        topology(str(tmp_path / "b.graphml"))
+    text = nx.Graph()
+    text.add_edge(0, 1, weight="2.5")
+    nx.write_graphml(text, tmp_path / "s.graphml")
+    assert topology(str(tmp_path / "s.graphml")).edges[0, 1]["weight"] == 2.5
     (tmp_path / "junk.graphml").write_text("<graphml><oops")
     with pytest.raises(TopologyError, match="not a readable GraphML"):
         topology(str(tmp_path / "junk.graphml"))
@@ -309,6 +319,8 @@ def test_unknown_names_list_the_valid_ones():
     (lambda: topology("gnp", n=0), "n must be an integer >= 1"),
     (lambda: topology("ring", n=2), "n must be an integer >= 3"),
     (lambda: topology("gnp", n=5, p=1.5), "probability"),
+    (lambda: topology("gnp", n=5, avg_degree=-1), "gnp: avg_degree must be a number >= 0, not -1"),
+    (lambda: topology("gnp", n=5, avg_degree=float("nan")), "gnp: avg_degree must be a number >= 0"),
     (lambda: topology("gnp", n=5, flavour=1), "unknown parameter.*flavour.*valid: avg_degree, p"),
     (lambda: topology("tree", n=5, kind="binary"), "kind must be"),
     (lambda: topology("power_law", n=5, model="kleinberg"), "model must be"),

@@ -69,7 +69,7 @@ from typing import Any, TypeAlias
 
 import networkx as nx
 
-from cbalgebra.network.paths import TIE_TOLERANCE
+from cbalgebra.network.paths import exact_weight, shortest_path_parents
 from cbalgebra.network.topology import TopologyError, topology
 
 from .names import SHARED_TREES, TREE_KINDS
@@ -361,37 +361,22 @@ class Instance:
 # ------------------------------------------------------------------- routing the trees
 def _parents(graph: nx.Graph, roots: list[Hashable]) -> dict[Hashable, dict[Hashable, Hashable]]:
     """For each root, every reachable node's parent in the root's shortest-path
-    tree: its smallest-id neighbour on a shortest path (the module's tie rule)."""
-    # deferred: numpy and scipy load only when distances are computed
-    import numpy as np
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import dijkstra
-
+    tree: its smallest-id neighbour on a shortest path, decided exactly
+    (:func:`cbalgebra.network.paths.shortest_path_parents`)."""
     nodes = sorted(graph.nodes, key=node_key)
     at = {v: i for i, v in enumerate(nodes)}
-    n = len(nodes)
-    tails, heads, weights = [], [], []
+    edges = []
     for u, v, w in graph.edges(data="weight", default=1):
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > 0:
-            raise InstanceError(f"link ({u!r}, {v!r}) has weight {w!r}; weights must be positive numbers")
-        tails += [at[u], at[v]]
-        heads += [at[v], at[u]]
-        weights += [w, w]
-    tail = np.asarray(tails, dtype=np.int64)
-    head = np.asarray(heads, dtype=np.int64)
-    weight = np.asarray(weights, dtype=np.float64)
-    matrix = csr_array((weight, (tail, head)), shape=(n, n))
-    rows = [at[r] for r in roots]
-    dist = np.atleast_2d(dijkstra(matrix, directed=True, indices=rows))
-    out = {}
-    for r, d in zip(roots, dist, strict=True):
-        through, direct = d[tail] + weight, d[head]
-        scale = np.maximum(1.0, np.maximum(np.abs(through), np.abs(direct)))
-        tight = np.isfinite(direct) & (np.abs(through - direct) <= TIE_TOLERANCE * scale)
-        best = np.full(n, n, dtype=np.int64)
-        np.minimum.at(best, head[tight], tail[tight])
-        out[r] = {nodes[v]: nodes[p] for v, p in enumerate(best.tolist()) if p < n and nodes[v] != r}
-    return out
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or not w > 0:
+            raise InstanceError(f"link ({u!r}, {v!r}) has weight {w!r}; weights must be positive finite numbers")
+        edges.append((at[u], at[v], w))
+    parent = shortest_path_parents(len(nodes), edges, [at[r] for r in roots])
+    return {r: {nodes[x]: nodes[p] for x, p in enumerate(row) if p >= 0}
+            for r, row in zip(roots, parent.tolist(), strict=True)}
+
+
+def _exact_length(u: Hashable, v: Hashable, data: Mapping) -> Any:
+    return exact_weight(data.get("weight", 1))
 
 
 def _pruned(root: Hashable, parent: Mapping[Hashable, Hashable], keep: Iterable[Hashable]) -> list[Link]:
@@ -504,7 +489,8 @@ def build_trees(graph: nx.Graph, kind: str, publishers: Iterable[Hashable], subs
         candidates = sorted(core_candidates if core_candidates is not None else graph.nodes, key=node_key)
         if not candidates:
             raise InstanceError("no candidate for the core")
-        lengths = {c: nx.single_source_dijkstra_path_length(graph, c, weight="weight") for c in candidates}
+        # Exact sums (ints, Fractions): float sums of large weights overflow to inf and tie every candidate.
+        lengths = {c: nx.single_source_dijkstra_path_length(graph, c, weight=_exact_length) for c in candidates}
         core = min(candidates, key=lambda c: (sum(lengths[c].get(m, math.inf) for m in members), node_key(c)))
     elif core not in graph:
         raise InstanceError(f"the core {core!r} is not in the network")

@@ -54,11 +54,12 @@ class DeliveryError(ValueError):
     hop over a missing link, a path length that does not add up, ...)."""
 
 
-def _validate(graph: nx.Graph, source: int, packets: list[Packet]) -> None:
-    """Every packet must extend a packet of its parent by one link: so path
-    lengths strictly grow away from the single root and the packets form a
-    tree rooted at the source (a parent processor may hold several packets;
-    one of them with the matching length is the parent vertex)."""
+def _validate(graph: nx.Graph, source: int, packets: list[Packet]) -> list[int]:
+    """Every packet must extend a packet of its parent by one link, and the
+    packets must form one tree rooted at the source (a parent processor may
+    hold several packets; the one whose length matches, the nearest if
+    several do, is the parent vertex). Returns each packet's parent packet
+    (-1 for the root)."""
     roots = [i for i, p in enumerate(packets) if p.parent is None]
     if len(roots) != 1:
         raise DeliveryError(f"a delivery has exactly one root packet (parent None), found {len(roots)}")
@@ -66,20 +67,59 @@ def _validate(graph: nx.Graph, source: int, packets: list[Packet]) -> None:
     if root.processor != source or root.path_length != 0:
         raise DeliveryError(f"the root packet must be at the source {source} with path length 0, "
                             f"got processor {root.processor}, length {root.path_length}")
-    lengths: dict[int, list[float]] = {}
-    for p in packets:
+    at: dict[int, list[int]] = {}
+    for i, p in enumerate(packets):
         if p.processor not in graph:
             raise DeliveryError(f"packet at {p.processor!r}: not a processor of the network")
-        lengths.setdefault(p.processor, []).append(p.path_length)
+        at.setdefault(p.processor, []).append(i)
+    up = [-1] * len(packets)
     for i, p in enumerate(packets):
         if p.parent is None:
             continue
         if not graph.has_edge(p.parent, p.processor):
             raise DeliveryError(f"packet {i}: no link between {p.parent} and {p.processor}")
-        expected = p.path_length - graph.edges[p.parent, p.processor]["weight"]
-        if not any(same_length(expected, q) for q in lengths.get(p.parent, ())):
+        w = graph.edges[p.parent, p.processor]["weight"]
+        # Compared where the sum is formed: a claim rounds relative to its own size.
+        matching = [j for j in at.get(p.parent, ()) if same_length(packets[j].path_length + w, p.path_length)]
+        if not matching:
             raise DeliveryError(f"packet {i} at {p.processor}: no packet at its parent {p.parent} "
-                                f"with path length {expected} (it claims {p.path_length})")
+                                f"with path length {p.path_length - w} (it claims {p.path_length})")
+        up[i] = matching[0] if len(matching) == 1 else \
+            min(matching, key=lambda j: (abs(packets[j].path_length + w - p.path_length), j))
+    # Claimed lengths match only up to a tolerance, so they need not grow along
+    # the parent links: check that those links lead back to the root.
+    rooted = [up[i] < 0 for i in range(len(packets))]  # the root, then every packet found to lead to it
+    for i in range(len(packets)):
+        chain, on_chain, j = [], set(), i
+        while not rooted[j]:
+            if j in on_chain:
+                raise DeliveryError(f"packet {i} at {packets[i].processor}: its parent packets form a cycle, "
+                                    "not a tree rooted at the source")
+            chain.append(j)
+            on_chain.add(j)
+            j = up[j]
+        for k in chain:
+            rooted[k] = True
+    return up
+
+
+def _on_shortest_paths(paths: ShortestPaths, source: int, packets: list[Packet], up: list[int]) -> list[bool]:
+    """Per packet: whether it travelled a shortest path from the source, i.e.
+    every link on its way lies on a shortest path (the lengths telescope), in
+    exact arithmetic: a float sum such as 1e12 + 1e-12 cannot tell."""
+    hops = [(p.parent if p.parent is not None else p.processor, p.processor) for p in packets]
+    tight = paths.links_on_shortest_paths(source, hops)
+    memo: dict[int, bool] = {}
+    for i in range(len(packets)):
+        chain, j = [], i
+        while j not in memo and up[j] >= 0:
+            chain.append(j)
+            j = up[j]
+        verdict = memo.setdefault(j, up[j] < 0 or memo.get(j, False))
+        for k in reversed(chain):
+            verdict = verdict and tight[k]
+            memo[k] = verdict
+    return [memo[i] for i in range(len(packets))]
 
 
 @dataclass(frozen=True)
@@ -125,14 +165,18 @@ def check_delivery(graph: nx.Graph, source: int, interested: Iterable[int],
     interested = frozenset(interested)
     paths = paths if paths is not None else ShortestPaths(graph)
     _check_nodes(paths, source, interested)
-    _validate(graph, source, packets)
+    up = _validate(graph, source, packets)
+    shortest = _on_shortest_paths(paths, source, packets, up)
     first: dict[int, float] = {}
-    for p in packets:
+    on_time: set[int] = set()
+    for p, ok in zip(packets, shortest, strict=True):
         if p.processor not in first or p.path_length < first[p.processor]:
             first[p.processor] = p.path_length
+        if ok:
+            on_time.add(p.processor)
     missed = frozenset(x for x in interested if x not in first)
     late = tuple(sorted((x, first[x], float(paths.dist[source, x])) for x in interested
-                        if x in first and not same_length(first[x], float(paths.dist[source, x]))))
+                        if x in first and x not in on_time))
     counts = Counter(p.processor for p in packets)
     duplicates = tuple(sorted((x, c) for x, c in counts.items() if c > 1))
     best = None

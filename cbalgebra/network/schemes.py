@@ -751,7 +751,7 @@ class DRP(Routing):
         if unicast is None or unicast == "tree":
             self.unicast_kind = "tree"
             return
-        dist = self.paths.dist
+        paths = self.paths
         if unicast == "ecmp":
             self.unicast_kind = f"ecmp (seed {seed})"
             rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), 3, 4])))
@@ -760,8 +760,8 @@ class DRP(Routing):
                 for x in range(self.n):
                     if x == u:
                         continue
-                    hops = [w for w in sorted(self.graph[u])
-                            if abs(self._weight[u][w] + dist[w, x] - dist[u, x]) <= 1e-9 * max(1.0, dist[u, x])]
+                    # w starts a shortest path from u to x: the link (w, u) is tight from x.
+                    hops = [w for w in sorted(self.graph[u]) if paths.on_shortest_path(x, w, u)]
                     table[x] = hops[int(rng.integers(len(hops)))]
                 self._override[u] = table
             return
@@ -772,7 +772,7 @@ class DRP(Routing):
         for u, table in unicast.items():
             for x, w in table.items():
                 ok = (u in self.graph and x in self.graph and w in self.graph[u] and x != u
-                      and abs(self._weight[u][w] + dist[w, x] - dist[u, x]) <= 1e-9 * max(1.0, dist[u, x]))
+                      and paths.on_shortest_path(x, w, u))
                 if not ok:
                     raise RoutingError(f"unicast_{u}({x}) = {w!r} is not a neighbour of {u} on a shortest path to {x}")
                 self._override.setdefault(int(u), {})[int(x)] = int(w)
@@ -921,7 +921,7 @@ def ips_structure(paths: ShortestPaths, senders: Iterable[int]
     for v in sorted(senders):
         header = np.full(n, -1, dtype=np.int64)
         header[v] = v
-        order = np.argsort(paths.dist[v], kind="stable")
+        order = paths.by_distance(v)
         parent = paths.parent[v]
         arriving[v].add(v)
         for y in order[1:].tolist():
@@ -936,7 +936,7 @@ def _depths(paths: ShortestPaths, v: int) -> np.ndarray:
     parent = paths.parent[v]
     depth = np.full(paths.n, -1, dtype=np.int64)
     depth[v] = 0
-    for y in np.argsort(paths.dist[v], kind="stable").tolist():
+    for y in paths.by_distance(v).tolist():
         if y != v:
             depth[y] = depth[parent[y]] + 1
     return depth
@@ -973,7 +973,7 @@ def siena_tree(graph: nx.Graph, paths: ShortestPaths) -> tuple[nx.Graph, int | N
     smallest id on ties), with the graph's weights."""
     if graph.number_of_edges() == graph.number_of_nodes() - 1:
         return graph, None
-    ecc = paths.dist.max(axis=1)
+    ecc = paths.exact_dist.max(axis=1)  # exact: rounded floats could tie different eccentricities
     root = int(np.flatnonzero(ecc == ecc.min())[0])
     tree = nx.Graph()
     tree.add_nodes_from(range(paths.n))

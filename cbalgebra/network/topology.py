@@ -36,6 +36,7 @@ import functools
 import importlib.resources
 import json
 import math
+import numbers
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -43,6 +44,8 @@ from typing import Any
 from xml.etree import ElementTree
 
 import networkx as nx
+
+from .paths import exact_weight
 
 __all__ = ["TopologyError", "generator_names", "real_networks", "topology"]
 
@@ -55,15 +58,36 @@ class TopologyError(ValueError):
 # ---------------------------------------------------------------------------
 # Validation shared by every source of topologies
 
-def _check_weight(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise TopologyError(f"{where}: weight {value!r} is not a number") from None
-    if math.isnan(value) or math.isinf(value) or value <= 0:
-        raise TopologyError(f"{where}: weight {value!r} is not a positive finite number")
+def _check_weight(value: Any, where: str) -> Any:
+    """A weight given as a value: a positive finite int or float (numpy's
+    included), checked by the rule of :func:`cbalgebra.network.paths.exact_weight`
+    that shortest paths are computed by. A bool or a string is not a
+    number, even one that Python could convert."""
+    try:
+        exact_weight(value)
+    except ValueError as e:
+        raise TopologyError(f"{where}: {e}") from None
     return value
+
+
+def _parse_weight(text: str, where: str) -> int | float:
+    """A weight written in a file: an integer (kept exact, however large)
+    or a decimal number, then checked as :func:`_check_weight` does."""
+    try:
+        value: int | float = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise TopologyError(f"{where}: weight {text!r} is not a number") from None
+    return _check_weight(value, where)
+
+
+def _is_range(nodes: Any, n: int) -> bool:
+    """Whether the nodes are exactly the ints 0..n-1 (any labels, even of
+    mixed types that do not sort together)."""
+    return all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in nodes) \
+        and set(nodes) == set(range(n))
 
 
 def _finish(g: nx.Graph, name: str) -> nx.Graph:
@@ -71,8 +95,8 @@ def _finish(g: nx.Graph, name: str) -> nx.Graph:
     n = g.number_of_nodes()
     if n == 0:
         raise TopologyError(f"{name}: the network has no processors")
-    if sorted(g.nodes) != list(range(n)):
-        raise TopologyError(f"{name}: nodes must be 0..{n - 1}")
+    if not _is_range(g.nodes, n):
+        raise TopologyError(f"{name}: nodes must be the integers 0..{n - 1}")
     if g.is_directed() or g.is_multigraph():
         raise TopologyError(f"{name}: the network must be a simple undirected graph")
     for u, _ in nx.selfloop_edges(g):
@@ -201,6 +225,8 @@ def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float =
     by :func:`_connect` (one extra edge per extra component)."""
     n = _need_n(n, "gnp")
     if p is None:
+        if isinstance(avg_degree, bool) or not isinstance(avg_degree, (int, float)) or not avg_degree >= 0:
+            raise TopologyError(f"gnp: avg_degree must be a number >= 0, not {avg_degree!r}")
         p = min(1.0, avg_degree / (n - 1)) if n > 1 else 0.0
     p = _probability(p, "gnp: p")
     g = nx.Graph()
@@ -599,7 +625,7 @@ def _read_edgelist(path: Path, shown: str) -> nx.Graph:
             weighted = has_weight
         elif weighted != has_weight:
             raise TopologyError(f"{where}: some links have a weight and some do not")
-        w = _check_weight(fields[2], where) if has_weight else 1
+        w = _parse_weight(fields[2], where) if has_weight else 1
         g.add_edge(u, v, weight=w)
     return _relabel(g, order)
 
@@ -634,7 +660,9 @@ def _read_graphml(path: Path, shown: str, weight_attr: str) -> nx.Graph:
             raise TopologyError(f"{shown}: self-loop at {u}")
         attrs = dict(data)
         w = attrs.pop(weight_attr, 1)
-        attrs["weight"] = _check_weight(w, f"{shown}: link ({u}, {v})")
+        # GraphML declares each attribute's type: a string-typed weight is text to read.
+        where = f"{shown}: link ({u}, {v})"
+        attrs["weight"] = _parse_weight(w.strip(), where) if isinstance(w, str) else _check_weight(w, where)
         g.add_edge(u2, v2, **attrs)
     return _relabel(g, order)
 
