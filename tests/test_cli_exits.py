@@ -38,6 +38,11 @@ CASES = [
     ("route --reducer minimal over its budget (was: exit 70; the README promises 3)",
      {}, ["route", "tree", "-n", "8", "--reducer", "minimal", "-k", "10", "--quiet"], 3,
      "the sympy minimization is limited to"),
+    ("route: a generated network too large to build (was: OverflowError)",
+     {}, ["route", "ring", "-n", str(10**23), "-k", "1", "--quiet"], 2, "more than the 10,000,000 processors"),
+    ("matchmaker: a generated instance too large to build (was: hung)",
+     {"i.json": '{"generate": {"seed": 3, "transit_domains": 1' + "0" * 400 + "}}"}, ["matchmaker", "i.json"], 2,
+     "more than the 10,000,000 processors"),
 ]
 
 

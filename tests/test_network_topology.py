@@ -336,6 +336,13 @@ def test_unknown_names_list_the_valid_ones():
     (lambda: topology("transit_stub", transit_weight=1, stub_weight=2), "weights must satisfy"),
     (lambda: topology("transit_stub", transit_weight=float("nan")), "not a positive"),
     (lambda: topology("transit_stub", hosts=3), "unknown parameter"),
+    # issue 23: sizes that overflowed (exit 70), exhausted memory or hung
+    (lambda: topology("ring", n=10**23), "ring: n is a 77-bit integer, more than the 10,000,000 processors"),
+    (lambda: topology("ring", n=2**31), "ring: n is 2,147,483,648, more than the 10,000,000"),
+    (lambda: topology("grid", rows=10**5, cols=10**5), "grid: rows\\*cols is 10,000,000,000, more than"),
+    (lambda: topology("transit_stub", transit_domains=10**400), "transit_domains is a 1329-bit integer"),
+    (lambda: topology("transit_stub", transit_domains=1000, stubs_per_transit=1000),
+     "the node count is 32,004,000, more than"),
 ])
 def test_bad_parameters(call, reason):
     with pytest.raises(TopologyError, match=reason) as err:

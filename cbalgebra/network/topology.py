@@ -47,7 +47,7 @@ import networkx as nx
 
 from .paths import exact_weight
 
-__all__ = ["TopologyError", "generator_names", "real_networks", "topology"]
+__all__ = ["MAX_GENERATED_NODES", "TopologyError", "generator_names", "real_networks", "topology"]
 
 
 class TopologyError(ValueError):
@@ -128,12 +128,27 @@ def _connect(g: nx.Graph, rng: random.Random) -> None:
         joined.extend(component)
 
 
+#: The most processors a generated network may have. A networkx graph costs
+#: about 1 kB per node and link, so ten million processors already take
+#: gigabytes; a larger size is refused with one line rather than left to
+#: exhaust memory, overflow or run for hours.
+MAX_GENERATED_NODES = 10_000_000
+
+
+def _check_size(n: int, name: str, what: str = "n") -> int:
+    if n > MAX_GENERATED_NODES:
+        shown = f"{n:,}" if n.bit_length() <= 64 else f"a {n.bit_length()}-bit integer"  # str() of a huge int fails
+        raise TopologyError(f"{name}: {what} is {shown}, more than the {MAX_GENERATED_NODES:,} processors "
+                            f"a generated network may have")
+    return n
+
+
 def _need_n(n: Any, name: str, minimum: int = 1) -> int:
     if n is None:
         raise TopologyError(f"{name}: give the number of processors n")
     if isinstance(n, bool) or not isinstance(n, int) or n < minimum:
         raise TopologyError(f"{name}: n must be an integer >= {minimum}, not {n!r}")
-    return n
+    return _check_size(n, name)
 
 
 def _probability(p: Any, what: str) -> float:
@@ -205,6 +220,7 @@ def _grid(n: Any, rng: random.Random, rows: int | None = None, cols: int | None 
         for value, what in ((rows, "rows"), (cols, "cols")):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise TopologyError(f"grid: {what} must be an integer >= 1, not {value!r}")
+        _check_size(rows * cols, "grid", "rows*cols")
         if n is not None and n != rows * cols:
             raise TopologyError(f"grid: n={n} but rows*cols = {rows * cols}")
     g = nx.Graph()
@@ -371,7 +387,9 @@ def _transit_stub(n: Any, rng: random.Random, **params: Any) -> nx.Graph:
         raise TopologyError("transit_stub: weights must satisfy transit_weight >= "
                             "transit_stub_weight >= stub_weight")
     T, NT, K, NS = p["transit_domains"], p["transit_nodes"], p["stubs_per_transit"], p["stub_nodes"]
-    total = T * NT * (1 + K * NS)
+    for key in ("transit_domains", "transit_nodes", "stub_nodes", "stubs_per_transit"):
+        _check_size(p[key], "transit_stub", key)
+    total = _check_size(T * NT * (1 + K * NS), "transit_stub", "the node count")
     if n is not None and n != total:
         raise TopologyError(f"transit_stub: n={n} but the parameters give {total} nodes "
                             f"(transit_domains*transit_nodes*(1 + stubs_per_transit*stub_nodes))")
