@@ -71,3 +71,17 @@ def test_the_drp_panel_draws_rounding_noise_flat(monkeypatch, tmp_path):
     low, high = drp.get_ylim()
     assert low <= 0.5 and high >= 2.0, (low, high)
     assert "pif, its terms summed (§3.3)" in titles
+
+
+def test_the_report_names_the_pif_union_and_its_measured_effect():
+    results = pd.DataFrame({"reducer": ["none", "none", "none", "merge"], "s_frac": [0.5, 0.5, 1.0, 0.5],
+                            "pif_processors_constraints": [150, 160, 90, 99],
+                            "pif_senders_constraints": [100, 100, 90, 1],
+                            "topology": ["tree"] * 4})
+    text = routing_report.pif_union_effect(results)
+    assert text is not None and "s/n = 0.5: 1.50–1.60×; s/n = 1: 1.00–1.00×" in text
+    config = {"design": "oat", "base_r": 0.5, "base_s": 0.5, "base_k": 10, "base_scenario": "zipf-500",
+              "base_reducer": "none", "base_n": 100, "replicates": 2}
+    for union, words in (("processors", "over every processor v ∈ V, as §3.3 defines it"),
+                         ("senders", "over the senders only (the option `--pif-union senders`")):
+        assert words in routing_report.header_section(results, {**config, "pif_union": union})
