@@ -35,10 +35,12 @@ shortest-path tree of v with the smallest-id tie-break of
     F*_u(w) = OR of F_u(v, w) over every processor v ∈ V (the paper's
     definition), plus child_u(v) for every sender. Header: the source.
     Fwd_u(v, m) = {w ∈ child_u(v) | m ∈ F*_u(w)}. With the smallest-id
-    tie-break the trees are consistent (where T_v's path to x passes u, it
-    continues as T_u's path: its parents are tight from u, and the smallest
-    of the tight-from-v parents), so the paper's F*_u(w) is T_u/w: each
-    receiver x ≠ u lies below exactly one neighbour of u. The option
+    tie-break the trees are consistent: where T_v's path to x passes u, it
+    continues as T_u's path (x's parent p in T_v lies below u, so p is tight
+    from u as well as from v; every parent tight from u is tight from v; so
+    p, the smallest tight from v, is the smallest tight from u). Hence the
+    paper's F*_u(w) is T_u/w: each receiver x ≠ u lies below exactly one
+    neighbour of u (tests/test_network_pif_union.py checks it). The option
     ``pif_union="senders"`` unites over the senders only: a sub-predicate
     of the paper's, so smaller tables when s < n, delivery trees inside the
     paper's, and still correct (PSF's tree stays inside PIF's).
