@@ -373,9 +373,9 @@ def _one_row_text(share: pd.Series) -> str:
     if share.empty:
         return "no cell without a reducer"
     if (share == 1).all():
-        return f"so in every (u, x) pair of all {len(share)} cells without a reducer"
-    return (f"so in {int((share == 1).sum())} of {len(share)} cells without a reducer; the least share of pairs "
-            f"{_f(100 * float(share.min()), 1)} %")
+        return f"true of every (u, x) pair in all {len(share)} cells without a reducer"
+    return (f"true of every pair in {int((share == 1).sum())} of {len(share)} cells without a reducer; the least "
+            f"share of pairs {_f(100 * float(share.min()), 1)} %")
 
 
 def pif_formula_factor(growth: pd.DataFrame, results: pd.DataFrame) -> Finding:
@@ -611,7 +611,8 @@ def pif_union_effect(results: pd.DataFrame) -> str | None:
     parts = [f"s/n = {s:g}: {_f(r.min(), 2)}–{_f(r.max(), 2)}×" for s, r in ratio.groupby(plain["s_frac"])]
     return ("- **PIF's union:** F* over every processor holds this many times the constraints of F* over the "
             "senders only (α = 1, both counted exactly in every cell): " + "; ".join(parts) + ". Both deliver "
-            "correctly; the senders-only delivery tree lies inside the paper's.")
+            "correctly, and the senders-only delivery tree lies inside the paper's (shown by the tests, "
+            "`tests/test_network_pif_union.py`; the study's traffic uses the design's union only).")
 
 
 def method_section(results: pd.DataFrame, config: dict) -> str:

@@ -31,7 +31,7 @@ def test_the_pif_finding_calls_the_printed_total_a_bound_loose_by_a_factor_n():
     finding = routing_report.pif_formula_factor(growth_frame(), plain_results())
     assert finding.verdict == "printed bound loose by a factor n"
     assert "n(s Δ log n + r M_p α)" in finding.ours and "one more factor n" in finding.ours
-    assert "exactly one F*_u(w)" in finding.ours and "every (u, x) pair of all 2 cells" in finding.ours
+    assert "exactly one F*_u(w)" in finding.ours and "true of every (u, x) pair in all 2 cells" in finding.ours
     assert "at most r predicates per link" not in finding.ours
     assert "families 0.60–0.60" in finding.ours
 
@@ -40,7 +40,7 @@ def test_the_pif_finding_is_partly_where_the_summed_ratio_is_not_flat_or_one_row
     drifting = routing_report.pif_formula_factor(growth_frame(summed_exponent=0.5), plain_results())
     assert drifting.verdict == "partly"
     finding = routing_report.pif_formula_factor(growth_frame(), plain_results(share=0.9))
-    assert "so in 1 of 2 cells without a reducer; the least share of pairs 90.0 %" in finding.ours
+    assert "true of every pair in 1 of 2 cells without a reducer; the least share of pairs 90.0 %" in finding.ours
 
 
 def test_ratio_axes_hold_at_least_half_to_double():
