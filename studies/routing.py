@@ -18,7 +18,14 @@ reducer. It records, for every scheme:
   unbiased, with its standard error); Siena is simulated where n ≤
   ``siena_max`` and left empty (NaN) above;
 - α of its combined tables: reduced predicate constraints over unreduced;
-- the paper's formulas evaluated on the cell's own n, r, s, Δ, d, M_p and α;
+- the paper's formulas evaluated on the cell's own n, r, s, Δ, d, M_p and α,
+  and for PIF also the total its own per-processor terms sum to
+  (:func:`pif_summed_formula`);
+- PIF's predicate constraints at α = 1 under both unions F* may take
+  (``pif_union`` of :func:`cbalgebra.network.schemes.build`: the paper's,
+  over every processor, and over the senders only), whichever the design
+  chose for the ``pif_*`` columns, and the share of (processor u, receiver
+  x ≠ u) pairs where x sits in exactly one F*_u(w);
 - traffic from a sample of sources (uniform among the senders, without
   replacement) and messages aimed at the receivers' predicates: packets per
   delivery, excess over the smallest latency-minimal tree (only for the
@@ -30,8 +37,10 @@ reducer. It records, for every scheme:
 
 The per-source traffic sample is exact per scheme: PSF, iPS and DRP forward
 a packet of source v by v's rows only, so their tables are built for the
-sampled sources alone (the same rows as with every sender); PIF's F* merges
-all senders and is built with all of them; Siena is source-independent.
+sampled sources alone (the same rows as with every sender); PIF's F* unites
+over every processor (the paper's §3.3) or, with the design's
+``pif_union="senders"``, over every sender, and is built with all senders;
+Siena is source-independent.
 
 Seeds: the graph depends on (seed, topology, n, replicate); receivers and
 senders are prefixes of two seeded permutations of the processors, so the
@@ -56,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cbalgebra.clibase import UsageError
+from cbalgebra.network.names import PIF_UNIONS
 from cbalgebra.semantics import matches
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
@@ -104,7 +114,9 @@ class Grid:
     values) plus one-axis-at-a-time sweeps at ``base_n``: r/n × s/n (on every
     family and ``rs_real``), k, scenario (on every family), reducer (on every
     family over ``reducer_ns``). ``design="factorial"`` runs the full product
-    of every axis over every topology."""
+    of every axis over every topology. ``pif_union`` is what PIF's F*
+    unites over in every cell: ``"processors"``, the paper's (§3.3), or
+    ``"senders"``."""
     families: tuple[str, ...] = FAMILIES
     ns: tuple[int, ...] = (20, 38, 74, 141, 271, 521, 1000)
     real: tuple[str, ...] = REAL_NETWORKS
@@ -124,6 +136,7 @@ class Grid:
     base_reducer: str = "none"
     reducer_ns: tuple[int, ...] = (16, 32, 64)
     design: str = "oat"
+    pif_union: str = "processors"
     # per-cell work
     sources: int = 8
     messages: int = 4
@@ -202,7 +215,8 @@ def routing_cells(grid: Grid, seed: int) -> list[dict]:
 
 
 def _work(grid: Grid) -> dict:
-    return {"sources": grid.sources, "messages": grid.messages, "siena_max": grid.siena_max,
+    return {"pif_union": grid.pif_union, "sources": grid.sources, "messages": grid.messages,
+            "siena_max": grid.siena_max,
             "siena_subscriptions_max": grid.siena_subscriptions_max,
             "check_max": grid.check_max, "exact_processors_max": grid.exact_processors_max,
             "sample_processors": grid.sample_processors, "traffic_reducer_max": grid.traffic_reducer_max}
@@ -294,6 +308,13 @@ def pif_formula(n: int, s: int, delta: int, n_bits: float, r: int, mp_bits: floa
     return n * (s * delta * n_bits + n * r * mp_bits * alpha)
 
 
+def pif_summed_formula(n: int, s: int, delta: int, n_bits: float, r: int, mp_bits: float, alpha: float) -> float:
+    """§3.3's per-processor terms summed over the n processors: M(child_u) =
+    s deg(u) log n ≤ s Δ log n and M(F*_u) = r M_p α(r/deg u), so M(PIF) =
+    n(s Δ log n + r M_p α): the printed total without its second factor n."""
+    return n * (s * delta * n_bits + r * mp_bits * alpha)
+
+
 def drp_formula(n: int, r: int, n_bits: float, s: int, mp_bits: float) -> float:
     """§3.4: M(DRP) = n r log n + s r M_p."""
     return n * r * n_bits + s * r * mp_bits
@@ -341,8 +362,10 @@ def run_routing_cell(cell: dict) -> dict:
         "weighted": bool(any(d["weight"] != 1 for _, _, d in graph.edges(data=True))),
     })
     t_mem = time.perf_counter()
-    exact = exact_memory(paths, predicates, senders, orders=orders, ips=ips)
+    union = cell.get("pif_union", PIF_UNIONS[0])
+    exact = exact_memory(paths, predicates, senders, orders=orders, ips=ips, pif_union=union)
     classes = exact["ips"].pop("classes")
+    row.update(_pif_unions(paths, receivers, senders, np.array([sizes.get(x, 0) for x in range(nodes)])))
     all_classes = ips[0].max(axis=1) + 1
     hist = dict(sorted(((int(c), int(k)) for c, k in zip(*np.unique(classes, return_counts=True), strict=True))))
     row.update({
@@ -368,12 +391,28 @@ def run_routing_cell(cell: dict) -> dict:
     row["psf_simple_formula"] = psf_simplified_formula(idb, s, r, mp_bits, float(hops_all))
     row["ips_tree_formula"] = ips_tree_formula(nodes, r, mp_bits, _finite(row["ips_alpha"]))
     row["pif_formula"] = pif_formula(nodes, s, delta, idb, r, mp_bits, _finite(row["pif_alpha"]))
+    row["pif_summed_formula"] = pif_summed_formula(nodes, s, delta, idb, r, mp_bits, _finite(row["pif_alpha"]))
     row["drp_formula"] = drp_formula(nodes, r, idb, s, mp_bits)
     t_traffic = time.perf_counter()
     row.update(_traffic(cell, graph, paths, predicates, receivers, senders, names, distribution))
     row["traffic_seconds"] = time.perf_counter() - t_traffic
     row.update({"task_seconds": time.perf_counter() - start, "host": socket.gethostname(), "pid": os.getpid()})
     return row
+
+
+def _pif_unions(paths: ShortestPaths, receivers: list[int], senders: list[int], sizes: np.ndarray) -> dict:
+    """PIF's constraints at α = 1 under both unions, and the share of
+    (u, receiver x ≠ u) pairs where x is in exactly one F*_u(w) under the
+    paper's union."""
+    # deferred: the network modules load networkx
+    from cbalgebra.network.memory import pif_below
+
+    everyone = pif_below(paths, range(paths.n))
+    held = everyone.rows_holding()[:, receivers]
+    elsewhere = np.arange(paths.n)[:, None] != np.asarray(receivers)[None, :]
+    return {"pif_processors_constraints": everyone.constraints(sizes),
+            "pif_senders_constraints": pif_below(paths, senders).constraints(sizes),
+            "pif_one_row_share": float((held[elsewhere] == 1).mean()) if elsewhere.any() else _nan()}
 
 
 def seed_key(cell: dict, exclude: Sequence[str] = ()) -> list:
@@ -415,8 +454,10 @@ def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, pred
             size = min(nodes, cell["sample_processors"])
             sample = sorted(int(u) for u in rng.choice(nodes, size=size, replace=False))
             method = f"sampled {len(sample)} of {nodes} processors"
+        union = cell.get("pif_union", PIF_UNIONS[0])
         for scheme in ("psf", "ips", "pif"):
-            ys = [processor_constraints(scheme, u, paths, predicates, senders, reducer, combiner=combiner, ips=ips)
+            ys = [processor_constraints(scheme, u, paths, predicates, senders, reducer, combiner=combiner, ips=ips,
+                                        pif_union=union)
                   for u in sample]
             est = estimate_total(ys, nodes)
             e = exact[scheme]
@@ -447,7 +488,8 @@ def _check_memory(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates:
     if nodes > cell["check_max"]:
         return False
     for scheme in ("psf", "ips", "pif", "drp"):
-        m = build(scheme, graph, predicates, senders=senders, paths=paths).memory()
+        extra = {"pif_union": cell.get("pif_union", PIF_UNIONS[0])} if scheme == "pif" else {}
+        m = build(scheme, graph, predicates, senders=senders, paths=paths, **extra).memory()
         if (m["id_bits"], m["predicate_constraints"]) != (exact[scheme]["id_bits"],
                                                          exact[scheme]["predicate_constraints"]):
             raise RoutingStudyError(
@@ -491,7 +533,8 @@ def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict
                 out[f"{scheme}_{col}"] = _nan()
             continue
         built_for = senders if scheme in ("pif", "siena") else sources
-        routing = build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths)
+        extra = {"pif_union": cell.get("pif_union", PIF_UNIONS[0])} if scheme == "pif" else {}
+        routing = build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths, **extra)
         deliveries = routing.deliver_many(msgs, srcs)
         packets, excess, dups, header, minimal = [], [], 0, [], 0
         for d, want, opt in zip(deliveries, interested, optima, strict=True):
@@ -532,7 +575,8 @@ def _schema_fields() -> list[tuple[str, str]]:
     for scheme in SCHEMES:
         fields += [(f"{scheme}_{c}", "f") for c in ("id_bits", "pred_bits", "total_bits", "total_se", "alpha")]
     fields += [(f, "f") for f in ("psf_exact_formula", "psf_simple_formula", "ips_tree_formula", "pif_formula",
-                                  "drp_formula")]
+                                  "pif_summed_formula", "drp_formula")]
+    fields += [("pif_processors_constraints", "i"), ("pif_senders_constraints", "i"), ("pif_one_row_share", "f")]
     fields += [("traffic_sources", "i"), ("deliveries", "i"), ("traffic_reducer", "s"), ("interested_mean", "f"),
                ("optimum_exact", "i"), ("optimum_size_mean", "f")]
     for scheme in SCHEMES:
@@ -652,6 +696,7 @@ def grid_from_args(args: argparse.Namespace) -> Grid:
         if getattr(args, flag, None) is not None:
             changes[flag] = getattr(args, flag)
     changes["design"] = args.design
+    changes["pif_union"] = args.pif_union
     grid = Grid(**{**g.__dict__, **changes})
     if not grid.families and not grid.real:
         raise UsageError("no topology to study: give --families or --real")
@@ -694,6 +739,8 @@ def add_command(sub: Subparsers) -> None:
     p.add_argument("--messages", type=_positive_int, metavar="N", help="messages per sampled source (default 4)")
     p.add_argument("--siena-max", type=_positive_int, metavar="N",
                    help="largest network Siena is simulated on (default 100)")
+    p.add_argument("--pif-union", choices=PIF_UNIONS, default=PIF_UNIONS[0],
+                   help="what PIF's F* unites over: processors (the paper's §3.3, default) or senders")
     p.set_defaults(func=lambda args: run_command(args, study_from_args))
 
 

@@ -226,3 +226,41 @@ def test_transit_stub_parameters_come_near_n():
         p = routing.transit_stub_params(n)
         total = p["transit_domains"] * p["transit_nodes"] * (1 + p["stubs_per_transit"] * p["stub_nodes"])
         assert abs(total - n) <= max(6, 0.2 * n)
+
+
+# ---------------------------------------------------------------- PIF's F* (issue 24 §2)
+
+def test_pif_summed_formula_drops_the_printed_second_factor_n():
+    # n(s Δ log n + r M_p α) = 10·(2·3·4 + 5·88·1); the printed total has n·r·M_p·α inside
+    assert routing.pif_summed_formula(10, 2, 3, 4, 5, 88.0, 1.0) == 10 * (24 + 440)
+    assert pif_formula(10, 2, 3, 4, 5, 88.0, 1.0) - routing.pif_summed_formula(10, 2, 3, 4, 5, 88.0, 1.0) \
+        == 10 * (10 - 1) * 5 * 88
+
+
+@pytest.mark.parametrize("union", ["processors", "senders"])
+def test_a_cell_counts_pif_over_the_union_its_design_names(union):
+    grid = Grid(**{**SMALL.__dict__, "pif_union": union})
+    cell = next(c for c in routing_cells(grid, 3) if c["reducer"] == "none" and c["s_frac"] == 0.5)
+    assert cell["pif_union"] == union
+    row = run_routing_cell(cell)
+    # at α = 1 the paper's F* holds every receiver x once at every u ≠ x: (n − 1) Σ size(pred x)
+    assert row["pif_processors_constraints"] == (row["n_actual"] - 1) * row["receiver_constraints"]
+    assert row["pif_senders_constraints"] < row["pif_processors_constraints"]
+    assert row["pif_one_row_share"] == 1.0
+    held = row[f"pif_{union}_constraints"]
+    assert row["pif_pred_bits"] == held * BITS_PER_CONSTRAINT
+    assert row["memory_checked"] and row["pif_correct"] == 1.0
+    assert 0.3 < row["pif_total_bits"] / row["pif_summed_formula"] <= 1.0
+
+
+def test_the_study_design_records_the_pif_union():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="study_command")
+    routing.add_command(sub)
+    for argv, want in ((["routing", "--quick"], "processors"),
+                       (["routing", "--quick", "--pif-union", "senders"], "senders")):
+        study = routing.study_from_args(parser.parse_args(argv))
+        assert study.config["pif_union"] == want
+        assert {c["pif_union"] for c in study.cells} == {want}

@@ -226,7 +226,7 @@ def _route(args: argparse.Namespace) -> int:
     n = graph.number_of_nodes()
     if args.predicates is not None:
         preds = read_predicates(_read(args.predicates, stdin_used), args.predicates)
-        where = "generated"
+        where = "read from standard input" if args.predicates == "-" else f"read from {args.predicates}"
     else:
         preds = processor_predicates(n, args.k, names=args.names, distribution=args.distribution,
                                      seed=args.workload_seed)
@@ -248,6 +248,10 @@ def _route(args: argparse.Namespace) -> int:
     if not sender_list and items:
         raise _BadInput("no senders: nothing can be delivered")
     items = [(sender_list[i % len(sender_list)] if v is None else v, m) for i, (v, m) in enumerate(items)]
+    for v, _ in items:
+        # the library's own message names build(..., senders=...); here the flag is the way in
+        if 0 <= v < n and v not in routing.senders:
+            raise _BadInput(f"processor {v} is not a sender: list it in --senders (given: {args.senders})")
     if args.draw is not None and not 0 <= args.draw_index < max(1, len(items)):
         raise _BadInput(f"--draw-index {args.draw_index}: there are {len(items)} deliveries")
     if args.draw is not None and not items:

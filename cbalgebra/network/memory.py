@@ -18,8 +18,10 @@ the shortest-path trees alone:
       pred(x) sits on every edge of the path from v to x);
     - iPS: Σ_u Σ_{classes C stored at u} (sub_C(u) − size(u)), where
       sub_h(u) is the receiver size of T_h/u, plus the I_u and R_u bits;
-    - PIF: Σ_u Σ_{w∈N(u)} size(∪_{v∈S, w∈child_u(v)} T_v/w) (§3.3's F*),
-      plus child_u;
+    - PIF: Σ_u Σ_{w∈N(u)} size(∪_{v∈V, w∈child_u(v)} T_v/w) (§3.3's F*,
+      over every processor; ``pif_union="senders"``: over v ∈ S), plus
+      child_u, from the arcs (u, w) each T_v's path to each x crosses
+      (:func:`pif_below`);
     - DRP: n·r·⌈log2 n⌉ + s·Σ_x size(x) (§3.4).
 
 :func:`processor_constraints`
@@ -47,9 +49,18 @@ import numpy as np
 from cbalgebra.values import Predicate
 
 from .paths import ShortestPaths
-from .schemes import BITS_PER_CONSTRAINT, _Combiner, _PredicatePool, id_bits, ips_lookup_bits, ips_structure
+from .schemes import (
+    BITS_PER_CONSTRAINT,
+    PIF_UNIONS,
+    _Combiner,
+    _PredicatePool,
+    id_bits,
+    ips_lookup_bits,
+    ips_structure,
+)
 
-__all__ = ["Estimate", "TreeOrders", "estimate_total", "exact_memory", "processor_constraints", "tree_orders"]
+__all__ = ["Estimate", "PifBelow", "TreeOrders", "estimate_total", "exact_memory", "pif_below",
+           "processor_constraints", "tree_orders"]
 
 
 @dataclass(frozen=True)
@@ -110,14 +121,64 @@ def _sizes(n: int, predicates: Mapping[int, Predicate]) -> np.ndarray:
     return sizes
 
 
+@dataclass(frozen=True)
+class PifBelow:
+    """Who sits in PIF's F*_u(w) (§3.3): ``below[a, x]`` is True when x ∈
+    T_v/(u, w) for some united source v, for the arc a = (``tail[a]``,
+    ``head[a]``) = (u, w); arcs are sorted by tail."""
+    tail: np.ndarray
+    head: np.ndarray
+    below: np.ndarray
+
+    def constraints(self, sizes: np.ndarray) -> int:
+        """Σ over arcs of the receivers' size in F*_u(w) (α = 1)."""
+        return int((self.below.sum(axis=0, dtype=np.int64) * np.asarray(sizes, dtype=np.int64)).sum())
+
+    def rows_holding(self) -> np.ndarray:
+        """count[u, x]: how many F*_u(w) of processor u hold x."""
+        n = self.below.shape[1]
+        count = np.zeros((n, n), dtype=np.int64)
+        np.add.at(count, self.tail, self.below.astype(np.int64))
+        return count
+
+
+def pif_below(paths: ShortestPaths, sources: Iterable[int]) -> PifBelow:
+    """The membership of every F*_u(w) united over ``sources``: x is in
+    F*_u(w) exactly when some source's path to x in its tree crosses the arc
+    (u, w), so each T_v marks the arcs of its paths, Σ_v Σ_x hops_v(x) marks
+    in all, one numpy step per depth."""
+    n = paths.n
+    arcs = sorted({(int(a), int(b)) for u, w in paths.graph.edges for a, b in ((u, w), (w, u))})
+    tail = np.array([a for a, _ in arcs], dtype=np.int64).reshape(-1)
+    head = np.array([b for _, b in arcs], dtype=np.int64).reshape(-1)
+    arc_of = np.full((n, n), -1, dtype=np.int64)
+    arc_of[tail, head] = np.arange(len(arcs))
+    below = np.zeros((len(arcs), n), dtype=bool)
+    for v in sorted(set(int(v) for v in sources)):
+        parent = paths.parent[v]
+        node = np.flatnonzero(parent >= 0)      # walks up from every x ≠ v ...
+        x = node.copy()                         # ... remembering which x it started from
+        while len(node):
+            up = parent[node]
+            below[arc_of[up, node], x] = True
+            more = parent[up] >= 0              # stop once the walk reaches v
+            node, x = up[more], x[more]
+    return PifBelow(tail, head, below)
+
+
 def exact_memory(paths: ShortestPaths, predicates: Mapping[int, Predicate], senders: Iterable[int],
-                 orders: TreeOrders | None = None, ips: tuple | None = None) -> dict[str, dict]:
+                 orders: TreeOrders | None = None, ips: tuple | None = None,
+                 pif_union: str = "processors") -> dict[str, dict]:
     """M(S) of psf, ips, pif and drp with no reducer, as
     :meth:`Routing.memory` counts it: per scheme ``{"id_bits",
-    "predicate_constraints", "predicate_bits", "total_bits"}``, and for ips
+    "predicate_constraints", "predicate_bits", "total_bits"}``, for ips
     also ``"classes"``, the number of classes stored at each processor
-    (|V̄_u| of §3.2: the classes a header can reach u in). ``ips`` may pass
-    :func:`ips_structure`'s result to share it."""
+    (|V̄_u| of §3.2: the classes a header can reach u in), for pif
+    ``"pif_union"`` (what F* unites over, one of :data:`PIF_UNIONS`, as
+    ``build(..., pif_union=...)``). ``ips`` may pass :func:`ips_structure`'s
+    result to share it."""
+    if pif_union not in PIF_UNIONS:
+        raise ValueError(f"unknown pif_union {pif_union!r}; choose one of {', '.join(PIF_UNIONS)}")
     n = paths.n
     graph = paths.graph
     senders = np.array(sorted(set(int(v) for v in senders)), dtype=np.int64)
@@ -153,19 +214,11 @@ def exact_memory(paths: ShortestPaths, predicates: Mapping[int, Predicate], send
         ips_ids += i_bits + r_bits
     record("ips", ips_ids, ips_constraints, classes=classes)
 
-    # PIF: F*_u(w) = the union over senders of T_v/w, where w is u's child in T_v
-    pif_constraints = 0
-    tin, tout = orders.tin, orders.tout
-    if s:
-        for w in range(n):
-            ups = paths.parent[senders, w]
-            for u in np.unique(ups[ups >= 0]).tolist():
-                vs = senders[ups == u]
-                rank = tin[vs]                                  # rank[i, x] in T_{vs[i]}
-                inside = (rank >= tin[vs, w][:, None]) & (rank < tout[vs, w][:, None])
-                pif_constraints += int(sizes[inside.any(axis=0)].sum())
+    # PIF: F*_u(w) = the union over V (or S) of T_v/(u, w) (§3.3)
+    united = range(n) if pif_union == "processors" else senders.tolist()
+    pif_constraints = pif_below(paths, united).constraints(sizes)
     degrees = np.array([graph.degree[u] for u in range(n)], dtype=np.int64)
-    record("pif", s * idb + s * int((idb + degrees).sum()), pif_constraints)
+    record("pif", s * idb + s * int((idb + degrees).sum()), pif_constraints, pif_union=pif_union)
 
     # DRP: unicast everywhere, the pred table at every sender (§3.4)
     r = len(predicates)
@@ -175,11 +228,11 @@ def exact_memory(paths: ShortestPaths, predicates: Mapping[int, Predicate], send
 
 def processor_constraints(scheme: str, u: int, paths: ShortestPaths, predicates: Mapping[int, Predicate],
                           senders: Sequence[int], reducer: str, *, combiner: _Combiner | None = None,
-                          ips: tuple | None = None) -> int:
+                          ips: tuple | None = None, pif_union: str = "processors") -> int:
     """Predicate constraints of processor u's table in ``scheme`` (psf, ips or
-    pif) with ``reducer``: the rows the scheme's set-up reduces, each
-    combined predicate reduced once (pass one ``combiner`` to share its cache
-    across processors)."""
+    pif, its F* united over ``pif_union``) with ``reducer``: the rows the
+    scheme's set-up reduces, each combined predicate reduced once (pass one
+    ``combiner`` to share its cache across processors)."""
     combine = combiner if combiner is not None else make_combiner(predicates, reducer)
     pool = combine.pool
     senders = sorted(set(int(v) for v in senders))
@@ -197,8 +250,10 @@ def processor_constraints(scheme: str, u: int, paths: ShortestPaths, predicates:
             for w in paths.children(h, u):
                 total += sum(pool.size(p) for p in combine.ids(paths.subtree(h, w)))
     elif scheme == "pif":
+        if pif_union not in PIF_UNIONS:
+            raise ValueError(f"unknown pif_union {pif_union!r}; choose one of {', '.join(PIF_UNIONS)}")
         below: dict[int, set[int]] = {}
-        for v in senders:
+        for v in (range(paths.n) if pif_union == "processors" else senders):
             for w in paths.children(v, u):
                 below.setdefault(w, set()).update(paths.subtree(v, w))
         for w in sorted(below):

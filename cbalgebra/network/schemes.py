@@ -32,8 +32,18 @@ shortest-path tree of v with the smallest-id tie-break of
     in are stored. On a tree the classes at u are {u} and, for each
     neighbour w, the sources reached through w; R_u = 1 throughout.
 ``pif`` (§3.3)
-    F*_u(w) = OR of F_u(v, w) over the senders v, plus child_u(v) for every
-    sender. Header: the source. Fwd_u(v, m) = {w ∈ child_u(v) | m ∈ F*_u(w)}.
+    F*_u(w) = OR of F_u(v, w) over every processor v ∈ V (the paper's
+    definition), plus child_u(v) for every sender. Header: the source.
+    Fwd_u(v, m) = {w ∈ child_u(v) | m ∈ F*_u(w)}. With the smallest-id
+    tie-break the trees are consistent: where T_v's path to x passes u, it
+    continues as T_u's path (x's parent p in T_v lies below u, so p is tight
+    from u as well as from v; every parent tight from u is tight from v; so
+    p, the smallest tight from v, is the smallest tight from u). Hence the
+    paper's F*_u(w) is T_u/w: each receiver x ≠ u lies below exactly one
+    neighbour of u (tests/test_network_pif_union.py checks it). The option
+    ``pif_union="senders"`` unites over the senders only: a sub-predicate
+    of the paper's, so smaller tables when s < n, delivery trees inside the
+    paper's, and still correct (PSF's tree stays inside PIF's).
 ``drp`` (§3.4)
     The source matches m against every receiver's predicate (its pred table),
     W = the interested processors; every processor partitions the
@@ -86,7 +96,8 @@ Each scheme counts what the paper's analysis counts:
   header only, the paper's identity on a tree) and R_u (one bit per class, 0
   when R_u is constant);
 - pif: s⌈log2 n⌉ + the F*_u predicates + child_u: per sender, its id and a
-  bit per neighbour, s(⌈log2 n⌉ + deg u) bits;
+  bit per neighbour, s(⌈log2 n⌉ + deg u) bits (``memory()["pif_union"]``
+  names the union F* is taken over);
 - drp: unicast_u, one next-hop id per receiver at every processor
   (n·r·⌈log2 n⌉), + the pred table at every sender (s·Σ size(pred x));
 - siena: the subscriptions each server holds from each neighbour and its
@@ -109,7 +120,7 @@ from cbalgebra.reducers import REDUCERS
 from cbalgebra.semantics import matches
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
-from .names import SCHEMES
+from .names import PIF_UNIONS, SCHEMES
 from .delivery import DeliveryReport, Packet, check_delivery, smallest_latency_minimal_tree
 from .paths import ShortestPaths
 from .siena import Network
@@ -117,6 +128,7 @@ from .topology import TopologyError, _finish
 
 __all__ = [
     "BITS_PER_CONSTRAINT",
+    "PIF_UNIONS",
     "SCHEMES",
     "Delivery",
     "Routing",
@@ -528,7 +540,7 @@ class Routing:
                                                      + constraints * BITS_PER_CONSTRAINT)
         idb = sum(p["id_bits"] for p in per.values())
         cons = sum(p["predicate_constraints"] for p in per.values())
-        return {"scheme": self.scheme, "reducer": self.reducer, "n": self.n,
+        return {"scheme": self.scheme, "reducer": self.reducer, **self._variant(), "n": self.n,
                 "senders": len(self.senders), "receivers": len(self.receivers),
                 "bits_per_id": self.id_bits, "bits_per_constraint": BITS_PER_CONSTRAINT,
                 "id_bits": idb, "predicate_constraints": cons,
@@ -540,6 +552,10 @@ class Routing:
 
     def _memory_of(self, u: int) -> dict[str, int]:
         raise NotImplementedError
+
+    def _variant(self) -> dict[str, str]:
+        """The scheme's options that change what it stores, for memory()."""
+        return {}
 
     def __repr__(self) -> str:
         return (f"<Routing {self.scheme} on {self.graph.graph.get('name', 'a network')}: n={self.n}, "
@@ -673,25 +689,29 @@ def ips_lookup_bits(class_row: np.ndarray, rewrite_row: np.ndarray, headers: Ite
 
 
 class PIF(Routing):
-    """Per-Interface Forwarding (§3.3)."""
+    """Per-Interface Forwarding (§3.3). ``pif_union`` (one of
+    :data:`PIF_UNIONS`) is what F* unites over: ``"processors"``, the paper's
+    F*_u(w) = ∨_{v∈V} F_u(v, w), or ``"senders"``, v ∈ S only."""
 
     scheme = "pif"
     _predicate_component = "F*"
+    pif_union = "processors"
 
     def _setup(self) -> None:
         paths, n = self.paths, self.n
+        united = range(n) if self.pif_union == "processors" else sorted(self.senders)
         self._children: dict[int, dict[int, np.ndarray]] = {}
         for u in range(n):
             below: dict[int, set[int]] = {w: set() for w in self.graph[u]}
-            children = {}
-            for v in sorted(self.senders):
-                kids = paths.children(v, u)
-                children[v] = np.array(kids, dtype=np.int64)
-                for w in kids:
+            for v in united:
+                for w in paths.children(v, u):
                     below[w] |= paths.subtree(v, w)
-            self._children[u] = children
+            self._children[u] = {v: np.array(paths.children(v, u), dtype=np.int64) for v in sorted(self.senders)}
             self._rows[u] = [(w, ids) for w in sorted(below) if (ids := self._combine.ids(below[w]))]
         self._compile({u: list(self.graph[u]) for u in range(n)})
+
+    def _variant(self) -> dict[str, str]:
+        return {"pif_union": self.pif_union}
 
     def _offer(self, u, parent, header):
         return self._children[u][header]
@@ -988,7 +1008,7 @@ def siena_tree(graph: nx.Graph, paths: ShortestPaths) -> tuple[nx.Graph, int | N
 def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
           reducer: str | None = None, senders: Iterable[int] | None = None,
           paths: ShortestPaths | None = None, *, unicast: Any = None, unicast_seed: int = 0,
-          shared_rows: bool = True) -> Routing:
+          shared_rows: bool = True, pif_union: str | None = None) -> Routing:
     """Build routing ``scheme`` (one of :data:`SCHEMES`) on ``graph`` (a
     topology: nodes 0..n-1, connected, positive weights) for the receivers
     ``predicates`` ({processor: Predicate}; a processor without one is not a
@@ -997,7 +1017,8 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     ``paths`` may pass the graph's ShortestPaths to share them; ``unicast``
     and ``unicast_seed`` choose DRP's unicast tables (see DRP._set_unicast);
     ``shared_rows=False`` compiles PSF and iPS rows one interface each
-    (see _PerSource)."""
+    (see _PerSource); ``pif_union`` chooses what PIF's F* unites over (see
+    :class:`PIF`; None: the paper's, every processor)."""
     if scheme not in _CLASSES:
         raise RoutingError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
     reducer = "none" if reducer is None else reducer
@@ -1035,6 +1056,12 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
         routing._set_unicast(unicast, unicast_seed)
     elif unicast is not None:
         raise RoutingError("unicast applies to the drp scheme only")
+    if isinstance(routing, PIF) and pif_union is not None:
+        if pif_union not in PIF_UNIONS:
+            raise RoutingError(f"unknown pif_union {pif_union!r}; choose one of {', '.join(PIF_UNIONS)}")
+        routing.pif_union = pif_union
+    elif pif_union is not None:
+        raise RoutingError("pif_union applies to the pif scheme only")
     routing._setup()
     return routing
 
