@@ -386,8 +386,6 @@ def study_from_args(args: argparse.Namespace) -> Study:
     config["fig13_grids"] = list(args.grids or base["fig13_grids"])
     if args.replicates is not None:
         config["fig12_replicates"] = config["fig13_replicates"] = args.replicates
-    if args.points is not None:
-        raise ValueError("--points does not apply: give --subscribers and --grids")
     if args.duration is not None:
         config["duration"] = args.duration
     if args.sweep_duration is not None:

@@ -36,6 +36,25 @@ class Finding(NamedTuple):
     verdict: str
 
 
+#: A number the paper gives as "about v" agrees when ours lies within ±APPROX_AGREE·v, and partly agrees
+#: within a factor of APPROX_PARTLY (issue 24 §3: ±15 %, no longer ±30 %). Every study judges "≈ v" claims
+#: with :func:`approx_verdict`.
+APPROX_AGREE = 0.15
+APPROX_PARTLY = 2.0
+#: The verdict of a claim the run cannot test (a quick run, a figure left out, too few points).
+NOT_TESTED = "not tested at this size"
+
+
+def approx_verdict(value: float, target: float) -> str:
+    """``"agree"``, ``"partly"`` or ``"disagree"`` for a measured ``value`` against the paper's "≈ target"."""
+    if target == 0 or not math.isfinite(value):
+        return "disagree"
+    ratio = value / target
+    if abs(ratio - 1) <= APPROX_AGREE + 1e-12:
+        return "agree"
+    return "partly" if 1 / APPROX_PARTLY <= ratio <= APPROX_PARTLY else "disagree"
+
+
 def _f(x: float | None, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"

@@ -149,3 +149,21 @@ def test_report_is_its_sections_in_order():
         "## Timing",
     ]
     assert "\n\n\n" not in text
+
+
+# ---------------------------------------------------------------- the "≈ v" band (issue 24 §3)
+@pytest.mark.parametrize("value, verdict", [
+    (100, "agree"), (115, "agree"), (85, "agree"), (116, "partly"), (84, "partly"), (70, "partly"),
+    (130, "partly"), (200, "partly"), (50, "partly"), (201, "disagree"), (49, "disagree"),
+    (-100, "disagree"), (math.nan, "disagree"), (math.inf, "disagree"),
+])
+def test_about_v_agrees_within_fifteen_percent(value, verdict):
+    assert report.approx_verdict(value, 100) == verdict
+
+
+@pytest.mark.parametrize("target", [3, 0.03, 75, 500, 3000])
+def test_about_v_band_is_relative(target):
+    assert report.approx_verdict(target * 1.149, target) == "agree"
+    assert report.approx_verdict(target * 1.151, target) == "partly"
+    assert report.approx_verdict(target * 0.849, target) == "partly"
+    assert report.approx_verdict(target * 2.01, target) == "disagree"
