@@ -160,3 +160,36 @@ def test_study_from_args_defaults_are_the_full_sizes():
     assert study.config["fig12_replicates"] == 10
     assert study.config["fig12_subscribers"] == [5, 10, 20, 30, 40, 50]
     assert len(study.cells) == 3 * (1 + 6 * 10 + 5 * study.config["fig13_replicates"])
+
+
+# ---------------------------------------------------------------- the README's AMSP facts (issue 24 §4)
+def _readme_amsp() -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = text.index("### AMSP against broadcast publication and subscription")
+    return " ".join(text[start:text.index("\n## ", start)].split())
+
+
+def test_readme_states_the_reports_count_of_unstated_parameters():
+    import re
+
+    counts = re.findall(r"lists all (\d+) unstated", _readme_amsp())
+    assert counts == [str(len(amsp_report.UNSTATED))]
+
+
+def test_readme_paper_size_recipe_runs_the_paper_size_everywhere():
+    """The recipe the README gives for the paper's size sets Figure 12's points 5, 10, ..., 50 and 10 runs
+    per point of Figures 12 and 13 (the paper averages 10 experiments per point)."""
+    import re
+    import shlex
+
+    from cbalgebra.cli import build_parser
+
+    recipe = re.search(r"`(cbalgebra study amsp [^`]*)` runs the paper's size", _readme_amsp())
+    assert recipe is not None
+    argv = shlex.split(recipe.group(1))[1:] + ["--out", "unused"]
+    args = build_parser().parse_args(argv)
+    study = amsp.study_from_args(args)
+    assert study.config["fig12_subscribers"] == list(range(5, 55, 5))
+    assert study.config["fig12_replicates"] == study.config["fig13_replicates"] == 10

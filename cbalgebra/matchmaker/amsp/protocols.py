@@ -34,7 +34,12 @@ exponentially, and broadcasts it in a COST_ANNOUNCE when it changes
 significantly (f_x down x's tree, g_y up towards every publisher y receives
 from). Each node keeps the tables, computes C_i^(p) and C_i^(s) for its
 outgoing links and runs the distributed top-down marking of Figure 9 with
-hysteresis δ whenever they change or an upstream link's marking changes. A
+hysteresis δ whenever they change or an upstream link's marking changes. (With
+fixed rates and no motion the marking settles on ``tdm``'s when the upstream
+relation is acyclic, as it is on shared trees and on every generated
+instance; on a cycle of per-source links, Figure 9's "an upstream s-link
+forces an s-link" keeps the whole cycle s-links once one of them is:
+``Overlay.upstream_cycle``.) A
 change is a CHANGE_MARKING from u to v and a CHANGE_MARKING_REPLY back, the
 first carrying u's PCDs when the link becomes a p-link, the reply carrying
 v's SCDs when it becomes an s-link.
