@@ -159,7 +159,12 @@ def test_study_from_args_defaults_are_the_full_sizes():
     assert study.kind == "amsp"
     assert study.config["fig12_replicates"] == 10
     assert study.config["fig12_subscribers"] == [5, 10, 20, 30, 40, 50]
-    assert len(study.cells) == 3 * (1 + 6 * 10 + 5 * study.config["fig13_replicates"])
+    figures = 3 * (1 + 6 * 10 + 5 * study.config["fig13_replicates"])
+    sensitivity = [c for c in study.cells if c["figure"] == amsp.SENSITIVITY]
+    assert len(study.cells) == figures + len(sensitivity)
+    reps = study.config["fig13_replicates"]
+    # AMSP on every axis (the MCD policy at every grid of Figure 13), BP and BS on the speed axis only.
+    assert len(sensitivity) == reps * (5 + 2 * 3 + 2 + 2)
 
 
 # ---------------------------------------------------------------- the README's AMSP facts (issue 24 §4)
