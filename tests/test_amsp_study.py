@@ -193,7 +193,7 @@ def test_readme_paper_size_recipe_runs_the_paper_size_everywhere():
 
     recipe = re.search(r"`(cbalgebra study amsp [^`]*)` runs the paper's size", _readme_amsp())
     assert recipe is not None
-    argv = shlex.split(recipe.group(1))[1:] + ["--out", "unused"]
+    argv = [*shlex.split(recipe.group(1))[1:], "--out", "unused"]
     args = build_parser().parse_args(argv)
     study = amsp.study_from_args(args)
     assert study.config["fig12_subscribers"] == list(range(5, 55, 5))

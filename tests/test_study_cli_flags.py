@@ -41,7 +41,7 @@ def test_study_help_gives_the_flags_meaning_in_that_study(study, capsys):
 @pytest.mark.parametrize("study, flag", [(s, f) for s, flags in SHARED_FLAGS.items() for f, m in flags.items()
                                          if m is None])
 def test_a_flag_that_does_not_apply_is_one_line_exit_2(study, flag, tmp_path, capsys):
-    code, out, err = _run(["study", study, f"--{flag}", "3", "--out", str(tmp_path / "out")], capsys)
+    code, _out, err = _run(["study", study, f"--{flag}", "3", "--out", str(tmp_path / "out")], capsys)
     assert code == 2
     assert err.count("\n") == 1 and f"--{flag} does not apply" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
