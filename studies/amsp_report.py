@@ -446,9 +446,13 @@ def grid_breakdown_section(summary: pd.DataFrame) -> str | None:
             + "); AMSP removes most of the floods, which uncovers the MCD term at coarse grids. Of AMSP's MCD "
             f"updates after the warm-up, {_share(first['mcd_marking'], first['mcd'])} at G = {int(first['grid'])} "
             f"and {_share(last['mcd_marking'], last['mcd'])} at G = {int(last['grid'])} descend from marking "
-            "changes: the MCD term is the re-signalling of MCDs whose region changed because an entity moved, "
-            "not of MCDs whose meeting point moved (what the `segment` policy of the sensitivity section "
-            "saves).\n")
+            "changes: " + (
+                "at the coarsest grid the MCD term is mostly MCDs re-sent because a marking change moved their "
+                "meeting point (what the `segment` policy of the sensitivity section saves).\n"
+                if first["mcd"] > 0 and first["mcd_marking"] > first["mcd"] / 2 else
+                "the MCD term is mostly the re-signalling of MCDs whose region changed because an entity moved, "
+                "not of MCDs whose meeting point moved (what the `segment` policy of the sensitivity section "
+                "saves).\n"))
     return "\n".join(text)
 
 
