@@ -506,6 +506,27 @@ def _variant_order(variants: Sequence[str]) -> list[str]:
     return [v for v in order if v in set(variants)]
 
 
+def _sensitivity_summary(changes: dict[str, float], verdicts: dict[str, tuple[str, ...]]) -> str:
+    """Which variants move AMSP most, and which of the paper's claims change verdict under them."""
+    claims = ("the ≈ 3 % link-marking share", "the ≈ 75 % reduction", "AMSP lowest", "Figure 11's levels")
+    varied = [v for v in changes if v != BASELINE]
+    if not varied:
+        return "Only the baseline ran.\n"
+    ranked = sorted(varied, key=lambda v: -abs(changes[v]))
+    moves = ", ".join(f"{_variant_label(v)} {100 * changes[v]:+.0f} %" for v in ranked)
+    base = verdicts.get(BASELINE)
+    flips = []
+    for v in ranked:
+        if base is None:
+            break
+        changed = [f"{claim} {b} → {w}" for claim, b, w in zip(claims, base, verdicts[v], strict=True) if b != w]
+        if changed:
+            flips.append(f"{_variant_label(v)}: " + ", ".join(changed))
+    return (f"AMSP's paired change, largest first: {moves}. "
+            + ("Verdicts that differ from the baseline's: " + "; ".join(flips) + "."
+               if flips else "No verdict differs from the baseline's.") + "\n")
+
+
 def sensitivity_section(results: pd.DataFrame, config: dict) -> str | None:
     rows = sensitivity_rows(results)
     if rows.empty:
@@ -513,6 +534,8 @@ def sensitivity_section(results: pd.DataFrame, config: dict) -> str | None:
     tested = paper_size(config)
     grid0 = int(config.get("sensitivity_grid", PAPER_GRID))
     table = []
+    changes: dict[str, float] = {}
+    verdicts: dict[str, tuple[str, ...]] = {}
     for variant in _variant_order(rows["variant"].unique()):
         v = rows[(rows["variant"] == variant) & (rows["grid"] == grid0)]
         if v.empty:
@@ -523,14 +546,20 @@ def sensitivity_section(results: pd.DataFrame, config: dict) -> str | None:
         change = (v["AMSP"] / v["AMSP_baseline"]).mean() - 1
         lowest = int((v["AMSP"] < v[["BP", "BS"]].min(axis=1)).sum())
         levels = min(bp, bs) > 3000 and amsp < 800
+        changes[variant] = change
+        verdicts[variant] = (
+            approx_verdict(share, 0.03) if tested else NOT_TESTED,
+            approx_verdict(reduction, 0.75) if tested else NOT_TESTED,
+            "agree" if lowest == len(v) else "disagree",
+            ("agree" if levels else _verdict(False, partly=min(bp, bs) > 2 * amsp)) if tested else NOT_TESTED)
         table.append((
             _variant_label(variant), f"{bp:.0f}", f"{bs:.0f}", f"{amsp:.0f}",
             "–" if variant == BASELINE else f"{100 * change:+.0f} %",
             f"{100 * v['mcd_share'].mean():.0f} %",
-            f"{100 * share:.1f} % ({approx_verdict(share, 0.03) if tested else NOT_TESTED})",
-            f"{100 * reduction:.0f} % ({approx_verdict(reduction, 0.75) if tested else NOT_TESTED})",
-            f"{lowest}/{len(v)} ({'agree' if lowest == len(v) else 'disagree'})",
-            ("agree" if levels else _verdict(False, partly=min(bp, bs) > 2 * amsp)) if tested else NOT_TESTED,
+            f"{100 * share:.1f} % ({verdicts[variant][0]})",
+            f"{100 * reduction:.0f} % ({verdicts[variant][1]})",
+            f"{lowest}/{len(v)} ({verdicts[variant][2]})",
+            verdicts[variant][3],
         ))
     text = [
         "## Sensitivity to what the paper leaves open\n",
@@ -546,6 +575,7 @@ def sensitivity_section(results: pd.DataFrame, config: dict) -> str | None:
                 "link-marking share (≈ 3 %)", "AMSP below the better broadcast (≈ 75 %)",
                 "AMSP lowest (replicates)", "BP, BS > 3,000 and AMSP < 800"), table) + "\n",
     ]
+    text.append(_sensitivity_summary(changes, verdicts))
     segment = rows[rows["variant"] == variant_name("mcd_update", "segment")]
     if not segment.empty:
         per_grid = []
