@@ -43,7 +43,7 @@ from typing import Any
 __all__ = ["SPEED_CLASSES", "App", "SpeedClass", "World", "WorldConfig"]
 
 
-#: Bounds of a speed (cells/s of the 1000 × 1000 grid), of the measurement-free world parameters.
+#: The speeds a SpeedClass accepts, in cells/s of the 1000 × 1000 grid.
 MIN_SPEED, MAX_SPEED = 1e-9, 1e9
 #: At most this many new entities per second and application: more would not end in any useful time.
 MAX_ARRIVAL_RATE = 1e3
@@ -188,8 +188,8 @@ class World:
         self.apps: list[App] = [App("P", x, rng.randint(*config.initial)) for x in publishers]
         self.apps += [App("S", y, rng.randint(*config.initial)) for y in subscribers]
         self._spawned: dict[tuple[str, Any], int] = {}
-        #: With ``record_paths``: per entity (application key, rank), its birth and death times and
-        #: every waypoint (time, x/G, y/G) in the unit square, the same at every grid size.
+        #: With ``record_paths``: per entity (application key, rank), its birth (time, x/G, y/G) and
+        #: then every waypoint it heads for, in the unit square: the same at every grid size.
         self.paths: dict[tuple[tuple[str, Any], int], list[tuple[float, float, float]]] | None = (
             {} if record_paths else None)
         cumulative, total = [], 0.0
