@@ -645,12 +645,14 @@ UNSTATED = (
      "P and S drawn among the stub nodes; DVMRP per-source trees); a new network per replicate; in Figure 13 "
      "and the sensitivity study, replicate r has the same network, members and entity paths at every grid "
      "size and variant (common random numbers)"),
-    ("run length and averaging", "600 s for Figure 11, 200 s per run for Figures 12-13; the mean rate excludes "
-     "a 60 s warm-up (the initial population's announcements at time 0)"),
-    ("replicates of Figure 13", "3 per grid size (Figure 12: 10, as in the paper)"),
-    ("points of Figure 12", "5, 10, 20, 30, 40 and 50 subscribers (the paper plots 5 to 50; we skip 15, 25, 35 "
-     "and 45 to fit the machine's time budget; `--subscribers 5,10,...,50` runs them all)"),
-    ("grid sizes of Figure 13", "200, 500, 1000, 1500 and 2000"),
+    ("run length and averaging", "{duration:g} s for Figure 11, {fig12_duration:g} s per run for Figure 12 and "
+     "{fig13_duration:g} s for Figure 13; the mean rate excludes a {warmup:g} s warm-up (the initial "
+     "population's announcements at time 0)"),
+    ("replicates of Figure 13", "{fig13_replicates} per grid size (Figure 12: {fig12_replicates}; the paper "
+     "averages 10 experiments per point)"),
+    ("points of Figure 12", "{fig12_subscribers} subscribers (the paper plots 5 to 50 in steps of 5; "
+     "`--subscribers 5,10,...,50` runs them all)"),
+    ("grid sizes of Figure 13", "{fig13_grids}"),
     ("confidence intervals", "two-sided 90 % Student-t intervals of the mean over replicates"),
 )
 
@@ -675,9 +677,15 @@ def verdicts_note() -> str:
             f"{PAPER_SUBSCRIBERS} subscribers) is \"{NOT_TESTED}\" on a run of another size.\n")
 
 
-def unstated_section() -> str:
+def unstated_section(config: dict) -> str:
+    """The table of UNSTATED, with the sizes this run used."""
+    from cbalgebra.studies.amsp import FULL
+
+    sizes = {**FULL, **config}
+    values = {k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in sizes.items()}
+    rows = [(name, choice.format_map(values)) for name, choice in UNSTATED]
     return (f"## What the paper leaves unstated, and what we chose ({len(UNSTATED)} choices)\n\n"
-            + _table(("parameter", "our choice"), UNSTATED) + "\n")
+            + _table(("parameter", "our choice"), rows) + "\n")
 
 
 def checks_section(results: pd.DataFrame) -> str:
@@ -747,7 +755,7 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
         numbers_section(summary),
         grid_breakdown_section(summary),
         sensitivity_section(results, config),
-        unstated_section(),
+        unstated_section(config),
         checks_section(results),
         performance_section(summary),
         timing_section(timing),
