@@ -1,4 +1,10 @@
-"""``cbalgebra study alpha-general`` and ``cbalgebra study alpha-dnf``.
+"""``cbalgebra study``: every study's command line (alpha-general and alpha-dnf here; routing,
+matchmaker and amsp in their own modules, through ``common_arguments`` and ``run_command``).
+
+One rule for the flags every study shares (``--replicates``, ``--points``): :data:`SHARED_FLAGS`
+gives what each means in each study, and a flag that does not apply to a study is refused with
+one line and exit 2 (never silently ignored); ``--help`` of ``study`` and of each study says what
+the flags mean there.
 
 ``register(subparsers)`` adds the ``study`` command to the top-level parser;
 each sub-command's ``func(args)`` returns the exit code. Expected failures
@@ -45,6 +51,24 @@ DEFAULT_SEED = 2003
 #: must import pandas, Spark and the heavy packages inside functions only.
 STUDY_MODULES: tuple[str, ...] = (
     "cbalgebra.studies.routing", "cbalgebra.studies.matchmaker", "cbalgebra.studies.amsp",
+)
+
+#: What the shared flags mean in each study (None: the flag does not apply there and is refused).
+SHARED_FLAGS: dict[str, dict[str, str | None]] = {
+    "alpha-general": {"replicates": "predicate sets per grid point",
+                      "points": "points of the log grid of nk/|M|"},
+    "alpha-dnf": {"replicates": "predicate sets per grid point", "points": "points of the log grid of n"},
+    "routing": {"replicates": "replicates (graph, roles, predicates, messages) per point",
+                "points": "points of the log grid of n between --min-n and --max-n"},
+    "matchmaker": {"replicates": "samples (random instances) at the paper's point", "points": None},
+    "amsp": {"replicates": "runs per point of Figures 12 and 13 and of the sensitivity study", "points": None},
+}
+#: The studies, as ``cbalgebra study --help`` lists them.
+STUDY_SUMMARY = (
+    "alpha-general and alpha-dnf: the disjunction advantage alpha (Carzaniga, Rembert & Wolf 2006, §4, "
+    "Figures 5-7); routing: the memory of PSF, iPS, PIF and DRP (the same paper, §3); matchmaker: link "
+    "marking on random instances (Ge, Ji, Kurose & Towsley, Matchmaker, §4.4, Figures 7-8); amsp: BP, BS and "
+    "AMSP signalling rates by simulation (the same paper, §6, Figures 11-13)"
 )
 
 #: Full sizes and --quick sizes.
@@ -110,13 +134,22 @@ def _conf(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
+def study_name(p: argparse.ArgumentParser) -> str:
+    """The study a sub-command parser is for: the last word of its ``prog`` ("cbalgebra study amsp")."""
+    return p.prog.rsplit(" ", 1)[-1]
+
+
 def common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
+    meanings = SHARED_FLAGS[study_name(p)]
     p.add_argument("--out", type=Path, default=Path(default_out), metavar="DIR",
                    help=f"output directory; a rerun into it resumes (default: {default_out})")
     p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
                    help=f"base seed; each cell's seed derives from it and the cell key (default: {DEFAULT_SEED})")
-    p.add_argument("--replicates", type=_positive_int, metavar="R", help="predicate sets per grid point")
-    p.add_argument("--points", type=_positive_int, metavar="P", help="points of the log grid")
+    for flag, metavar in (("replicates", "R"), ("points", "P")):
+        meaning = meanings[flag]
+        # A flag that does not apply is still parsed, so that run_command can refuse it in one line.
+        p.add_argument(f"--{flag}", type=_positive_int, metavar=metavar,
+                       help=meaning if meaning is not None else argparse.SUPPRESS)
     p.add_argument("--master", default=DEFAULT_MASTER, metavar="URL",
                    help="Spark master: local[*] (default), local[N] or spark://HOST:PORT")
     p.add_argument("--conf", type=_conf, action="append", default=[], metavar="KEY=VALUE",
@@ -130,10 +163,14 @@ def common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
 def register(subparsers: Subparsers) -> argparse.ArgumentParser:
     """Add ``study`` with ``alpha-general``, ``alpha-dnf`` and the STUDY_MODULES to a subparsers object."""
     study = subparsers.add_parser(
-        "study", help="Monte Carlo studies of the disjunction advantage alpha on Spark",
-        description="Monte Carlo studies of the disjunction advantage alpha (Carzaniga, Rembert & Wolf, "
-                    "Understanding Content-Based Routing Schemes, 2006, §4), run as "
-                    "Spark jobs: locally by default, on a standalone cluster with --master.")
+        "study", help="the papers' studies on Spark (alpha, routing, Matchmaker, AMSP)",
+        description=f"The studies that reproduce the papers' figures, run as Spark jobs: locally by default, on "
+                    f"a standalone cluster with --master. {STUDY_SUMMARY}.",
+        epilog="The flags every study shares: "
+               + "; ".join(f"{name}: " + ", ".join(
+                   f"--{flag} {meaning}" if meaning is not None else f"no --{flag}"
+                   for flag, meaning in flags.items()) for name, flags in SHARED_FLAGS.items())
+               + ". A flag that does not apply to a study is an error (exit 2).")
     sub = study.add_subparsers(dest="study_command", metavar="STUDY")
     sub.required = True
 
@@ -245,6 +282,10 @@ def run_command(args: argparse.Namespace, build: Callable[[argparse.Namespace], 
     from cbalgebra.studies.runner import StudyError
 
     prog = f"cbalgebra study {args.study_command}"
+    for flag, meaning in SHARED_FLAGS.get(args.study_command, {}).items():
+        if meaning is None and getattr(args, flag, None) is not None:
+            return _fail(prog, f"--{flag} does not apply to this study (see cbalgebra study "
+                               f"{args.study_command} --help)", EXIT_BAD_INPUT)
     try:
         check_master(args.master)
         check_output_folder(args.out)

@@ -36,6 +36,25 @@ class Finding(NamedTuple):
     verdict: str
 
 
+#: A number the paper gives as "about v" agrees when ours lies within ±APPROX_AGREE·v, and partly agrees
+#: within a factor of APPROX_PARTLY (issue 24 §3: ±15 %, no longer ±30 %). Every study judges "≈ v" claims
+#: with :func:`approx_verdict`.
+APPROX_AGREE = 0.15
+APPROX_PARTLY = 2.0
+#: The verdict of a claim the run cannot test (a quick run, a figure left out, too few points).
+NOT_TESTED = "not tested at this size"
+
+
+def approx_verdict(value: float, target: float) -> str:
+    """``"agree"``, ``"partly"`` or ``"disagree"`` for a measured ``value`` against the paper's "≈ target"."""
+    if target == 0 or not math.isfinite(value):
+        return "disagree"
+    ratio = value / target
+    if abs(ratio - 1) <= APPROX_AGREE + 1e-12:
+        return "agree"
+    return "partly" if 1 / APPROX_PARTLY <= ratio <= APPROX_PARTLY else "disagree"
+
+
 def _f(x: float | None, digits: int = 3) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
@@ -185,7 +204,7 @@ def zipf_reduces_better(uni: pd.DataFrame, zipf: pd.DataFrame) -> Finding | None
 
 
 def five_one_percent_predicates_save_half(zipf: pd.DataFrame) -> Finding | None:
-    """Finding: five Zipf predicates of |M|/100 messages each give α ≈ 0.5 (±10 points)."""
+    """Finding: five Zipf predicates of |M|/100 messages each save about 50 % (:func:`approx_verdict`)."""
     remark = _one_percent_of_five(zipf)
     if remark.empty:
         return None
@@ -194,7 +213,7 @@ def five_one_percent_predicates_save_half(zipf: pd.DataFrame) -> Finding | None:
         "Five predicates that each select one message in a hundred save about 50 %.",
         f"α = {_f(remark['alpha_mean'].min())}–{_f(remark['alpha_mean'].max())}, a saving of "
         f"{saving:.0f} % (mean over universes)",
-        "**agree**" if abs(saving - 50) <= 10 else "**disagree**",
+        f"**{approx_verdict(saving, 50)}**",
     )
 
 
@@ -408,7 +427,8 @@ def no_early_reduction(s_main: pd.DataFrame, layout: DnfLayout) -> Finding:
 
 
 def uniform_500_halves_near_7000(s_main: pd.DataFrame, layout: DnfLayout) -> Finding | None:
-    """Finding: with 500 uniform names, median α ≤ 0.5 only from about 7,000 predicates (±1.5×)."""
+    """Finding: with 500 uniform names, median α ≤ 0.5 only from about 7,000 predicates
+    (:func:`approx_verdict`)."""
     if "uniform-500" not in layout.scenarios:
         return None
     g = _scenario(s_main, "uniform-500")
@@ -427,7 +447,7 @@ def uniform_500_halves_near_7000(s_main: pd.DataFrame, layout: DnfLayout) -> Fin
                 f"{mn:,.0f}" if mn else f"median α ≤ 0.5 from n ≈ {med:,.0f}")
         if p95:
             ours += f"; 95th percentile from ≈ {p95:,.0f}"
-        verdict = "**agree**" if 7000 / 1.5 <= med <= 7000 * 1.5 else "**disagree**"
+        verdict = f"**{approx_verdict(med, 7000)}**"
     return Finding("With 500 uniform names, α falls below 0.5 only from about 7,000 predicates.",
                    ours, verdict)
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbalgebra.covering import equivalent, overlaps
-from cbalgebra.matchmaker import Instance, tdm, valid
+from cbalgebra.matchmaker import Instance, cost, tdm, valid
 from cbalgebra.matchmaker.amsp import (
     KINDS,
     Overlay,
@@ -198,3 +198,109 @@ def test_entities_move_one_cell_at_a_time():
         steps += [(abs(a[0] - b[0]), abs(a[1] - b[1])) for a, b in itertools.pairwise(alive)]
     assert len(steps) > 100 and all(max(step) == 1 for step in steps)
     assert run.entities["moves"] == len(steps)
+
+
+# ---------------------------------------------------------------- common random numbers (issue 24 §3)
+def test_the_same_seed_moves_the_same_entities_on_the_same_paths_at_every_grid():
+    """Figure 13 compares grids on one world: positions are drawn in the unit square and scaled by G,
+    speeds by G/1000, and every entity has its own stream, so the waypoints (in the unit square) and
+    their times are the same at every grid size, whatever the cells crossed in between."""
+    inst = Instance.generate(3, 4, 4, trees="per-source")
+    paths = {}
+    for grid in (20, 55, 200):
+        world = WorldConfig(grid=grid, initial=(2, 5), arrival_rate=0.05, lifetime_factor=10, speed_classes=FAST,
+                            pause=(0, 5))
+        run = simulate(inst, world, ProtocolConfig("AMSP", interval=5), seed=11, duration=60, keep_state=True)
+        assert run.world is not None and run.world.paths is not None
+        paths[grid] = run.world.paths
+    assert sum(len(p) for p in paths[20].values()) > 50
+    for grid in (55, 200):
+        assert paths[grid].keys() == paths[20].keys()
+        for key, legs in paths[20].items():
+            flat = [v for leg in paths[grid][key] for v in leg]
+            assert flat == pytest.approx([v for leg in legs for v in leg], rel=1e-9, abs=1e-9)
+
+
+def test_every_protocol_sees_the_same_entity_paths():
+    small = Instance.generate(3, 3, 3, trees="per-source")
+    runs = [simulate(small, SMALL, ProtocolConfig(p, interval=5), seed=4, duration=40, keep_state=True)
+            for p in ("BP", "AMSP")]
+    a, b = (r.world.paths for r in runs if r.world is not None)
+    assert a == b and len(a) > 10
+
+
+# ---------------------------------------------------------------- MCD update policy (issue 24 §3)
+@pytest.mark.parametrize("trees", ["per-source", "shared"])
+def test_segment_policy_installs_what_the_oracle_says_with_fewer_mcd_messages(trees):
+    for seed in (0, 3, 5):
+        inst = Instance.generate(seed, 6, 6, trees=trees)
+        ov = Overlay.from_instance(inst)
+        check = _mismatches(ov, SMALL)
+        sent = {}
+        for policy in ("path", "segment"):
+            run = simulate(inst, SMALL, ProtocolConfig("AMSP", interval=5, delta=0.05, mcd_update=policy),
+                           seed=seed, duration=120, checkpoints=(20, 45, 70, 95), on_checkpoint=check, overlay=ov,
+                           keep_state=True)
+            assert all(bad == [] for _, (_, bad) in run.checkpoints)
+            assert run.signalling is not None and run.world is not None
+            assert check(None, run.signalling, run.world)[1] == []
+            assert run.sent == run.received
+            sent[policy] = run
+        path, segment = sent["path"], sent["segment"]
+        # The same world and the same marking decisions; only the re-signalled MCDs differ.
+        assert path.marking_changes == segment.marking_changes and path.final_marking == segment.final_marking
+        assert segment.sent_by_cause["marking"]["CD_UPDATE/MCD"] == 0
+        assert path.sent_by_cause["marking"]["CD_UPDATE/MCD"] > 0
+        assert segment.sent["CD_UPDATE/MCD"] < path.sent["CD_UPDATE/MCD"]
+        for kind in KINDS:
+            if kind != "CD_UPDATE/MCD":
+                assert segment.sent[kind] == path.sent[kind]
+
+
+def test_messages_by_cause_add_up_and_broadcast_has_no_marking_cause():
+    inst = Instance.generate(1, 5, 5, trees="per-source")
+    for protocol in ("BP", "BS", "AMSP"):
+        run = simulate(inst, SMALL, ProtocolConfig(protocol, interval=5, delta=0.05), seed=1, duration=60)
+        for kind in KINDS:
+            assert run.sent_by_cause["cd"][kind] + run.sent_by_cause["marking"][kind] == run.sent[kind]
+            assert sum(run.marking_series[kind]) <= run.sent_by_cause["marking"][kind]
+        assert run.rate(10, cause="cd") + run.rate(10, cause="marking") == pytest.approx(run.rate(10))
+        if protocol != "AMSP":
+            assert sum(run.sent_by_cause["marking"].values()) == 0
+
+
+def test_broadcast_runs_do_not_read_amsp_parameters():
+    """The sensitivity study reruns BP and BS only on the speed axis: the others cannot change them."""
+    inst = Instance.generate(2, 4, 4, trees="per-source")
+    for protocol in ("BP", "BS"):
+        base = simulate(inst, SMALL, ProtocolConfig(protocol), seed=2, duration=40)
+        other = simulate(inst, SMALL, ProtocolConfig(protocol, delta=3.0, significance=0.5, interval=2,
+                                                     mcd_update="segment"), seed=2, duration=40)
+        assert base.sent == other.sent and base.series == other.series
+
+
+# ---------------------------------------------------------------- Figure 9 on cyclic relations (issue 23 §5)
+def test_generated_instances_have_an_acyclic_upstream_relation():
+    for trees in ("per-source", "shared"):
+        for seed in range(5):
+            assert Overlay.from_instance(Instance.generate(seed, 20, 20, trees=trees)).upstream_cycle() is None
+
+
+def test_on_a_cyclic_upstream_relation_amsp_locks_into_s_links_above_tdm():
+    """Three per-source trees around a triangle (a→b→c, b→c→a, c→a→b): each link is upstream of the next.
+    Figure 9 makes a link an s-link when an upstream link is one, so one s-link decided while the
+    announcements are still arriving turns the whole cycle into s-links for good; AMSP then stays at
+    all-s, twice the cost of tdm's all-p. Convergence to tdm holds on acyclic relations only."""
+    trees = {"a": [("a", "b"), ("b", "c")], "b": [("b", "c"), ("c", "a")], "c": [("c", "a"), ("a", "b")]}
+    f = {"a": 1, "b": 1, "c": 1}
+    g = {"a": 2, "b": 2, "c": 2}
+    inst = Instance.from_trees(trees, f, g)
+    ov = Overlay.from_instance(inst)
+    assert ov.upstream_cycle() is not None and sorted(ov.upstream_cycle()) == [0, 1, 2]
+    rates = {**{("P", x): float(v) for x, v in f.items()}, **{("S", y): float(v) for y, v in g.items()}}
+    world = WorldConfig(grid=10, initial=(0, 0), arrival_rate=0, motion=False)
+    run = simulate(inst, world, ProtocolConfig("AMSP", delta=0.0, static_rates=rates), duration=5)
+    assert valid(inst, run.final_marking)
+    assert set(run.final_marking.values()) == {"s"}
+    assert set(tdm(inst).values()) == {"p"}
+    assert cost(inst, run.final_marking) == 2 * cost(inst, tdm(inst))

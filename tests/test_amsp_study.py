@@ -10,6 +10,7 @@ import pytest
 
 from cbalgebra.cli import main as cli_main
 from cbalgebra.studies import amsp, amsp_report
+from cbalgebra.studies.report import NOT_TESTED
 
 pytest.importorskip("simpy")
 
@@ -33,26 +34,68 @@ def test_cells_share_a_seed_across_protocols_and_differ_across_replicates():
     for c in cells:
         by_run.setdefault((c["figure"], c["x"], c["replicate"]), set()).add(c["run_seed"])
     assert all(len(seeds) == 1 for seeds in by_run.values())  # BP, BS and AMSP see the same world
-    assert len({next(iter(s)) for s in by_run.values()}) == len(by_run)
+    # Distinct worlds for distinct replicates; Figure 13 shares one per replicate across its grids (CRN).
+    worlds = {(f, None if f == "fig13" else x, r) for f, x, r in by_run}
+    assert len({next(iter(s)) for s in by_run.values()}) == len(worlds)
     assert {c["grid"] for c in cells if c["figure"] == "fig13"} == set(q["fig13_grids"])
     assert amsp.cells(_config()) == cells
     assert amsp.cells(_config(seed=8)) != cells
 
 
+def test_figure_13_uses_common_random_numbers():
+    """Issue 24 §3: replicate r of Figure 13 has one seed, hence one network, one set of members and one
+    world, at every grid size; the sensitivity cells reuse the same seeds (paired with their baseline)."""
+    from cbalgebra.matchmaker import Instance
+
+    config = _config(fig13_grids=[200, 500, 1000], fig13_replicates=3, sensitivity=True)
+    cells = amsp.cells(config)
+    fig13 = [c for c in cells if c["figure"] == "fig13"]
+    seeds: dict[int, set[int]] = {}
+    for c in fig13:
+        seeds.setdefault(c["replicate"], set()).add(c["run_seed"])
+    assert all(len(s) == 1 for s in seeds.values()) and len({next(iter(s)) for s in seeds.values()}) == 3
+    for c in cells:
+        if c["figure"] == amsp.SENSITIVITY:
+            assert {c["run_seed"]} == seeds[c["replicate"]]
+            assert amsp.baseline_of(c) in {tuple(b[k] for k in amsp.KEY_COLUMNS) for b in fig13} or \
+                c["x"] not in config["fig13_grids"]
+    one = [c for c in fig13 if c["replicate"] == 0 and c["protocol"] == "AMSP"]
+    instances = [Instance.generate(int(c["run_seed"] % (2**31 - 1)), c["publishers"], c["subscribers"],
+                                   trees=c["trees"]) for c in one]
+    assert len({c["grid"] for c in one}) == 3
+    for other in instances[1:]:
+        assert other.trees == instances[0].trees and other.publishers == instances[0].publishers
+        assert other.subscribers == instances[0].subscribers
+
+
+def test_sensitivity_cells_vary_one_axis_at_a_time():
+    config = _config(sensitivity=True)
+    sens = [c for c in amsp.cells(config) if c["figure"] == amsp.SENSITIVITY]
+    assert sens
+    for c in sens:
+        changed = [k for k, v in amsp.SENSITIVITY_BASELINE.items() if c[k] != v]
+        assert len(changed) == 1 and c["variant"] == amsp.variant_name(changed[0], c[changed[0]])
+        if changed[0] not in amsp.BROADCAST_AXES:
+            assert c["protocol"] == "AMSP"
+    assert {c["variant"] for c in sens} == {amsp.variant_name(a, v) for a, vs in amsp.SENSITIVITY_AXES.items()
+                                            for v in vs}
+    assert not [c for c in amsp.cells(_config(sensitivity=False)) if c["figure"] == amsp.SENSITIVITY]
+
+
 def test_a_task_row_and_the_outputs_built_from_rows(tmp_path):
     config = _config(duration=40.0, warmup=10.0, fig12_subscribers=[2, 4], fig12_replicates=2,
                      fig12_duration=30.0, fig13_grids=[100, 300], fig13_replicates=2, fig13_duration=30.0,
-                     publishers=3, fig11_subscribers=3)
+                     publishers=3, fig11_subscribers=3, sensitivity=True, sensitivity_grid=300)
     rows = [amsp.run_cell(cell) for cell in amsp.cells(config)]
     for row in rows:
         assert row["conserved"]
         assert set(amsp.schema().names) == set(row)
         assert len(row["series_total"]) == int(row["duration"])
     results = pd.DataFrame(rows)
-    same = results.groupby(["figure", "x", "replicate"])["cd_events"].nunique()
+    same = results.groupby(["figure", "x", "replicate", "variant"])["cd_events"].nunique()
     assert (same == 1).all()
     summary = amsp_report.summarise(results, config)
-    assert set(summary["figure"]) == {"fig11", "fig11-series", "fig12", "fig13"}
+    assert set(summary["figure"]) == {"fig11", "fig11-series", "fig12", "fig13", amsp.SENSITIVITY}
     series = summary[summary["figure"] == "fig11-series"]
     assert len(series) == 3 * 40
     paths = amsp_report.draw(summary, tmp_path, config)
@@ -63,8 +106,27 @@ def test_a_task_row_and_the_outputs_built_from_rows(tmp_path):
     assert "What the paper leaves unstated" in text
     rows = [line for line in text.splitlines() if line.startswith(("| Fig. ", "| §1"))]
     assert len(rows) >= 8
-    for line in rows:
-        assert line.rstrip(" |").rsplit("|", 1)[1].strip().split(" ")[0] in ("agree", "disagree", "partly")
+    verdicts = [line.rstrip(" |").rsplit("|", 1)[1].strip() for line in rows]
+    for verdict in verdicts:
+        assert verdict.split(" ")[0] in ("agree", "disagree", "partly") or verdict == NOT_TESTED
+    # A 3/3 run cannot test the paper's 20/20 numbers (issue 24 §3): Fig. 11's levels and share, and §1's 75 %.
+    absolute = [v for line, v in zip(rows, verdicts, strict=True)
+                if "3,000" in line or "3 %" in line or "75 %" in line]
+    assert len(absolute) >= 2 and set(absolute) == {NOT_TESTED}
+    (tmp_path / "report.md").write_text(text)
+    assert "## Why AMSP's rate is not monotone in the grid" in text
+    assert "## Sensitivity to what the paper leaves open" in text
+    assert "### The MCD update policy at every grid of Figure 13" in text
+    _assert_no_empty_fields(text)
+
+
+def _assert_no_empty_fields(text: str) -> None:
+    """No number left out of a sentence or a cell: no "nan", no ": ." or "( )", no empty table cell."""
+    for line in text.splitlines():
+        assert "nan" not in line.replace("nano", "").lower().split("`")[0::2][0] or "nan" not in line
+        assert ": ." not in line and ": ;" not in line and "()" not in line and "( )" not in line
+        if line.startswith("|") and not line.startswith("|---"):
+            assert all(cell.strip() for cell in line.strip().strip("|").split("|")), line
 
 
 def test_smoothing_is_a_trailing_window():
@@ -97,4 +159,42 @@ def test_study_from_args_defaults_are_the_full_sizes():
     assert study.kind == "amsp"
     assert study.config["fig12_replicates"] == 10
     assert study.config["fig12_subscribers"] == [5, 10, 20, 30, 40, 50]
-    assert len(study.cells) == 3 * (1 + 6 * 10 + 5 * study.config["fig13_replicates"])
+    figures = 3 * (1 + 6 * 10 + 5 * study.config["fig13_replicates"])
+    sensitivity = [c for c in study.cells if c["figure"] == amsp.SENSITIVITY]
+    assert len(study.cells) == figures + len(sensitivity)
+    reps = study.config["fig13_replicates"]
+    # AMSP on every axis (the MCD policy at every grid of Figure 13), BP and BS on the speed axis only.
+    assert len(sensitivity) == reps * (5 + 2 * 3 + 2 + 2)
+
+
+# ---------------------------------------------------------------- the README's AMSP facts (issue 24 §4)
+def _readme_amsp() -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = text.index("### AMSP against broadcast publication and subscription")
+    return " ".join(text[start:text.index("\n## ", start)].split())
+
+
+def test_readme_states_the_reports_count_of_unstated_parameters():
+    import re
+
+    counts = re.findall(r"lists all (\d+) unstated", _readme_amsp())
+    assert counts == [str(len(amsp_report.UNSTATED))]
+
+
+def test_readme_paper_size_recipe_runs_the_paper_size_everywhere():
+    """The recipe the README gives for the paper's size sets Figure 12's points 5, 10, ..., 50 and 10 runs
+    per point of Figures 12 and 13 (the paper averages 10 experiments per point)."""
+    import re
+    import shlex
+
+    from cbalgebra.cli import build_parser
+
+    recipe = re.search(r"`(cbalgebra study amsp [^`]*)` runs the paper's size", _readme_amsp())
+    assert recipe is not None
+    argv = [*shlex.split(recipe.group(1))[1:], "--out", "unused"]
+    args = build_parser().parse_args(argv)
+    study = amsp.study_from_args(args)
+    assert study.config["fig12_subscribers"] == list(range(5, 55, 5))
+    assert study.config["fig12_replicates"] == study.config["fig13_replicates"] == 10

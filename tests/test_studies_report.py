@@ -149,3 +149,32 @@ def test_report_is_its_sections_in_order():
         "## Timing",
     ]
     assert "\n\n\n" not in text
+
+
+# ---------------------------------------------------------------- the "≈ v" band (issue 24 §3)
+@pytest.mark.parametrize("value, verdict", [
+    (100, "agree"), (115, "agree"), (85, "agree"), (116, "partly"), (84, "partly"), (70, "partly"),
+    (130, "partly"), (200, "partly"), (50, "partly"), (201, "disagree"), (49, "disagree"),
+    (-100, "disagree"), (math.nan, "disagree"), (math.inf, "disagree"),
+])
+def test_about_v_agrees_within_fifteen_percent(value, verdict):
+    assert report.approx_verdict(value, 100) == verdict
+
+
+@pytest.mark.parametrize("target", [3, 0.03, 75, 500, 3000])
+def test_about_v_band_is_relative(target):
+    assert report.approx_verdict(target * 1.149, target) == "agree"
+    assert report.approx_verdict(target * 1.151, target) == "partly"
+    assert report.approx_verdict(target * 0.849, target) == "partly"
+    assert report.approx_verdict(target * 2.01, target) == "disagree"
+
+
+def test_alpha_about_v_findings_use_the_shared_band():
+    """Both "about v" findings of the α reports judge with ``approx_verdict``: a median halving point of
+    9,500 (1.36 × 7,000) and a saving of 42 % (0.84 × 50 %) only partly agree."""
+    summary = dnf_summary_frame({"uniform-500": [(9000, .45, .50, .55, .8, .85), (10000, .3, .35, .45, .7, .75)]})
+    finding = report.uniform_500_halves_near_7000(summary, report.dnf_layout(summary))
+    assert "n ≈ 9,4" in finding.ours and finding.verdict == "**partly**"
+    zipf = general_summary_frame([("zipf", 1000, n, 10, 1.0 if n == 1 else 0.58, 0.01, math.nan) for n in (1, 5)])
+    finding = report.five_one_percent_predicates_save_half(zipf)
+    assert "a saving of 42 %" in finding.ours and finding.verdict == "**partly**"

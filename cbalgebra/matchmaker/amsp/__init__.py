@@ -14,14 +14,24 @@ SimPy is imported only when a run starts.
 from __future__ import annotations
 
 from cbalgebra.matchmaker.amsp.overlay import Overlay
-from cbalgebra.matchmaker.amsp.protocols import KINDS, MARKING_KINDS, PROTOCOLS, ProtocolConfig, Signalling
+from cbalgebra.matchmaker.amsp.protocols import (
+    CAUSES,
+    KINDS,
+    MARKING_KINDS,
+    MCD_UPDATES,
+    PROTOCOLS,
+    ProtocolConfig,
+    Signalling,
+)
 from cbalgebra.matchmaker.amsp.regions import MatchCache, Square, SquareBook, intersection, square_filter
 from cbalgebra.matchmaker.amsp.simulate import RunResult, simulate
 from cbalgebra.matchmaker.amsp.world import SPEED_CLASSES, SpeedClass, World, WorldConfig
 
 __all__ = [
+    "CAUSES",
     "KINDS",
     "MARKING_KINDS",
+    "MCD_UPDATES",
     "PROTOCOLS",
     "SPEED_CLASSES",
     "MatchCache",

@@ -125,6 +125,37 @@ class Overlay:
             self.up_from[y] = {v: tuple(ls) for v, ls in entering.items()}
             self.down_to[y] = {u: tuple(ls) for u, ls in leaving.items()}
 
+    def upstream_cycle(self) -> tuple[int, ...] | None:
+        """A cycle of the upstream relation (links i_0 → i_1 → … → i_0, each upstream of the next), or None.
+
+        Figure 9 turns a link into an s-link whenever one of its upstream links
+        is one, so on a cycle a single s-link keeps the whole cycle s-links
+        forever, whatever the costs: AMSP then settles above the optimum.
+        Shared trees never have such a cycle (a closed walk in one tree must
+        turn back), and none of 400 generated instances (seeds 0-199, 20
+        publishers, 20 subscribers, per-source and shared) has one; custom
+        per-source trees can (tests/test_amsp.py builds one).
+        """
+        state = [0] * len(self.links)  # 0 unvisited, 1 on the current path, 2 done
+        for start in range(len(self.links)):
+            if state[start]:
+                continue
+            path: list[int] = [start]
+            iters = [iter(self.downstream[start])]
+            state[start] = 1
+            while iters:
+                nxt = next(iters[-1], None)
+                if nxt is None:
+                    state[path.pop()] = 2
+                    iters.pop()
+                elif state[nxt] == 1:
+                    return tuple(path[path.index(nxt):])
+                elif state[nxt] == 0:
+                    state[nxt] = 1
+                    path.append(nxt)
+                    iters.append(iter(self.downstream[nxt]))
+        return None
+
     @classmethod
     def from_instance(cls, instance: Any, delay_per_weight: float = 0.0) -> Overlay:
         """The overlay of a ``cbalgebra.matchmaker.Instance`` (its ``trees``, ``subscribers`` and ``graph``).

@@ -34,10 +34,35 @@ exponentially, and broadcasts it in a COST_ANNOUNCE when it changes
 significantly (f_x down x's tree, g_y up towards every publisher y receives
 from). Each node keeps the tables, computes C_i^(p) and C_i^(s) for its
 outgoing links and runs the distributed top-down marking of Figure 9 with
-hysteresis δ whenever they change or an upstream link's marking changes. A
+hysteresis δ whenever they change or an upstream link's marking changes. (With
+fixed rates and no motion the marking settles on ``tdm``'s when the upstream
+relation is acyclic, as it is on shared trees and on every generated
+instance; on a cycle of per-source links, Figure 9's "an upstream s-link
+forces an s-link" keeps the whole cycle s-links once one of them is:
+``Overlay.upstream_cycle``.) A
 change is a CHANGE_MARKING from u to v and a CHANGE_MARKING_REPLY back, the
 first carrying u's PCDs when the link becomes a p-link, the reply carrying
 v's SCDs when it becomes an s-link.
+
+MCD update policy (``ProtocolConfig.mcd_update``; §5.4 says only that the
+matchmaker sends the MCD "along the multicast data dissemination path between
+the source publisher and the requesting subscriber", not what happens when
+the meeting point moves):
+
+- ``"path"`` (the default): an MCD's id names its matchmaker, so when a marking
+  change moves the meeting point of a pair, the old matchmaker withdraws the
+  MCD over the whole path and the new one installs it over the whole path;
+- ``"segment"``: an MCD's id is (PCD id, SCD id) alone. A matchmaker that loses
+  a pair because of a marking change (not because a CD changed) hands it over
+  silently, and an MCD update travels only as far as it changes something: a
+  node that receives the MCD it already holds does not forward it, and a new
+  matchmaker that already holds the MCD sends nothing. Only the segment whose
+  installed MCD changes is re-signalled.
+
+Every message also carries its cause: ``"cd"`` when it descends from an
+application's CD change, ``"marking"`` when it descends from a COST_ANNOUNCE
+(the link marking and what a marking change re-sends). ``sent_by_cause``
+counts them (the study's breakdown of AMSP's messages).
 
 Transport: with ``hop_delay`` 0, a message is delivered after every message
 sent before it (a FIFO queue drained within the same simulated instant: the
@@ -47,6 +72,7 @@ link's delay as a SimPy timeout. Links are FIFO either way.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -56,7 +82,7 @@ from cbalgebra.matchmaker.amsp.overlay import Overlay
 from cbalgebra.matchmaker.amsp.regions import MatchCache, Square, SquareBook
 from cbalgebra.values import Filter
 
-__all__ = ["KINDS", "MARKING_KINDS", "PROTOCOLS", "ProtocolConfig", "Signalling"]
+__all__ = ["CAUSES", "KINDS", "MARKING_KINDS", "MCD_UPDATES", "PROTOCOLS", "ProtocolConfig", "Signalling"]
 
 #: Message types, as §6.1 counts them (a CD_UPDATE by the CD it carries).
 KINDS = ("CD_UPDATE/PCD", "CD_UPDATE/SCD", "CD_UPDATE/MCD", "COST_ANNOUNCE", "CHANGE_MARKING",
@@ -65,6 +91,11 @@ K_PCD, K_SCD, K_MCD, K_COST, K_CM, K_CMR = range(6)
 #: The messages spent on link marking (the paper's "3 %").
 MARKING_KINDS = ("COST_ANNOUNCE", "CHANGE_MARKING", "CHANGE_MARKING_REPLY")
 PROTOCOLS = ("BP", "BS", "AMSP")
+#: ``ProtocolConfig.mcd_update``: re-signal a moved or changed MCD over the whole path, or only where it changes.
+MCD_UPDATES = ("path", "segment")
+#: What a message descends from: an application's CD change, or AMSP's rate announcements and marking.
+CAUSES = ("cd", "marking")
+CAUSE_CD, CAUSE_MARKING = range(2)
 P_LINK, S_LINK = "p", "s"
 #: Bucket side (cells) of the spatial index that proposes candidate pairs; the algebra decides them.
 BUCKET = 4
@@ -84,14 +115,39 @@ class ProtocolConfig:
     initial_marking: str = P_LINK  # AMSP's links start as p-links (§5.3's example)
     #: Tests: fixed rates {("P", x): f_x, ("S", y): g_y} announced once at time 0, no measurement.
     static_rates: Mapping[tuple[str, Any], float] | None = None
+    mcd_update: str = "path"  # one of MCD_UPDATES (see the module docstring); §5.4 leaves it open
 
     def __post_init__(self) -> None:
+        """Every field checked, each with a one-line ValueError (issue 23: a NaN interval hung ``simulate``)."""
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"unknown protocol {self.protocol!r} (one of {', '.join(PROTOCOLS)})")
         if self.initial_marking not in (P_LINK, S_LINK):
-            raise ValueError("initial_marking must be 'p' or 's'")
-        if self.interval <= 0 or self.jitter < 0 or not 0 < self.alpha <= 1 or self.delta < 0:
-            raise ValueError("need interval > 0, jitter >= 0, 0 < alpha <= 1, delta >= 0")
+            raise ValueError(f"initial_marking must be 'p' or 's', not {self.initial_marking!r}")
+        if self.mcd_update not in MCD_UPDATES:
+            raise ValueError(f"mcd_update must be one of {', '.join(MCD_UPDATES)}, not {self.mcd_update!r}")
+        # A measurement interval below a millisecond would spin the clock without advancing it.
+        bounds = (("interval", 1e-3), ("jitter", 0.0), ("significance", 0.0), ("floor", 0.0), ("delta", 0.0))
+        for name, low in bounds:
+            value = _finite(name, getattr(self, name))
+            if value < low:
+                raise ValueError(f"{name} must be >= {low:g}, not {value}")
+        if not 0 < _finite("alpha", self.alpha) <= 1:
+            raise ValueError(f"alpha must lie in (0, 1], not {self.alpha}")
+        if self.static_rates is not None:
+            if not isinstance(self.static_rates, Mapping):
+                raise ValueError(f"static_rates must be a mapping, not {type(self.static_rates).__name__}")
+            for key, rate in self.static_rates.items():
+                if _finite(f"static rate of {key!r}", rate) < 0:
+                    raise ValueError(f"static rate of {key!r} must be >= 0, not {rate}")
+
+
+def _finite(what: str, value: object) -> float:
+    """``value`` as a float, or a one-line ValueError: not a number, NaN or infinite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be finite, not {value}")
+    return float(value)
 
 
 Entry = tuple[int, "Square | None"]  # (version, square); square None: withdrawn
@@ -144,8 +200,13 @@ class Signalling:
         # Accounting.
         self.sent = [0] * len(KINDS)
         self.received = [0] * len(KINDS)
+        self.cause = CAUSE_CD  # the cause of what is being handled now; the messages it sends inherit it
+        self.sent_by_cause = [[0] * len(KINDS) for _ in CAUSES]
+        #: Per second, the messages of each kind that descend from AMSP's announcements and marking.
+        self.marking_series = [[0] * (int(end) + 1) for _ in KINDS]
+        self.segment = config.mcd_update == "segment"
         self.series = [[0] * (int(end) + 1) for _ in KINDS]  # messages sent per second, by kind
-        self.queue: deque[tuple[int, Callable[..., None], tuple]] = deque()
+        self.queue: deque[tuple[int, int, Callable[..., None], tuple]] = deque()
         self.cd_events = 0
         self.changes_by_app: dict[tuple[str, Any], int] = {}  # CD changes per application
         #: With ``trace``: every CD's successive cells (None: withdrawn), for the checks.
@@ -165,21 +226,26 @@ class Signalling:
     # ------------------------------------------------------------------ transport
     def _send(self, kind: int, link: int, handler: Callable[..., None], args: tuple) -> None:
         self.sent[kind] += 1
+        cause = self.cause
+        self.sent_by_cause[cause][kind] += 1
         if self.bin >= 0:
             self.series[kind][self.bin] += 1
+            if cause == CAUSE_MARKING:
+                self.marking_series[kind][self.bin] += 1
         if self.instant:
-            self.queue.append((kind, handler, args))
+            self.queue.append((kind, cause, handler, args))
             return
         event = self.env.timeout(self.ov.delay[link])
-        event.callbacks.append(lambda _event: self._deliver(kind, handler, args))
+        event.callbacks.append(lambda _event: self._deliver(kind, cause, handler, args))
 
     def _clock(self) -> None:
         """Read the simulated time once per entry point: every send until the next one shares it."""
         now = self.env.now
         self.bin = int(now) if now < self.end else -1
 
-    def _deliver(self, kind: int, handler: Callable[..., None], args: tuple) -> None:
+    def _deliver(self, kind: int, cause: int, handler: Callable[..., None], args: tuple) -> None:
         self._clock()
+        self.cause = cause
         self.received[kind] += 1
         handler(*args)
 
@@ -187,7 +253,8 @@ class Signalling:
         """Deliver every queued message (instant transport), and those they cause, in FIFO order."""
         queue, received = self.queue, self.received
         while queue:
-            kind, handler, args = queue.popleft()
+            kind, cause, handler, args = queue.popleft()
+            self.cause = cause
             received[kind] += 1
             handler(*args)
 
@@ -198,6 +265,7 @@ class Signalling:
     def cd_changed(self, kind: str, node: Any, cd: int, cell: tuple[int, int] | None) -> None:
         """An application's entity ``cd`` now describes the square around ``cell`` (None: withdrawn)."""
         self.cd_events += 1
+        self.cause = CAUSE_CD
         key = (kind, node)
         self.changes_by_app[key] = self.changes_by_app.get(key, 0) + 1
         if self.cell_trace is not None:
@@ -313,7 +381,11 @@ class Signalling:
             if old is None:
                 self.by_p[n].setdefault(p, set()).add(s)
                 self.by_s[n].setdefault(s, set()).add(p)
-        self._send_mcd(n, x, self.s_owner[s], (p, s, n), region)
+        if not self.segment:
+            self._send_mcd(n, x, self.s_owner[s], (p, s, n), region)
+        elif region is not None or self.cause != CAUSE_MARKING:
+            # A pair lost to a marking change lives on at the new meeting point: hand it over silently.
+            self._send_mcd(n, x, self.s_owner[s], (p, s, None), region)
 
     def _match_p(self, n: Any, x: Any, p: int) -> None:
         candidates = set(self.by_p[n].get(p, ()))
@@ -342,6 +414,8 @@ class Signalling:
             self._set_pair(n, p, s, x, self._pair_region(n, x, p, s))
 
     def _send_mcd(self, n: Any, x: Any, y: Any, key: tuple[int, int, Any], region: Filter | None) -> None:
+        if self.segment and self.installed[n].get(key) == region:
+            return  # the path holds this MCD already
         self._install(n, key, region)
         if n != x:
             t = self.ov.parent[x][n]
@@ -357,6 +431,8 @@ class Signalling:
             self.installed[n][key] = region
 
     def _on_mcd(self, n: Any, x: Any, y: Any, key: tuple[int, int, Any], region: Filter | None, up: bool) -> None:
+        if self.segment and self.installed[n].get(key) == region:
+            return  # the rest of the path holds it already
         self._install(n, key, region)
         if up and n != x:
             t = self.ov.parent[x][n]
@@ -423,8 +499,11 @@ class Signalling:
         """``hops`` messages of ``kind`` sent and received within this instant (a wave)."""
         self.sent[kind] += hops
         self.received[kind] += hops
+        self.sent_by_cause[self.cause][kind] += hops
         if self.bin >= 0:
             self.series[kind][self.bin] += hops
+            if self.cause == CAUSE_MARKING:
+                self.marking_series[kind][self.bin] += hops
 
     def _on_pcd(self, t: int, x: Any, cd: int, ver: int, sq: Square | None) -> None:
         if self.mark_v[t] != P_LINK:  # pragma: no cover - links are FIFO: CHANGE_MARKING comes after
@@ -509,6 +588,7 @@ class Signalling:
     def announce(self, kind: str, node: Any, value: float, seq: int) -> None:
         """An application's COST_ANNOUNCE of its new rate estimate (f_x down its tree, g_y upwards)."""
         self._clock()
+        self.cause = CAUSE_MARKING
         if kind == "P":
             self._on_cost_p(node, node, value)
         else:

@@ -11,6 +11,7 @@ delivered, so that the final state can be checked against the static oracle
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cbalgebra.matchmaker.amsp.overlay import Overlay
-from cbalgebra.matchmaker.amsp.protocols import KINDS, ProtocolConfig, Signalling
+from cbalgebra.matchmaker.amsp.protocols import CAUSES, KINDS, ProtocolConfig, Signalling
 from cbalgebra.matchmaker.amsp.regions import MatchCache, SquareBook
 from cbalgebra.matchmaker.amsp.world import App, World, WorldConfig
 
@@ -42,6 +43,12 @@ class RunResult:
     entities: dict[str, int] = field(default_factory=dict)
     algebra_decisions: int = 0  # PCD × SCD square pairs decided by the algebra (match-cache misses)
     checkpoints: list = field(default_factory=list)
+    #: ``sent_by_cause[cause][kind]``: messages descending from a CD change ("cd") or from AMSP's rate
+    #: announcements and marking changes ("marking").
+    sent_by_cause: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: ``marking_series[kind][k]``: the messages of ``kind`` sent in second k that descend from AMSP's
+    #: rate announcements and marking changes (the rest of ``series`` descends from CD changes).
+    marking_series: dict[str, list[int]] = field(default_factory=dict)
     signalling: Signalling | None = None
     world: World | None = None
 
@@ -49,13 +56,21 @@ class RunResult:
     def total(self) -> int:
         return sum(self.sent.values())
 
-    def rate(self, start: float = 0.0, end: float | None = None, kinds: tuple[str, ...] = KINDS) -> float:
-        """Messages per second sent in [start, end) (whole seconds)."""
+    def rate(self, start: float = 0.0, end: float | None = None, kinds: tuple[str, ...] = KINDS,
+             cause: str | None = None) -> float:
+        """Messages per second sent in [start, end) (whole seconds); with ``cause`` "marking" only those
+        that descend from AMSP's announcements and marking changes, with "cd" only the others."""
         stop = int(self.duration if end is None else end)
         first = int(start)
         if stop <= first:
             raise ValueError("empty window")
-        return sum(sum(self.series[k][first:stop]) for k in kinds) / (stop - first)
+        if cause not in (None, *CAUSES):
+            raise ValueError(f"cause must be one of {', '.join(CAUSES)}, not {cause!r}")
+        total = sum(sum(self.series[k][first:stop]) for k in kinds)
+        if cause is not None:
+            marking = sum(sum(self.marking_series[k][first:stop]) for k in kinds)
+            total = marking if cause == "marking" else total - marking
+        return total / (stop - first)
 
 
 def simulate(
@@ -78,7 +93,8 @@ def simulate(
     ``on_checkpoint(t, signalling, world)`` runs at each checkpoint time (with
     ``hop_delay`` 0 no message is in flight then) and its results are kept in
     ``RunResult.checkpoints``. ``keep_state`` keeps the engine and world on
-    the result for inspection. ``waves=False`` sends every hop of a PCD or SCD
+    the result for inspection (and the world records every entity's waypoints in
+    ``World.paths``). ``waves=False`` sends every hop of a PCD or SCD
     update through the message queue (the same messages, slower).
     """
     # deferred: simpy loads only when a simulation runs
@@ -86,8 +102,21 @@ def simulate(
 
     world = world or WorldConfig()
     protocol = protocol or ProtocolConfig()
+    if not isinstance(world, WorldConfig) or not isinstance(protocol, ProtocolConfig):
+        raise ValueError("world must be a WorldConfig and protocol a ProtocolConfig")
+    for name, value in (("duration", duration), ("hop_delay", hop_delay)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, not {value!r}")
     if duration <= 0:
-        raise ValueError("duration must be positive")
+        raise ValueError(f"duration must be positive, not {duration}")
+    if hop_delay < 0:
+        raise ValueError(f"hop_delay must be >= 0, not {hop_delay}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an int, not {seed!r}")
+    if hop_delay > 0 and protocol.mcd_update == "segment":
+        # Two matchmakers of one pair can then update the same MCD concurrently, and stopping an update
+        # where the MCD is already installed needs versioned MCDs to settle that race (not implemented).
+        raise ValueError("mcd_update='segment' runs with instant transport only (hop_delay 0)")
     overlay = overlay or Overlay.from_instance(instance, delay_per_weight=hop_delay)
     if hop_delay > 0 and not any(overlay.delay):
         raise ValueError("hop_delay needs the instance's graph for the link weights")
@@ -100,7 +129,8 @@ def simulate(
         app.measured += 1
         engine.cd_changed(app.kind, app.node, eid, cell)
 
-    sim_world = World(env, world, overlay.publishers, overlay.subscribers, seed, emit, end=duration)
+    sim_world = World(env, world, overlay.publishers, overlay.subscribers, seed, emit, end=duration,
+                      record_paths=keep_state)
     timer_events = [0]
     if protocol.protocol == "AMSP":
         rng = random.Random(f"amsp-protocol:{seed}")
@@ -140,6 +170,7 @@ def simulate(
         sent=dict(zip(KINDS, engine.sent, strict=True)),
         received=dict(zip(KINDS, engine.received, strict=True)),
         series={k: engine.series[i][: int(duration)] for i, k in enumerate(KINDS)},
+        marking_series={k: engine.marking_series[i][: int(duration)] for i, k in enumerate(KINDS)},
         cd_events=engine.cd_events,
         events=events,
         wall_seconds=wall,
@@ -149,6 +180,8 @@ def simulate(
                   "alive": sum(len(a.live) for a in sim_world.apps)},
         algebra_decisions=engine.cache.decided,
         checkpoints=results,
+        sent_by_cause={cause: dict(zip(KINDS, counts, strict=True))
+                       for cause, counts in zip(CAUSES, engine.sent_by_cause, strict=True)},
         signalling=engine if keep_state else None,
         world=sim_world if keep_state else None,
     )

@@ -21,8 +21,15 @@ The world is measured in cells of the 1000 × 1000 grid: speeds are in those
 cells per second. A grid of G × G cells divides the same space more finely or
 coarsely, so an entity crosses G/1000 times as many cells (Figure 13).
 
-The world draws from its own random stream, so the three signalling
+The world draws from its own random streams, so the three signalling
 protocols, run with the same seed, see the same entities make the same moves.
+Every application has a stream for its arrivals and every entity one for its
+birth place, lifetime, waypoints, speeds and pauses, keyed by (seed,
+application, the entity's rank in its application). Positions are drawn in
+[0, 1) and scaled by G, speeds scaled by G/1000: the same seed gives the same
+entities on the same paths, in the same continuous world, at every grid size
+(common random numbers for Figure 13), and one entity's draws never depend on
+when another one moved.
 """
 
 from __future__ import annotations
@@ -36,6 +43,12 @@ from typing import Any
 __all__ = ["SPEED_CLASSES", "App", "SpeedClass", "World", "WorldConfig"]
 
 
+#: The speeds a SpeedClass accepts, in cells/s of the 1000 × 1000 grid.
+MIN_SPEED, MAX_SPEED = 1e-9, 1e9
+#: At most this many new entities per second and application: more would not end in any useful time.
+MAX_ARRIVAL_RATE = 1e3
+
+
 @dataclass(frozen=True)
 class SpeedClass:
     """Speeds are drawn uniformly from [low, high] cells/s of the 1000 × 1000 grid, for each leg."""
@@ -44,6 +57,38 @@ class SpeedClass:
     low: float
     high: float
     share: float  # the fraction of entities of this class
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise ValueError(f"a speed class's name must be a string, not {self.name!r}")
+        for field_name in ("low", "high", "share"):
+            _finite_number(f"speed class {self.name!r}: {field_name}", getattr(self, field_name))
+        # Below MIN_SPEED a leg would take longer than a float can count (and speed × G/1000 could
+        # round to 0); an entity that slow does not move: use WorldConfig(motion=False).
+        if not MIN_SPEED <= self.low <= self.high <= MAX_SPEED:
+            raise ValueError(f"speed class {self.name!r}: need {MIN_SPEED:g} <= low <= high <= {MAX_SPEED:g} "
+                             f"cells/s, not {self.low}, {self.high}")
+        if not 0 <= self.share <= 1:
+            raise ValueError(f"speed class {self.name!r}: share must lie in [0, 1], not {self.share}")
+
+    def scaled(self, factor: float) -> SpeedClass:
+        """The same class with both speeds multiplied by ``factor`` (the sensitivity study's speed axis)."""
+        return SpeedClass(self.name, self.low * factor, self.high * factor, self.share)
+
+
+def _finite_number(what: str, value: object) -> float:
+    """``value`` as a float, or a one-line ValueError: not a number, NaN or infinite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be finite, not {value}")
+    return float(value)
+
+
+def _integer(what: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, not {value!r}")
+    return value
 
 
 #: The paper names the classes but gives no speeds or shares (§6). We read a
@@ -71,18 +116,36 @@ class WorldConfig:
     half: int = 1  # a CD is the (2·half + 1)² square around the entity: 3 × 3
 
     def __post_init__(self) -> None:
-        if self.grid < 1:
+        """Every field checked, each with a one-line ValueError (issue 23: NaN and infinite values
+        hung or crashed ``simulate``)."""
+        if _integer("grid", self.grid) < 1:
             raise ValueError(f"grid must be at least 1, not {self.grid}")
-        lo, hi = self.initial
+        if not isinstance(self.initial, tuple) or len(self.initial) != 2:
+            raise ValueError(f"initial must be a pair (low, high), not {self.initial!r}")
+        lo, hi = (_integer("initial", v) for v in self.initial)
         if not 0 <= lo <= hi:
             raise ValueError(f"initial must be 0 <= low <= high, not {self.initial}")
-        if self.arrival_rate < 0 or self.lifetime_factor <= 0:
-            raise ValueError("arrival_rate must be >= 0 and lifetime_factor > 0")
-        if not self.speed_classes or abs(sum(c.share for c in self.speed_classes) - 1) > 1e-9:
+        if not 0 <= _finite_number("arrival_rate", self.arrival_rate) <= MAX_ARRIVAL_RATE:
+            raise ValueError(f"arrival_rate must lie in [0, {MAX_ARRIVAL_RATE:g}], not {self.arrival_rate}")
+        if not _finite_number("lifetime_factor", self.lifetime_factor) > 0:
+            raise ValueError(f"lifetime_factor must be > 0, not {self.lifetime_factor}")
+        mean_life = self.lifetime_factor * max(hi, 1)
+        if not (math.isfinite(mean_life) and 1.0 / mean_life > 0):
+            raise ValueError(f"lifetime_factor {self.lifetime_factor} × {max(hi, 1)} entities overflows a float")
+        if not isinstance(self.speed_classes, tuple) or not self.speed_classes or not all(
+                isinstance(c, SpeedClass) for c in self.speed_classes):
+            raise ValueError("speed_classes must be a non-empty tuple of SpeedClass")
+        if abs(sum(c.share for c in self.speed_classes) - 1) > 1e-9:
             raise ValueError("the speed classes' shares must sum to 1")
-        for c in self.speed_classes:
-            if not 0 < c.low <= c.high:
-                raise ValueError(f"speed class {c.name}: need 0 < low <= high")
+        if not isinstance(self.pause, tuple) or len(self.pause) != 2:
+            raise ValueError(f"pause must be a pair (low, high), not {self.pause!r}")
+        p_lo, p_hi = (_finite_number("pause", v) for v in self.pause)
+        if not 0 <= p_lo <= p_hi:
+            raise ValueError(f"pause must be 0 <= low <= high, not {self.pause}")
+        if not isinstance(self.motion, bool):
+            raise ValueError(f"motion must be True or False, not {self.motion!r}")
+        if not 0 <= _integer("half", self.half) < self.grid:
+            raise ValueError(f"half must lie in [0, grid), not {self.half}")
 
 
 @dataclass
@@ -109,11 +172,12 @@ class World:
     """Entities of every application, as SimPy processes that call ``emit`` on every CD change."""
 
     def __init__(self, env: Any, config: WorldConfig, publishers: Iterable[Any], subscribers: Iterable[Any],
-                 seed: int, emit: Emit, end: float) -> None:
+                 seed: int, emit: Emit, end: float, record_paths: bool = False) -> None:
         self.env = env
         self.config = config
         self.emit = emit
         self.end = end
+        self.seed = seed
         self.rng = random.Random(f"amsp-world:{seed}")
         self.scale = config.grid / 1000.0
         self.next_id = 0
@@ -123,6 +187,11 @@ class World:
         rng = self.rng
         self.apps: list[App] = [App("P", x, rng.randint(*config.initial)) for x in publishers]
         self.apps += [App("S", y, rng.randint(*config.initial)) for y in subscribers]
+        self._spawned: dict[tuple[str, Any], int] = {}
+        #: With ``record_paths``: per entity (application key, rank), its birth (time, x/G, y/G) and
+        #: then every waypoint it heads for, in the unit square: the same at every grid size.
+        self.paths: dict[tuple[tuple[str, Any], int], list[tuple[float, float, float]]] | None = (
+            {} if record_paths else None)
         cumulative, total = [], 0.0
         for c in config.speed_classes:
             total += c.share
@@ -138,20 +207,27 @@ class World:
 
     # ------------------------------------------------------------------ entities
     def _spawn(self, app: App) -> None:
-        rng, g = self.rng, self.config.grid
+        g = self.config.grid
         eid = self.next_id
         self.next_id += 1
+        rank = self._spawned.get(app.key, 0)
+        self._spawned[app.key] = rank + 1
+        rng = random.Random(f"amsp-entity:{self.seed}:{app.kind}:{app.node!r}:{rank}")
         u = rng.random()
         cls = next((c for c, edge in zip(self.config.speed_classes, self._cumulative, strict=True) if u < edge),
                    self.config.speed_classes[-1])
         x, y = rng.random() * g, rng.random() * g
         life = rng.expovariate(1.0 / (self.config.lifetime_factor * max(app.initial, 1)))
-        self.env.process(self._entity(app, eid, x, y, cls, self.env.now + life))
+        trace = None
+        if self.paths is not None:
+            trace = self.paths[(app.key, rank)] = [(self.env.now, x / g, y / g)]
+        self.env.process(self._entity(app, eid, x, y, cls, self.env.now + life, rng, trace))
 
     def _arrivals(self, app: App) -> Generator[Any, Any, None]:
         env, rate = self.env, self.config.arrival_rate
+        arrivals = random.Random(f"amsp-arrivals:{self.seed}:{app.kind}:{app.node!r}")
         while True:
-            gap = self.rng.expovariate(rate)
+            gap = arrivals.expovariate(rate)
             if env.now + gap >= self.end:
                 return
             yield env.timeout(gap)
@@ -161,9 +237,9 @@ class World:
         top = self.config.grid - 1
         return (min(int(x), top), min(int(y), top))
 
-    def _entity(self, app: App, eid: int, x: float, y: float, cls: SpeedClass,
-                death: float) -> Generator[Any, Any, None]:
-        env, rng, end, emit = self.env, self.rng, self.end, self.emit
+    def _entity(self, app: App, eid: int, x: float, y: float, cls: SpeedClass, death: float,
+                rng: random.Random, trace: list[tuple[float, float, float]] | None) -> Generator[Any, Any, None]:
+        env, end, emit = self.env, self.end, self.emit
         g = self.config.grid
         cell = self._cell(x, y)
         self.births += 1
@@ -180,6 +256,8 @@ class World:
             # One leg of the random waypoint model.
             tx, ty = rng.random() * g, rng.random() * g
             speed = rng.uniform(cls.low, cls.high) * self.scale
+            if trace is not None:
+                trace.append((env.now, tx / g, ty / g))
             distance = math.hypot(tx - x, ty - y)
             t0 = env.now
             arrive = t0 + distance / speed
