@@ -7,8 +7,9 @@ function returning a :class:`cbalgebra.studies.report.Finding`; every
 function here is pure except :func:`draw`, which writes the figures (and
 reads the per-sample rows of ``results.parquet`` for the CDFs).
 
-Verdicts: a number the paper gives as "approximately v" agrees when ours is
-within ±30 % of v and partly agrees within a factor of 2; a share the paper
+Verdicts: a number the paper gives as "approximately v" is judged by the
+shared band of :func:`cbalgebra.studies.report.approx_verdict` (agrees within
+±15 % of v, partly within a factor of 2); a share the paper
 gives as "more than q" agrees when ours exceeds q and partly agrees within
 10 points below; "in 90 % of samples" agrees within ±5 points and partly
 within ±15.
@@ -25,7 +26,16 @@ import pandas as pd
 
 from cbalgebra.studies.matchmaker import ALGORITHMS, KEY_COLUMNS, PAPER_POINT, TREES, cells, column, schema
 from cbalgebra.studies.plots import _pyplot, save_figure
-from cbalgebra.studies.report import Finding, _compose, _f, _table, findings_section
+from cbalgebra.studies.report import (
+    APPROX_AGREE,
+    APPROX_PARTLY,
+    Finding,
+    _compose,
+    _f,
+    _table,
+    approx_verdict,
+    findings_section,
+)
 from cbalgebra.studies.runner import ResultStore
 from cbalgebra.studies.summary import restrict
 
@@ -92,10 +102,7 @@ def _at(summary: pd.DataFrame, point: tuple[int, int, int], tree: str) -> pd.Ser
 
 # -------------------------------------------------------------------- findings
 def _about(value: float, target: float) -> str:
-    ratio = value / target if target else float("inf")
-    if 0.7 <= ratio <= 1.3:
-        return "**agree**"
-    return "**partly**" if 0.5 <= ratio <= 2 else "**disagree**"
+    return f"**{approx_verdict(value, target)}**"
 
 
 def _more_than(share: float, threshold: float) -> str:
@@ -383,7 +390,8 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
     return _compose([
         header(config),
         findings_section(findings),
-        "Verdicts: \"≈ v\" agrees within ±30 % and partly within a factor of 2; \"> q\" agrees above q and "
+        f"Verdicts: \"≈ v\" agrees within ±{APPROX_AGREE * 100:g} % and partly within a factor of {APPROX_PARTLY:g}; "
+        "\"> q\" agrees above q and "
         "partly within 10 points below; \"in 90 %\" agrees within ±5 points and partly within ±15; "
         "\"rarely\" agrees at ≤ 1 % and partly at ≤ 5 %.\n",
         paper_point_section(summary),

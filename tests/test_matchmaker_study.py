@@ -98,7 +98,9 @@ def test_summary_and_report(small_results):
 
 
 @pytest.mark.parametrize(("value", "target", "verdict"), [
-    (500, 500, "**agree**"), (640, 500, "**agree**"), (660, 500, "**partly**"), (260, 500, "**partly**"),
+    (500, 500, "**agree**"), (575, 500, "**agree**"), (425, 500, "**agree**"),
+    # issue 24 §3: the shared ±15 % band, no longer ±30 % (640 agreed before)
+    (580, 500, "**partly**"), (640, 500, "**partly**"), (420, 500, "**partly**"), (260, 500, "**partly**"),
     (1001, 500, "**disagree**"),
 ])
 def test_about_verdicts(value, target, verdict):

@@ -15,7 +15,7 @@ The sample is drawn (seeded) from the study's own cell list as its committed
 design defines it, preferring cheap cells up to ``--max-cost`` (the study's own
 cost estimate), and each recomputed row is compared, column by column and
 exactly (NaN equal to NaN), with the committed row of the same key; columns of
-time and place (``*_seconds``, ``host``, ``pid``) do not count. Any difference
+time and place (``*_seconds``, ``*_per_second``, ``host``, ``pid``) do not count. Any difference
 is printed and nothing is written: such a study must be recomputed.
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "studies" / "results"
-VOLATILE = re.compile(r"(_seconds|^host|^pid)$")
+VOLATILE = re.compile(r"(_seconds|_per_second|^host|^pid)$")
 
 
 def _dnf(config: dict):
