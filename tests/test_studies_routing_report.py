@@ -85,3 +85,21 @@ def test_the_report_names_the_pif_union_and_its_measured_effect():
     for union, words in (("processors", "over every processor v ∈ V, as §3.3 defines it"),
                          ("senders", "over the senders only (the option `--pif-union senders`")):
         assert words in routing_report.header_section(results, {**config, "pif_union": union})
+
+
+def test_a_sweep_too_short_to_fit_is_not_judged_and_prints_no_empty_field():
+    """Issue 24 §3: a quick run (two sizes per family) cannot test a claim about
+    growth in n; its report says so instead of judging it 'partly' or printing
+    'PSF , DRP ' and '± –'."""
+    rows = [{"topology": fam, "n_actual": n, "delta": 4, "d": 2.0, "ratio_pif": 0.5, "ratio_pif_summed": 0.9,
+             "ratio_ips_tree": 1.0, "ips_id_bits": 0, "s": 1, "id_bits_per_id": 5,
+             **{f"{s}_total_bits": 1000.0 * n for s in routing_report.SCHEMES}}
+            for fam in FAMILIES for n in (16, 20)]
+    growth = pd.DataFrame(rows)
+    findings = [routing_report.ips_tree(growth), routing_report.pif_formula_factor(growth, plain_results()),
+                routing_report.chung_lu_distance(growth)]
+    exponents, section = routing_report.growth_exponents(growth, {"base_r": 0.5, "base_s": 0.5})
+    for finding in [*findings, exponents]:
+        assert finding.verdict == "not tested at this size", finding
+        assert "± –" not in finding.ours and " , " not in finding.ours and "PSF  " not in finding.ours
+    assert "|---|" not in section and "Too few sizes" in section
