@@ -102,8 +102,8 @@ def coverers(
             up[a] = None
         return up
     seen: set[Element] = set()
-    stack = _root_candidates(poset, xsig, xbot)
     if xbot:  # only with a custom covering relation: check everything
+        stack = list(poset._roots)
         while stack:
             e = stack.pop()
             if e not in seen:
@@ -118,7 +118,11 @@ def coverers(
     if poset._exact and not ads:
         assert isinstance(x, Filter)
         covers = implied_by(x)
+        few = poset._witnesses.may_cover(x, _candidate_limit(poset)) if poset._witness_share > 0 else None
+        if few is not None:
+            return _coverers_among(poset, x, xsig, few, covers, counter)
     assert covers is not None
+    stack = _root_candidates(poset, xsig, xbot)
     checks = 0
     while stack:
         e = stack.pop()
@@ -131,6 +135,49 @@ def coverers(
         if covers(e.value, x):
             up[e] = None
             stack.extend(e._succs)
+    _count(poset, counter, checks)
+    return up
+
+
+def _candidate_limit(poset: Poset) -> int:
+    """Candidates that may cover x, from the witness index, are used when
+    there are at most this many (``Poset._witness_share`` of the elements):
+    a list that long costs less than the search it replaces; longer lists
+    are left to the search over the diagram, which prunes by the up-set and
+    the signatures."""
+    return int(min(len(poset._elements) * poset._witness_share, 1 << 62))
+
+
+def _coverers_among(
+    poset: Poset, x: Filter, xsig: frozenset, candidates: list[Element], covers: Callable[[Value, Value], bool],
+    counter: str,
+) -> dict[Element, None]:
+    """The elements covering x, given a superset of them: the up-set search
+    from the roots, through candidates only (every ancestor of a coverer
+    covers x, so is a candidate). An element with more successors than there
+    are candidates (a root above a wide antichain) is expanded by scanning
+    the candidates instead."""
+    cset = set(candidates)
+    roots = poset._roots
+    stack = [c for c in candidates if c in roots]
+    up: dict[Element, None] = {}
+    seen: set[Element] = set()
+    checks = 0
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if not e._sig <= xsig:
+            continue
+        checks += 1
+        if covers(e.value, x):
+            up[e] = None
+            succs = e._succs
+            if len(succs) > len(cset):
+                stack.extend(c for c in cset if c in succs)
+            else:
+                stack.extend(s for s in succs if s in cset)
     _count(poset, counter, checks)
     return up
 
@@ -269,7 +316,10 @@ def minimal(poset: Poset, up: dict[Element, None]) -> list[Element]:
     cached = poset._minimal_of
     if cached is not None and cached[0] is up and cached[1] == len(up):
         return cached[2]
-    least = [u for u in up if not any(s in up for s in u._succs)]
+    # An element above a wide antichain has more successors than up(x) has
+    # elements: look for its successors in up(x) the other way round.
+    least = [u for u in up
+             if not (any(s in u._succs for s in up) if len(u._succs) > len(up) else any(s in up for s in u._succs))]
     poset._minimal_of = (up, len(up), least)
     return least
 
@@ -294,7 +344,7 @@ def maximal_covered(
         # costs one check). Many (a wide poset, a new root among many):
         # the signature candidates below, which need no walk.
         return _maximal_covered_from_frontier(poset, x, xsig, up, counter)
-    cands = [c for c in _down_candidates(poset, xsig, xbot) if c not in up]
+    cands = [c for c in _down_candidates(poset, x, xsig, xbot) if c not in up]
     if not cands:
         return []
     if up and len(cands) > 8:
@@ -342,8 +392,9 @@ def maximal_covered(
     return [c for c in positives if c not in below]
 
 
-def _down_candidates(poset: Poset, xsig: frozenset, xbot: bool) -> Iterable[Element]:
-    """The elements x may cover, by the signature index."""
+def _down_candidates(poset: Poset, x: Value, xsig: frozenset, xbot: bool) -> Iterable[Element]:
+    """The elements x may cover, by the signature index or, when it gives
+    fewer, by the witness index of :mod:`cbalgebra.poset.points`."""
     if xbot:
         return list(poset._bottoms) if poset._exact else list(poset._elements)
     if poset._kind == ADVERTISEMENTS:
@@ -361,6 +412,13 @@ def _down_candidates(poset: Poset, xsig: frozenset, xbot: bool) -> Iterable[Elem
     lists = sorted((poset._postings.get(n, {}) for n in sorted(xsig)), key=len)
     if not lists[0]:
         return list(poset._bottoms)
+    if poset._exact and poset._witness_share > 0:
+        assert isinstance(x, Filter)
+        few = poset._witnesses.may_be_covered(x, len(lists[0]) - 1)
+        if few is not None:
+            out = [e for e in few if xsig <= e._sig]
+            out.extend(poset._bottoms)  # unsatisfiable: not in the witness index
+            return out
     out = [e for e in lists[0] if xsig <= e._sig]
     out.extend(b for b in poset._bottoms if not (xsig <= b._sig))
     return out
