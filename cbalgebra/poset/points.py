@@ -35,20 +35,35 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
-from cbalgebra.covering import filter_witness
-from cbalgebra.values import ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, STRING, SUFFIX, Filter, Message
+from cbalgebra.covering import form_of
+from cbalgebra.values import ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, STRING, SUFFIX, Attribute, Filter
 
 if TYPE_CHECKING:
     from cbalgebra.poset.element import Element
 
-__all__ = ["WitnessIndex", "access_key"]
+__all__ = ["WitnessIndex", "access_key", "witness"]
 
 #: Compares above every insertion number: (v, _AFTER) follows every (v, seq).
 _AFTER = float("inf")
 _MAX_CHAR = "\U0010ffff"
+#: Inserts after which a sorted list of witness values nobody asked for is loosened.
+_LOOSEN_AFTER = 64
 
 # A filed key: (name, type, operator, value) of the access constraint.
 Key = tuple[str, str, str, Any]
+# A stored witness value: (value, insertion number, element).
+Point = tuple[Any, int, "Element"]
+# A witness message, as its (name, attribute) pairs.
+Witness = tuple[tuple[str, Attribute], ...]
+
+
+def witness(f: Filter) -> Witness:
+    """The attributes of a message the satisfiable filter f matches: those of
+    :func:`cbalgebra.covering.filter_witness`, read from the filter's form
+    without building the message (its wire encoding is not needed here)."""
+    form = form_of(f)
+    assert form.satisfiable, f"{f} is unsatisfiable"
+    return tuple((name, attribute.value) for name, attribute in form.forms.items())
 
 
 def access_key(f: Filter) -> Key | None:
@@ -77,21 +92,40 @@ class WitnessIndex:
         # (name, operator) -> length of a filed prefix or suffix -> how many:
         # the witness's string is cut at those lengths only.
         self._cuts: dict[tuple[str, str], dict[int, int]] = {}
-        # (name, type) -> the witnesses' values with insertion numbers, sorted,
-        # and the elements in the same order.
-        self._points: dict[tuple[str, str], tuple[list[tuple[Any, int]], list[Element]]] = {}
+        # The witnesses' values per (name, type), in one of two states. Sorted:
+        # a list of (value, insertion number, element), kept sorted (the
+        # insertion numbers are unique, so elements are never compared).
+        # Loose: element -> value, sorted when first asked for. A sorted list
+        # not asked for during _LOOSEN_AFTER inserts is loosened again: an
+        # insert into a long list moves memory (a descending chain inserts at
+        # the front every time), and workloads that never ask (chains, which
+        # the search from below handles) should not pay for it.
+        self._sorted: dict[tuple[str, str], list[Point]] = {}
+        self._unasked: dict[tuple[str, str], int] = {}
+        self._loose: dict[tuple[str, str], dict[Element, Any]] = {}
         # Each filed element's witness and access key.
-        self._filed_as: dict[Element, tuple[Message, Key | None]] = {}
+        self._filed_as: dict[Element, tuple[Witness, Key | None]] = {}
+        # Elements added since the last question: filed when one is asked
+        # (a chain, whose inserts the searches from below place, never asks).
+        self._pending: dict[Element, None] = {}
 
     def __len__(self) -> int:
-        return len(self._filed_as)
+        return len(self._filed_as) + len(self._pending)
 
     # ------------------------------------------------------------ upkeep
     def add(self, e: Element) -> None:
-        """File a satisfiable filter element."""
+        """Take a satisfiable filter element (filed before the next question)."""
         assert isinstance(e.value, Filter)
-        w = filter_witness(e.value)
-        assert w is not None, f"{e.value} is unsatisfiable"
+        self._pending[e] = None
+
+    def _flush(self) -> None:
+        for e in self._pending:
+            self._file(e)
+        self._pending.clear()
+
+    def _file(self, e: Element) -> None:
+        assert isinstance(e.value, Filter)
+        w = witness(e.value)
         key = access_key(e.value)
         self._filed_as[e] = (w, key)
         if key is None:
@@ -101,15 +135,23 @@ class WitnessIndex:
             if key[2] != EQ:
                 cuts = self._cuts.setdefault((key[0], key[2]), {})
                 cuts[len(key[3])] = cuts.get(len(key[3]), 0) + 1  # a prefix or suffix: a string
-        for name, attr in w.attributes:
-            keys, elems = self._points.setdefault((name, attr.type), ([], []))
-            point = (attr.value, e._seq)
-            k = bisect_left(keys, point)
-            keys.insert(k, point)
-            elems.insert(k, e)
+        for name, attr in w:
+            where = (name, attr.type)
+            points = self._sorted.get(where)
+            if points is None:
+                self._loose.setdefault(where, {})[e] = attr.value
+                continue
+            point = (attr.value, e._seq, e)
+            points.insert(bisect_left(points, point), point)
+            unasked = self._unasked[where] = self._unasked[where] + 1
+            if unasked > _LOOSEN_AFTER:
+                self._loose[where] = {p[2]: p[0] for p in points}
+                del self._sorted[where], self._unasked[where]
 
     def discard(self, e: Element) -> None:
-        """Forget an element (nothing if it was never filed)."""
+        """Forget an element (nothing if it was never added)."""
+        if self._pending.pop(e, False) is None:
+            return
         filed = self._filed_as.pop(e, None)
         if filed is None:
             return
@@ -123,26 +165,31 @@ class WitnessIndex:
                 del self._filed[key]
             if key[2] != EQ:
                 _decrement(self._cuts, (key[0], key[2]), len(key[3]))
-        for name, attr in w.attributes:
-            keys, elems = self._points[(name, attr.type)]
-            k = bisect_left(keys, (attr.value, e._seq))
-            del keys[k]
-            del elems[k]
-            if not keys:
-                del self._points[(name, attr.type)]
+        for name, attr in w:
+            where = (name, attr.type)
+            points = self._sorted.get(where)
+            if points is None:
+                loose = self._loose[where]
+                del loose[e]
+                if not loose:
+                    del self._loose[where]
+                continue
+            del points[bisect_left(points, (attr.value, e._seq))]
+            if not points:
+                del self._sorted[where], self._unasked[where]
 
     # ------------------------------------------------------------ queries
     def may_cover(self, x: Filter, limit: int) -> list[Element] | None:
         """The stored filters that may cover the satisfiable filter x (a
         superset of those that do), or None when there are more than ``limit``."""
-        w = filter_witness(x)
-        assert w is not None, f"{x} is unsatisfiable"
+        self._flush()
+        w = witness(x)
         total = len(self._unfiled)
         if total > limit:
             return None
         buckets: list[dict[Element, None]] = [self._unfiled] if self._unfiled else []
         filed = self._filed
-        for name, attr in w.attributes:
+        for name, attr in w:
             value = attr.value
             keys: list[Key] = [(name, attr.type, EQ, value)]
             if isinstance(value, str):
@@ -162,21 +209,32 @@ class WitnessIndex:
     def may_be_covered(self, x: Filter, limit: int) -> list[Element] | None:
         """The stored filters the satisfiable filter x may cover (a superset
         of those it covers), or None when there are more than ``limit``."""
-        best: tuple[int, int, list[Element]] | None = None
+        self._flush()
+        best: tuple[int, int, list[Point]] | None = None
         for c in x.constraints:
             if c.type == ANYTYPE:
                 continue  # holds on every attribute of the name: selects nothing
-            entry = self._points.get((c.name, c.type))
-            if entry is None:
+            points = self._sorted_points((c.name, c.type))
+            if points is None:
                 return []  # no witness has this attribute with c's type
-            keys, elems = entry
-            lo, hi = _range(keys, c.op, c.value)
+            lo, hi = _range(points, c.op, c.value)
             if best is None or hi - lo < best[1] - best[0]:
-                best = (lo, hi, elems)
+                best = (lo, hi, points)
         if best is None or best[1] - best[0] > limit:
             return None
-        lo, hi, elems = best
-        return elems[lo:hi]
+        lo, hi, points = best
+        return [point[2] for point in points[lo:hi]]
+
+    def _sorted_points(self, where: tuple[str, str]) -> list[Point] | None:
+        """The sorted witness values of one (name, type), or None if there are none."""
+        points = self._sorted.get(where)
+        if points is None:
+            loose = self._loose.pop(where, None)
+            if loose is None:
+                return None
+            points = self._sorted[where] = sorted((v, e._seq, e) for e, v in loose.items())
+        self._unasked[where] = 0
+        return points
 
 
 def _prefix_of(s: str, n: int) -> str:
@@ -187,7 +245,7 @@ def _suffix_of(s: str, n: int) -> str:
     return s[len(s) - n:]
 
 
-def _range(keys: list[tuple[Any, int]], op: str, v: Any) -> tuple[int, int]:
+def _range(keys: list[Point], op: str, v: Any) -> tuple[int, int]:
     """The slice of sorted witness values that may satisfy ``op v`` (a
     superset: bounds are taken inclusive; other operators take all)."""
     if op == EQ:
