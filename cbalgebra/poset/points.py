@@ -36,12 +36,13 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from cbalgebra.covering import form_of
+from cbalgebra.semantics import value_satisfies
 from cbalgebra.values import ANYTYPE, EQ, GE, GT, LE, LT, PREFIX, STRING, SUFFIX, Attribute, Filter
 
 if TYPE_CHECKING:
     from cbalgebra.poset.element import Element
 
-__all__ = ["WitnessIndex", "access_key", "witness"]
+__all__ = ["WitnessIndex", "access_key", "matches_witness", "witness"]
 
 #: Compares above every insertion number: (v, _AFTER) follows every (v, seq).
 _AFTER = float("inf")
@@ -64,6 +65,20 @@ def witness(f: Filter) -> Witness:
     form = form_of(f)
     assert form.satisfiable, f"{f} is unsatisfiable"
     return tuple((name, attribute.value) for name, attribute in form.forms.items())
+
+
+def matches_witness(g: Filter, f: Filter) -> bool:
+    """Whether g matches the witness of the satisfiable filter f: necessary
+    for "g covers f", and a dictionary lookup and a comparison per constraint
+    of g where deciding covering may solve string constraints."""
+    attributes = dict(witness(f))
+    for c in g.constraints:
+        attr = attributes.get(c.name)
+        if attr is None:
+            return False
+        if c.type != ANYTYPE and (attr.type != c.type or not value_satisfies(c.op, c.value, attr.value)):
+            return False
+    return True
 
 
 def access_key(f: Filter) -> Key | None:

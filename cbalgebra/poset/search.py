@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from cbalgebra.covering import constraint_covers_filter
 from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS, Element, Value
+from cbalgebra.poset.points import matches_witness
 from cbalgebra.poset.queries import ancestors, descendants_within
 from cbalgebra.values import GE, GT, RANGE_OPERATORS, Constraint, Filter
 
@@ -272,10 +273,16 @@ def _nearest_bound(poset: Poset, x: Filter, xsig: frozenset, want: str, counter:
             tried += 1
             if e._bottom:
                 continue
+            v = e.value
+            assert isinstance(v, Filter)  # the bound index holds filters only
+            # On a chain the nearest neighbour is the answer. After a miss
+            # (a near-antichain: most neighbours neither cover nor are
+            # covered) the witness test turns most away before a check.
+            sift = tried > 1
             if inside:
-                if xsig <= e._sig and poset._check(x, e.value, counter):
+                if xsig <= e._sig and (not sift or matches_witness(x, v)) and poset._check(x, v, counter):
                     return e
-            elif e._sig <= xsig and poset._check(e.value, x, counter):
+            elif e._sig <= xsig and (not sift or matches_witness(v, x)) and poset._check(v, x, counter):
                 return e
         if tried >= _SEED_TRIES:
             break
