@@ -25,6 +25,8 @@ Everything else is a function over the core, in the style of networkx:
 
 - :mod:`cbalgebra.poset.search`: where insert puts a new value (the
   searches over the diagram and the signature and bound indexes);
+- :mod:`cbalgebra.poset.points`: the witness indexes those searches ask
+  which stored filters may cover a new one, or be covered by it;
 - :mod:`cbalgebra.poset.queries`: descendants, ancestors, what x covers,
   who a message reaches;
 - :mod:`cbalgebra.poset.stats`: the shape and the levels;

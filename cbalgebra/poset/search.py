@@ -23,6 +23,13 @@ element:
   the top (fewest constraints first for filters); once x covers one, all of
   its descendants are known covered without a check
   (:func:`maximal_covered`).
+- *Witness indexes* (:mod:`cbalgebra.poset.points`). A filter covering x
+  matches a message x matches, and x matches the messages of what it
+  covers: so the stored filters that may cover x, or that x may cover, are
+  found from witness messages by dictionary and bisection lookups. Where
+  they are few (an antichain ``x = i`` below a root ``x any``, filters of
+  the same names that almost never compare) they replace the scan of a
+  wide level or of a whole signature bucket.
 - An unsatisfiable filter is covered by everything and covers only other
   unsatisfiable filters: with exact covering it needs no check at all.
 
