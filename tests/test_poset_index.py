@@ -200,6 +200,43 @@ def test_candidates_are_supersets(stored, x):
         assert all(c.type == "any" for c in x.constraints)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(("add", "add", "discard", "ask")), family_filter(), st.integers(0, 1000)),
+                min_size=1, max_size=60),
+       st.sampled_from((0, 1, 3)))
+def test_index_upkeep_in_every_state(ops, loosen_after):
+    """Adds, discards and questions in any order, with sorted lists loosened
+    after 0, 1 or 3 unasked inserts (64 by default), so that every value
+    list changes state often: the answers stay supersets of the truth and
+    hold only stored elements."""
+    from unittest import mock
+
+    from cbalgebra.poset import points
+    from cbalgebra.poset.element import Element
+
+    stored: list[Element] = []
+    index = WitnessIndex()
+    with mock.patch.object(points, "_LOOSEN_AFTER", loosen_after):
+        for seq, (op, f, pick) in enumerate(ops):
+            if not cb.satisfiable(f):
+                continue
+            if op == "add":
+                e = Element(f, frozenset(c.name for c in f.constraints), False, seq)
+                index.add(e)
+                stored.append(e)
+            elif op == "discard" and stored:
+                index.discard(stored.pop(pick % len(stored)))
+            else:
+                up = index.may_cover(f, 1 << 30)
+                down = index.may_be_covered(f, 1 << 30)
+                assert up is not None and set(up) <= set(stored) and len(up) == len(set(up))
+                assert {e for e in stored if cb.covers(e.value, f)} <= set(up)
+                if down is not None:
+                    assert set(down) <= set(stored) and len(down) == len(set(down))
+                    assert {e for e in stored if cb.covers(f, e.value)} <= set(down)
+            assert len(index) == len(stored)
+
+
 # ------------------------------------------------------------ subscription forwarding
 @pytest.mark.parametrize("seed", [1, 2])
 def test_forwarding_messages_do_not_change(seed, monkeypatch):
