@@ -1,10 +1,12 @@
 """The witness indexes of a filters poset: which stored filters may cover a
 new filter x, and which ones x may cover, found from single messages.
 
-Both rest on one fact. Covering is inclusion of the sets of messages matched
-(Carzaniga, Rosenblum & Wolf, Content-Based Addressing and Routing, 2000,
-§3.4): if g covers f, g matches every message f matches, in particular a
-witness of f (one message f matches, :func:`cbalgebra.covering.filter_witness`).
+On a flat poset, finding a new filter's neighbours is a sequential scan of
+the table (Carzaniga, Rosenblum & Wolf, Content-Based Addressing and
+Routing, 2000, §3.7). These indexes avoid it. Both rest on one fact:
+covering is inclusion of the sets of messages matched (§2.1, §3.3), so if g
+covers f, g matches every message f matches, in particular a witness of f
+(one message f matches, :func:`cbalgebra.covering.filter_witness`).
 
 - *Who may cover x.* Every constraint of a filter covering x holds on the
   witness of x. Each stored satisfiable filter is filed under one *access
