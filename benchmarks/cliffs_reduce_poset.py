@@ -25,7 +25,8 @@ Workloads (generated, not timed):
   string s >* "XY"]`` for k = 0..n-1, each new filter weaker than all before
   (a descending chain: two checks per insert); poset ``chain-up``: ``[int x >
   k, string s >* "XY"]`` for k = 0..n-1, each new filter below all before
-  (an ascending chain: the search up from the leaves);
+  (an ascending chain: the search up from the leaves); poset ``dnf``: the
+  ``dnf`` filters inserted one by one (benchmarks/poset.py's workload);
 - ``cross``: ``[int x > i, int y < i]`` for i < n, reduced by ``cover``: an
   antichain in two ordered names, every pair overlapping;
 - poset ``anti-root`` (issue 23 §6): ``[int x any]``, then ``[int x = i]``
@@ -187,6 +188,8 @@ def cases(quick: bool) -> list[tuple[str, str, int, str, float | None]]:
         out.append(("poset", "chain", n, "", None))
     for n in ([4000] if quick else [4000, 20000]):
         out.append(("poset", "chain-up", n, "", POSET_BOUND_20K if n == 20000 else None))
+    # The random DNF workload of benchmarks/poset.py, one filter per insert.
+    out.append(("poset", "dnf", 4000 if quick else 10000, "", None))
     # Issue 23 §6: an antichain below one root, and near-antichains.
     for n in ([2000] if quick else [2000, 8000, 20000]):
         out.append(("poset", "anti-root", n, "", POSET_ANTICHAIN_BOUND_8K if n == 8000 else None))
