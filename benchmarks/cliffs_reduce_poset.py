@@ -1,9 +1,12 @@
 """Cliffs of the reducers and of the poset on same-name workloads, against main.
 
     .venv/bin/python benchmarks/cliffs_reduce_poset.py [--quick] [--baseline-ref REF]
-                     [--baseline-timeout S] [--no-baseline] [--out DIR]
+                     [--baseline-timeout S] [--no-baseline] [--only KIND:WORKLOAD,...]
+                     [--out DIR] [--csv NAME]
 
-Not a test: it prints a table and writes benchmarks/results/cliffs_reduce_poset.csv.
+Not a test: it prints a table and writes benchmarks/results/cliffs_reduce_poset.csv
+(the poset shapes alone, ``--only poset:same,...  --csv cliffs_poset.csv``:
+benchmarks/results/cliffs_poset.csv).
 
 Workloads (generated, not timed):
 
@@ -22,9 +25,22 @@ Workloads (generated, not timed):
   string s >* "XY"]`` for k = 0..n-1, each new filter weaker than all before
   (a descending chain: two checks per insert); poset ``chain-up``: ``[int x >
   k, string s >* "XY"]`` for k = 0..n-1, each new filter below all before
-  (an ascending chain: the search up from the leaves);
+  (an ascending chain: the search up from the leaves); poset ``dnf``: the
+  ``dnf`` filters inserted one by one (benchmarks/poset.py's workload);
 - ``cross``: ``[int x > i, int y < i]`` for i < n, reduced by ``cover``: an
-  antichain in two ordered names, every pair overlapping.
+  antichain in two ordered names, every pair overlapping;
+- poset ``anti-root`` (issue 23 §6): ``[int x any]``, then ``[int x = i]``
+  for i = 0..n-1 (n + 1 inserts): an antichain of n filters below one root,
+  each new filter a sibling of all before;
+- poset ``same-anti``, the *near-antichain* of issue 23 §6 (its 2,000-insert
+  figure is this case): the ``same-anti`` filters inserted one by one. Every
+  filter has the same two names and overlaps almost every other, and g
+  covers f only where g's bound r is at most f's and "XY<r_g>" is a prefix
+  of "XY<r_f>": a handful of covering pairs among n²;
+- poset ``near-eq``, a second near-antichain: ``[int x = i, int y > r]``,
+  i uniform in 0..n/4-1, r uniform in 0..10⁶ (seed 1): filters with
+  different constants of x never compare, those with the same one form
+  short chains in y (about four filters each).
 
 Every case runs in a fresh interpreter (no warm caches), once with this
 checkout and once with the baseline: the tree of ``--baseline-ref`` (default:
@@ -61,6 +77,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REDUCE_BOUND_10K = 2.0  # seconds, every reducer but minimal, at n = 10,000
 SIENA_BOUND_100K = 10.0
 POSET_BOUND_20K = 30.0
+POSET_ANTICHAIN_BOUND_8K = 8.0  # issue 23 §6: [int x any], then 8,000 filters x = i
 COVER_ANTICHAIN_BOUND_10K = 2.0  # cover on same-anti and cross at n = 10,000
 
 
@@ -83,7 +100,22 @@ WORKLOADS = {
     "chain": lambda n: chain_filters(n),
     "chain-up": lambda n: chain_filters(n, ascending=True),
     "cross": lambda n: cross_filters(n),
+    "anti-root": lambda n: antichain_below_root(n),
+    "near-eq": lambda n: near_eq_filters(n),
 }
+
+
+def antichain_below_root(n: int):
+    """``[int x any]``, then ``[int x = i]`` for i < n."""
+    return [Filter([Constraint(INT, "x", "any", None)])] + [Filter([Constraint(INT, "x", "=", i)]) for i in range(n)]
+
+
+def near_eq_filters(n: int, seed: int = 1):
+    """``[int x = i, int y > r]``: different constants of x never compare."""
+    rnd = random.Random(seed)
+    groups = max(1, n // 4)
+    return [Filter([Constraint(INT, "x", "=", rnd.randrange(groups)), Constraint(INT, "y", ">", rnd.randint(0, 10**6))])
+            for _ in range(n)]
 
 
 def chain_filters(n: int, ascending: bool = False):
@@ -156,8 +188,14 @@ def cases(quick: bool) -> list[tuple[str, str, int, str, float | None]]:
         out.append(("poset", "chain", n, "", None))
     for n in ([4000] if quick else [4000, 20000]):
         out.append(("poset", "chain-up", n, "", POSET_BOUND_20K if n == 20000 else None))
-    # Antichain-like: still about n/2 checks per insert (see the report).
-    out.append(("poset", "same-anti", 2000, "", None))
+    # The random DNF workload of benchmarks/poset.py, one filter per insert.
+    out.append(("poset", "dnf", 4000 if quick else 10000, "", None))
+    # Issue 23 §6: an antichain below one root, and near-antichains.
+    for n in ([2000] if quick else [2000, 8000, 20000]):
+        out.append(("poset", "anti-root", n, "", POSET_ANTICHAIN_BOUND_8K if n == 8000 else None))
+    for workload in ("same-anti", "near-eq"):
+        for n in ([2000] if quick else [2000, 20000]):
+            out.append(("poset", workload, n, "", POSET_BOUND_20K if n == 20000 else None))
     return out
 
 
@@ -170,6 +208,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--only", help="comma list of kind:workload filters, e.g. reduce:same,poset:chain")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    ap.add_argument("--csv", default="cliffs_reduce_poset.csv",
+                    help="file name of the CSV under --out (a run with --only writes part of the table)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -217,7 +257,7 @@ def main(argv=None) -> int:
                          "speedup": round(old["cpu"] / new["cpu"], 2) if old else "",
                          "checks_per_insert": new.get("checks_per_insert", ""),
                          "baseline_checks_per_insert": old.get("checks_per_insert", "") if old else ""})
-    path = out / "cliffs_reduce_poset.csv"
+    path = out / args.csv
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, list(rows[0]))
         w.writeheader()

@@ -7,7 +7,8 @@ A small core and functions over it, in the style of networkx:
 - :mod:`cbalgebra.poset.core`: :class:`Poset`, filters (S^S) or
   advertisements (A^A) under covering: elements, immediate edges, roots,
   successors and predecessors, insert and remove as in §3.5 and §2.4.3;
-- :mod:`cbalgebra.poset.search`: where insert puts a new value;
+- :mod:`cbalgebra.poset.search`: where insert puts a new value, with the
+  witness indexes of :mod:`cbalgebra.poset.points`;
 - :mod:`cbalgebra.poset.queries`: descendants, ancestors, what a value
   covers, who a message reaches;
 - :mod:`cbalgebra.poset.stats`: the work counters and the shape;

@@ -25,6 +25,8 @@ Everything else is a function over the core, in the style of networkx:
 
 - :mod:`cbalgebra.poset.search`: where insert puts a new value (the
   searches over the diagram and the signature and bound indexes);
+- :mod:`cbalgebra.poset.points`: the witness indexes those searches ask
+  which stored filters may cover a new one, or be covered by it;
 - :mod:`cbalgebra.poset.queries`: descendants, ancestors, what x covers,
   who a message reaches;
 - :mod:`cbalgebra.poset.stats`: the shape and the levels;
@@ -47,6 +49,7 @@ from cbalgebra.covering import filter_covers, satisfiable
 from cbalgebra.parse import parse_advertisement, parse_predicate
 from cbalgebra.poset import search
 from cbalgebra.poset.element import ADVERTISEMENTS, KINDS, SUBSCRIPTIONS, Element, Value, by_age
+from cbalgebra.poset.points import WitnessIndex
 from cbalgebra.poset.queries import descendants_within
 from cbalgebra.poset.stats import PosetStats, shape
 from cbalgebra.values import (
@@ -141,6 +144,11 @@ class Poset:
     #: The search up from the leaves (minimal elements) is tried only when
     #: there are at most this many of them (tests raise it).
     _leaves_limit = 16
+    #: Candidates from the witness indexes (:mod:`cbalgebra.poset.points`)
+    #: replace the search over the diagram for the coverers of x when there
+    #: are at most this share of the elements (tests set 0 to never use them,
+    #: or a large number to use them always).
+    _witness_share = 0.25
 
     def __init__(self, kind: str | None = None, *, covers: Covers | None = None) -> None:
         if kind is not None and kind not in KINDS:
@@ -162,6 +170,9 @@ class Poset:
         # (name, type, operator) -> the elements with one ordered constraint
         # of that kind on the name, sorted by bound: (bounds, elements).
         self._bounds: dict[tuple[str, str, str], tuple[list, list[Element]]] = {}
+        # The witness indexes (see cbalgebra.poset.points): satisfiable
+        # filters under exact covering.
+        self._witnesses = WitnessIndex()
         self._by_sub: dict[Hashable, dict[Element, None]] = {}
         self._sig_cache: dict[Value, tuple[frozenset, bool]] = {}
         self._constraint_sat: dict[Constraint, bool] = {}
@@ -519,6 +530,8 @@ class Poset:
             self._nosig[e] = None
         for name in e._sig:
             self._postings.setdefault(name, {})[e] = None
+        if self._exact and not e._bottom and isinstance(e.value, Filter):
+            self._witnesses.add(e)
         for key, bound in _ordered_bounds(e):
             keys, elems = self._bounds.setdefault(key, ([], []))
             k = bisect_right(keys, bound)
@@ -539,6 +552,7 @@ class Poset:
             del posting[e]
             if not posting:
                 del self._postings[name]
+        self._witnesses.discard(e)
         for key, bound in _ordered_bounds(e):
             keys, elems = self._bounds[key]
             k = bisect_left(keys, bound)

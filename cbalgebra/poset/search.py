@@ -23,6 +23,13 @@ element:
   the top (fewest constraints first for filters); once x covers one, all of
   its descendants are known covered without a check
   (:func:`maximal_covered`).
+- *Witness indexes* (:mod:`cbalgebra.poset.points`). A filter covering x
+  matches a message x matches, and x matches the messages of what it
+  covers: so the stored filters that may cover x, or that x may cover, are
+  found from witness messages by dictionary and bisection lookups. Where
+  they are few (an antichain ``x = i`` below a root ``x any``, filters of
+  the same names that almost never compare) they replace the scan of a
+  wide level or of a whole signature bucket.
 - An unsatisfiable filter is covered by everything and covers only other
   unsatisfiable filters: with exact covering it needs no check at all.
 
@@ -38,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from cbalgebra.covering import constraint_covers_filter
 from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS, Element, Value
+from cbalgebra.poset.points import matches_witness
 from cbalgebra.poset.queries import ancestors, descendants_within
 from cbalgebra.values import GE, GT, RANGE_OPERATORS, Constraint, Filter
 
@@ -102,8 +110,8 @@ def coverers(
             up[a] = None
         return up
     seen: set[Element] = set()
-    stack = _root_candidates(poset, xsig, xbot)
     if xbot:  # only with a custom covering relation: check everything
+        stack = list(poset._roots)
         while stack:
             e = stack.pop()
             if e not in seen:
@@ -118,7 +126,11 @@ def coverers(
     if poset._exact and not ads:
         assert isinstance(x, Filter)
         covers = implied_by(x)
+        few = poset._witnesses.may_cover(x, _candidate_limit(poset)) if poset._witness_share > 0 else None
+        if few is not None:
+            return _coverers_among(poset, x, xsig, few, covers, counter)
     assert covers is not None
+    stack = _root_candidates(poset, xsig, xbot)
     checks = 0
     while stack:
         e = stack.pop()
@@ -131,6 +143,49 @@ def coverers(
         if covers(e.value, x):
             up[e] = None
             stack.extend(e._succs)
+    _count(poset, counter, checks)
+    return up
+
+
+def _candidate_limit(poset: Poset) -> int:
+    """Candidates that may cover x, from the witness index, are used when
+    there are at most this many (``Poset._witness_share`` of the elements):
+    a list that long costs less than the search it replaces; longer lists
+    are left to the search over the diagram, which prunes by the up-set and
+    the signatures."""
+    return int(min(len(poset._elements) * poset._witness_share, 1 << 62))
+
+
+def _coverers_among(
+    poset: Poset, x: Filter, xsig: frozenset, candidates: list[Element], covers: Callable[[Value, Value], bool],
+    counter: str,
+) -> dict[Element, None]:
+    """The elements covering x, given a superset of them: the up-set search
+    from the roots, through candidates only (every ancestor of a coverer
+    covers x, so is a candidate). An element with more successors than there
+    are candidates (a root above a wide antichain) is expanded by scanning
+    the candidates instead."""
+    cset = set(candidates)
+    roots = poset._roots
+    stack = [c for c in candidates if c in roots]
+    up: dict[Element, None] = {}
+    seen: set[Element] = set()
+    checks = 0
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if not e._sig <= xsig:
+            continue
+        checks += 1
+        if covers(e.value, x):
+            up[e] = None
+            succs = e._succs
+            if len(succs) > len(cset):
+                stack.extend(c for c in cset if c in succs)
+            else:
+                stack.extend(s for s in succs if s in cset)
     _count(poset, counter, checks)
     return up
 
@@ -225,10 +280,16 @@ def _nearest_bound(poset: Poset, x: Filter, xsig: frozenset, want: str, counter:
             tried += 1
             if e._bottom:
                 continue
+            v = e.value
+            assert isinstance(v, Filter)  # the bound index holds filters only
+            # On a chain the nearest neighbour is the answer. After a miss
+            # (a near-antichain: most neighbours neither cover nor are
+            # covered) the witness test turns most away before a check.
+            sift = tried > 1
             if inside:
-                if xsig <= e._sig and poset._check(x, e.value, counter):
+                if xsig <= e._sig and (not sift or matches_witness(x, v)) and poset._check(x, v, counter):
                     return e
-            elif e._sig <= xsig and poset._check(e.value, x, counter):
+            elif e._sig <= xsig and (not sift or matches_witness(v, x)) and poset._check(v, x, counter):
                 return e
         if tried >= _SEED_TRIES:
             break
@@ -269,7 +330,10 @@ def minimal(poset: Poset, up: dict[Element, None]) -> list[Element]:
     cached = poset._minimal_of
     if cached is not None and cached[0] is up and cached[1] == len(up):
         return cached[2]
-    least = [u for u in up if not any(s in up for s in u._succs)]
+    # An element above a wide antichain has more successors than up(x) has
+    # elements: look for its successors in up(x) the other way round.
+    least = [u for u in up
+             if not (any(s in u._succs for s in up) if len(u._succs) > len(up) else any(s in up for s in u._succs))]
     poset._minimal_of = (up, len(up), least)
     return least
 
@@ -294,7 +358,7 @@ def maximal_covered(
         # costs one check). Many (a wide poset, a new root among many):
         # the signature candidates below, which need no walk.
         return _maximal_covered_from_frontier(poset, x, xsig, up, counter)
-    cands = [c for c in _down_candidates(poset, xsig, xbot) if c not in up]
+    cands = [c for c in _down_candidates(poset, x, xsig, xbot) if c not in up]
     if not cands:
         return []
     if up and len(cands) > 8:
@@ -342,8 +406,9 @@ def maximal_covered(
     return [c for c in positives if c not in below]
 
 
-def _down_candidates(poset: Poset, xsig: frozenset, xbot: bool) -> Iterable[Element]:
-    """The elements x may cover, by the signature index."""
+def _down_candidates(poset: Poset, x: Value, xsig: frozenset, xbot: bool) -> Iterable[Element]:
+    """The elements x may cover, by the signature index or, when it gives
+    fewer, by the witness index of :mod:`cbalgebra.poset.points`."""
     if xbot:
         return list(poset._bottoms) if poset._exact else list(poset._elements)
     if poset._kind == ADVERTISEMENTS:
@@ -361,6 +426,13 @@ def _down_candidates(poset: Poset, xsig: frozenset, xbot: bool) -> Iterable[Elem
     lists = sorted((poset._postings.get(n, {}) for n in sorted(xsig)), key=len)
     if not lists[0]:
         return list(poset._bottoms)
+    if poset._exact and poset._witness_share > 0:
+        assert isinstance(x, Filter)
+        few = poset._witnesses.may_be_covered(x, len(lists[0]) - 1)
+        if few is not None:
+            out = [e for e in few if xsig <= e._sig]
+            out.extend(poset._bottoms)  # unsatisfiable: not in the witness index
+            return out
     out = [e for e in lists[0] if xsig <= e._sig]
     out.extend(b for b in poset._bottoms if not (xsig <= b._sig))
     return out
