@@ -118,7 +118,8 @@ BAD = [
     (json.dumps(FIGURE_4).replace('[["A", 2]]', '[["A", ' + "9" * 5000 + "]]"), "5000 digits is too long"),
     ("[" * 100_000, "nest more than 100 deep"),
     ({**FIGURE_4, "publishers": [["A", json.loads("[" * 150 + "]" * 150)]]}, "nest more than 100 deep"),
-    ({**FIGURE_4, "network": {"generator": "ring", "n": 10**30}}, "ring: n is a 100-bit integer, more than the 10,000,000 processors"),
+    ({**FIGURE_4, "network": {"generator": "ring", "n": 10**30}},
+     "ring: n is a 100-bit integer, more than the 10,000,000 processors"),
 ]
 
 
