@@ -225,6 +225,29 @@ def test_many_interfaces_bitmaps_and_early_stop():
     check(spec, msgs, broadcasts=[list(range(0, 1000, 3)), [999, 5, 64, 63]])
 
 
+@settings(max_examples=25, deadline=None)
+@given(n_ifaces=st.integers(33, 700), seed=st.integers(0, 2**32 - 1), n_msgs=st.integers(1, 6))
+def test_many_matched_interfaces_come_out_sorted(n_ifaces, seed, n_msgs):
+    """More than 32 matched interfaces are sorted through a bitmap (one per 16
+    bitmap words or more): the output is the reference's, in order, for
+    interface ids in any order and with gaps, with and without a broadcast set."""
+    rng = np.random.default_rng(seed)
+    ids = rng.choice(10 * n_ifaces, size=n_ifaces, replace=False).tolist()
+    ops = ("<", ">", "!=", "<=")
+    spec = {i: P(f"x {ops[k % 4]} {int(rng.integers(0, 50))}") for k, i in enumerate(ids)}
+    msgs = [Message({"x": int(rng.integers(-5, 55))}) for _ in range(n_msgs)]
+    check(spec, msgs, broadcasts=[sorted(rng.choice(ids, size=n_ifaces // 2, replace=False).tolist())])
+
+
+def test_matched_interfaces_sorted_on_both_sides_of_the_bitmap_threshold():
+    # 40,000 interfaces = 625 bitmap words: 36 or 37 matches stay below one per
+    # 16 words (quicksort), 40 or more reach it (bitmap)
+    n = 40_000
+    for modulus in (1100, 1000, 400):
+        spec = {i: Predicate([cb.parse_filter(f"x = {i % modulus}")]) for i in range(n)}
+        check(spec, [Message({"x": v}) for v in (0, 7, modulus - 1, modulus)], rounds=(0,), single_every=2)
+
+
 def test_long_link_runs_skip_matched_interfaces():
     # constraints shared by hundreds of filters, once all but a few interfaces
     # are matched: the links of each remaining candidate are found by search
