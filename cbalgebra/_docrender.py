@@ -32,15 +32,15 @@ from cbalgebra._fastparse import (
     _FAST_OPS,
     _FAST_TYPES,
     _PLAIN_FLOAT,
-    _RESERVED,
+    RESERVED,
     _SFF_NEXT,
-    _STATEMENT,
-    _Decline,
-    _fast_value,
+    STATEMENT,
+    Decline,
+    fast_value,
     skip,
 )
 from cbalgebra._literals import INTERFACE_MAX
-from cbalgebra.parse import _scan_document
+from cbalgebra.parse import scan_document
 from cbalgebra.values import (
     ANY,
     BOOL,
@@ -58,7 +58,7 @@ from cbalgebra.values import (
 
 __all__ = ["rendered_document"]
 
-# `ifconfig N` and the blanks before its first constraint: _STATEMENT's
+# `ifconfig N` and the blanks before its first constraint: STATEMENT's
 # word end is implied by the blank that _fastparse._INTERFACE requires.
 _IFCONFIG = re.compile(r"ifconfig" + _BLANK + r"+([0-9]{1,10})(?![A-Za-z0-9_\-./])" + _BLANK + "*")
 # One constraint and the separator after it in one match. The constraint is
@@ -85,7 +85,7 @@ def _prefix(type_: str, name: str, op_word: str, as_json: bool) -> tuple[int, in
     where _fastparse._flat_constraint declines: a name spelled like a
     keyword, an operator the type does not take. (Every decline means the
     same, so these checks are made once per entry, not per constraint.)"""
-    if name in _RESERVED:
+    if name in RESERVED:
         return None
     op = ANY if op_word == "any" else _FAST_OPS[op_word]
     if op not in OPERATORS_OF_TYPE[type_]:
@@ -150,7 +150,7 @@ def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] 
             elif op_word == "any":
                 return None
             else:
-                # _fast_value's commonest cases first, with its results. A
+                # fast_value's commonest cases first, with its results. A
                 # printable string without escapes, and a decimal int without
                 # leading zeros, print as they are written.
                 if value_text[0] == '"' and "\\" not in value_text and (
@@ -166,7 +166,7 @@ def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] 
                     type_, value = FLOAT, float(value_text) + 0.0  # + 0.0 turns -0.0 into 0.0
                     shown = repr(value)
                 else:
-                    type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+                    type_, value = fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
                     shown = None
                 if shown is None:
                     # Constraint() refuses a lone surrogate (a str that did
@@ -189,10 +189,10 @@ def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] 
             constraints = {}
             if sep == ";":
                 break
-    except (_Decline, InvalidValueError):
+    except (Decline, InvalidValueError):
         return None
     end = skip(text, pos)
-    if end < len(text) and _STATEMENT.match(text, end) is None:
+    if end < len(text) and STATEMENT.match(text, end) is None:
         return None  # let the grammar report what follows
     ordered = [filters[k] for k in sorted(filters)]
     if as_json:
@@ -214,19 +214,19 @@ def _select(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | 
             if m is None:
                 return None
             type_word, name, value_text, comma = m.groups()
-            if name in _RESERVED or name in attributes:
+            if name in RESERVED or name in attributes:
                 return None
-            type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+            type_, value = fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
             if type_ == STRING and not value.isascii() and _has_surrogate(value):
                 return None  # Attribute() refuses it; the value path reports it
             attributes[name] = (type_, _shown(type_, value, as_json))
             pos = m.end()
-    except (_Decline, InvalidValueError):
+    except (Decline, InvalidValueError):
         return None
     if comma is not None:
         return None  # a comma before ';': the grammar reports it
     after = skip(text, pos + 1)
-    if after < len(text) and _STATEMENT.match(text, after) is None:
+    if after < len(text) and STATEMENT.match(text, after) is None:
         return None
     names = sorted(attributes)
     if as_json:
@@ -255,5 +255,5 @@ def rendered_document(text: str, as_json: bool, render_item: Callable[[Any], str
     leaves to the value path; it must be ``str`` or the CLI's JSON encoding,
     whose output this module reproduces. Errors raise ParseError as
     :func:`cbalgebra.parse.iter_document` does, after the statements before."""
-    for out in _scan_document(text, _renderer(as_json)):
+    for out in scan_document(text, _renderer(as_json)):
         yield out if isinstance(out, str) else render_item(out)

@@ -93,10 +93,10 @@ _FAST_OPS = {s: o.symbol for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o
 # Words the grammar knows. A name spelled like one is left to Lark, which
 # follows both readings (tests/test_parse_keywords.py checks this covers
 # every keyword of the grammar).
-_RESERVED = KEYWORDS | {"help", "start", "stop", "on", "off"}
+RESERVED = KEYWORDS | {"help", "start", "stop", "on", "off"}
 
 
-class _Decline(Exception):
+class Decline(Exception):
     pass
 
 
@@ -104,7 +104,7 @@ _PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range
 _PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: never 0 unless written 0
 
 
-def _fast_value(text: str, type_: str | None) -> tuple[str, Any]:
+def fast_value(text: str, type_: str | None) -> tuple[str, Any]:
     first = text[0]
     # The common literals, decoded inline (the same results literal() gives);
     # everything else goes through literal() with its checks.
@@ -127,27 +127,27 @@ def _fast_value(text: str, type_: str | None) -> tuple[str, Any]:
     try:
         return literal(Token(kind, text), type_)
     except LocatedError:
-        raise _Decline from None
+        raise Decline from None
 
 
 def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
     m = _FAST_CONSTRAINT.match(text, pos)
     if m is None:
-        raise _Decline
+        raise Decline
     type_word, name, op_word, value_text = m.groups()
-    if name in _RESERVED:
-        raise _Decline
+    if name in RESERVED:
+        raise Decline
     type_ = _FAST_TYPES[type_word] if type_word else None
     if op_word == "any":
         if type_ is None or value_text is not None:
-            raise _Decline
+            raise Decline
         return Constraint(type_, name, ANY), m.end()
     if value_text is None:
-        raise _Decline
-    lit_type, value = _fast_value(value_text, type_)
+        raise Decline
+    lit_type, value = fast_value(value_text, type_)
     op = _FAST_OPS[op_word]
     if op not in OPERATORS_OF_TYPE[lit_type]:
-        raise _Decline
+        raise Decline
     return Constraint(lit_type, name, op, value), m.end()
 
 
@@ -169,14 +169,14 @@ def _fast_conjunction(text: str, pos: int) -> tuple[list[Constraint], int]:
                 return constraints, pos + 1
             if pos == len(text) or text.startswith("||", pos):
                 if bracket:
-                    raise _Decline
+                    raise Decline
                 return constraints, pos
             continue
         pos = _blank_end(text, pos)
         if bracket:
             if text.startswith("]", pos):
                 return constraints, pos + 1
-            raise _Decline
+            raise Decline
         return constraints, pos
 
 
@@ -195,7 +195,7 @@ def fast_dnf(text: str) -> list[list[Constraint]] | None:
             if m is None:
                 return None
             pos = _blank_end(text, m.end())
-    except (_Decline, InvalidValueError):
+    except (Decline, InvalidValueError):
         return None
 
 
@@ -206,11 +206,11 @@ def _flat_attribute(text: str, pos: int, attrs: dict[str, Attribute]) -> int:
     """Read one plain ``[type] name = value`` into ``attrs``; the end position."""
     m = _FAST_ATTRIBUTE.match(text, pos)
     if m is None:
-        raise _Decline
+        raise Decline
     type_word, name, value_text = m.groups()
-    if name in _RESERVED or name in attrs:
-        raise _Decline
-    type_, value = _fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+    if name in RESERVED or name in attrs:
+        raise Decline
+    type_, value = fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
     attrs[name] = Attribute(type_, value)
     return m.end()
 
@@ -233,7 +233,7 @@ def fast_message(text: str) -> Message | None:
         if _blank_end(text, pos + 1) != len(text):
             return None
         return Message(attrs)
-    except (_Decline, InvalidValueError):
+    except (Decline, InvalidValueError):
         return None
 
 
@@ -243,7 +243,7 @@ def fast_message(text: str) -> Message | None:
 # all its parts are flat and plain; on anything else it returns None and the
 # grammar reads that statement (cbalgebra.parse.iter_document).
 _SKIP = re.compile("(?:" + _BLANK + r"+|#[^\n]*|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
-_STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolidate|statistics|clear|timer|"
+STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolidate|statistics|clear|timer|"
                         r"output|set|help)" + _WORD_END)
 _INTERFACE = re.compile(_BLANK + "+([0-9]{1,10})" + _WORD_END)
 _SEMI = re.compile(_BLANK + "*;")
@@ -278,7 +278,7 @@ def _statement_follows(text: str, pos: int) -> bool:
     """Whether a statement certainly starts at ``pos`` (or the text ends)."""
     if pos == len(text):
         return True
-    m = _STATEMENT.match(text, pos)
+    m = STATEMENT.match(text, pos)
     return m is not None and _NAME_CONTINUES.match(text, m.end()) is None
 
 
@@ -287,8 +287,8 @@ def _origin(text: str, pos: int) -> tuple[str | None, int]:
     if not text.startswith("from", pos):
         return None, pos
     m = _ORIGIN.match(text, pos)
-    if m is None or (m.group(1) is not None and m.group(1) in _RESERVED):
-        raise _Decline
+    if m is None or (m.group(1) is not None and m.group(1) in RESERVED):
+        raise Decline
     origin = m.group(1) if m.group(1) is not None else m.group(2)
     return origin, skip(text, m.end())
 
@@ -326,7 +326,7 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
             continue
         if _statement_follows(text, after) or text.startswith("from", after):
             return terms, after
-        raise _Decline
+        raise Decline
 
 
 # What follows a constraint in an `ifconfig` body, with the blanks around it
@@ -394,12 +394,12 @@ _MEMO_LIMIT = 1 << 20
 
 
 def _sff_value(text: str, type_: str | None) -> tuple[str, Any]:
-    """A value as the grammar lexes and decodes it, or _Decline."""
+    """A value as the grammar lexes and decodes it, or Decline."""
     if text[0] == '"' or text == "true" or text == "false":
-        return _fast_value(text, type_)
+        return fast_value(text, type_)
     m = _NUMBER_TOKEN.fullmatch(text)
     if m is None:
-        raise _Decline  # not one FLOAT or INT token: the grammar reports it
+        raise Decline  # not one FLOAT or INT token: the grammar reports it
     if m.lastindex is None:
         if (type_ is None or type_ == INT) and len(text) <= 18 and "x" not in text and "X" not in text:
             return INT, int(text)  # at most 18 characters: inside the 64-bit range
@@ -411,7 +411,7 @@ def _sff_value(text: str, type_: str | None) -> tuple[str, Any]:
     try:
         return literal(Token(kind, text), type_)
     except LocatedError:
-        raise _Decline from None
+        raise Decline from None
 
 
 def _sff_name(text: str, before_operator: bool = False) -> str:
@@ -422,19 +422,19 @@ def _sff_name(text: str, before_operator: bool = False) -> str:
         try:
             name = unquote(Token("STRING", text))
         except LocatedError:
-            raise _Decline from None
+            raise Decline from None
         if not name:
-            raise _Decline
+            raise Decline
         return name
-    if text in _RESERVED and not before_operator:
-        raise _Decline
+    if text in RESERVED and not before_operator:
+        raise Decline
     return text
 
 
 # Values built here skip the checks of their public constructors where this
 # scanner has already made them: a Constraint whose type, operator and value
 # came from the grammar's own tables and literal decoding (literal(),
-# _fast_value), and ASCII text (never a surrogate); a Filter or Predicate of
+# fast_value), and ASCII text (never a surrogate); a Filter or Predicate of
 # such Constraints, put in canonical order with the same keys values.py sorts
 # on. Each is the object its public constructor builds, field for field
 # (tests/test_parse_sff.py checks equality, hash and order against them);
@@ -522,7 +522,7 @@ def _memo_name(text: str) -> str | None:
         return text
     try:
         return _sff_name(text)
-    except _Decline:
+    except Decline:
         return None
 
 
@@ -533,7 +533,7 @@ def _memo_value(text: str) -> tuple[str, Any] | None:
         return None
     try:
         return _sff_value(text, None)
-    except _Decline:
+    except Decline:
         return None
 
 
@@ -561,7 +561,7 @@ def _memo_typed_operand(text: str) -> tuple | None:
         return None
     try:
         type_, value = _sff_value(m.group(3), _FAST_TYPES[m.group(1)])
-    except (_Decline, InvalidValueError):
+    except (Decline, InvalidValueError):
         return None
     if type(value) is str and not value.isascii():
         return None
@@ -595,14 +595,14 @@ def _memo_constraint(names: _Memo, operands: _Memo, typed_operands: _Memo, text:
     name = _sff_name(name_text, before_operator=op_word is not None)
     if op_word is not None:
         if type_word == "any":
-            raise _Decline
+            raise Decline
         lit_type, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
         op = _FAST_OPS[op_word]
         if op not in OPERATORS_OF_TYPE[lit_type]:
-            raise _Decline
+            raise Decline
         return _checked_constraint(lit_type, name, op, value)
     if (type_word is None) == (any_type is None):
-        raise _Decline  # `name any` has no type; `int name any int` two
+        raise Decline  # `name any` has no type; `int name any int` two
     return _checked_constraint(_SFF_TYPE_OF_WORD[type_word or any_type], name, ANY, None)
 
 
@@ -690,7 +690,7 @@ def _statement_end(text: str, pos: int) -> int:
     to the grammar)."""
     end = text.find(";", pos)
     if end < 0:
-        raise _Decline  # unterminated: the grammar says where
+        raise Decline  # unterminated: the grammar says where
     return end + 1
 
 
@@ -699,14 +699,14 @@ def _sff_ifconfig(text: str, pos: int, memo: DocumentMemo) -> tuple[Predicate, i
     end = _statement_end(text, pos)
     items = _SFF_ITEMS.findall(text, skip(text, pos), end)
     if not items or any(map(_THIRD, items)):
-        raise _Decline
+        raise Decline
     pairs = list(map(memo.constraints.__getitem__, map(_FIRST, items)))
     # One character per constraint for what follows it: ',' or '&' within a
     # filter, '|' or ';' after its last constraint.
     if items[-1][1] != ";":
         # The ';' found ends a comment (`a = 1 | // b = 2;`): the body goes
         # on past it, or ends in a separator; the grammar reads or reports it.
-        raise _Decline
+        raise Decline
     follows = "".join(map(_SECOND, items)).replace("&", ",").split("|")
     follows[-1] = follows[-1][:-1]  # the last filter ends at ';' rather than '|'
     return _predicate_of_runs(pairs, follows), end
@@ -740,13 +740,13 @@ def _sff_select(text: str, pos: int, memo: DocumentMemo) -> tuple[Message, int]:
     items = _SFF_ATTRIBUTES.findall(text, skip(text, pos), end)
     last = items[-1] if items else None
     if last is None or last[2] != ";" or any(map(_FOURTH, items)):
-        raise _Decline
+        raise Decline
     if len(items) > 1 and items[-2][1]:
-        raise _Decline  # a comma before ';'
+        raise Decline  # a comma before ';'
     del items[-1]
     attributes = dict(map(memo.attributes.__getitem__, map(_FIRST, items)))
     if len(attributes) != len(items):
-        raise _Decline  # a duplicate name: the grammar locates it
+        raise Decline  # a duplicate name: the grammar locates it
     return _checked_message(attributes), end
 
 
@@ -759,7 +759,7 @@ def fast_statement(text: str, pos: int, memo: DocumentMemo | None = None,
     its Predicate. ``memo`` holds the values built for earlier statements
     of the same document."""
     try:
-        m = _STATEMENT.match(text, pos)
+        m = STATEMENT.match(text, pos)
         if m is None:
             return None
         word, pos = m.group(1), m.end()
@@ -790,12 +790,12 @@ def fast_statement(text: str, pos: int, memo: DocumentMemo | None = None,
             if cm is None:
                 return None
             args = tuple(int(g) if g.lstrip("+-").isdigit() else g for g in cm.groups())
-            if word == "set" and args[0] in _RESERVED:
+            if word == "set" and args[0] in RESERVED:
                 return None
             value, word, pos = (word, *args), "command", cm.end()
         end = skip(text, pos)
-        if end < len(text) and _STATEMENT.match(text, end) is None:
+        if end < len(text) and STATEMENT.match(text, end) is None:
             return None  # let the grammar report what follows
         return word, value, interface, origin, end
-    except (_Decline, InvalidValueError):
+    except (Decline, InvalidValueError):
         return None

@@ -81,6 +81,7 @@ __all__ = [
     "parse_filter",
     "parse_message",
     "parse_predicate",
+    "scan_document",
 ]
 
 
@@ -917,17 +918,18 @@ def iter_document(source: Any) -> Iterator[DocumentItem]:
         raise TypeError(f"parse expects text (str) or a text file, not {type(source).__name__}")
     if not isinstance(text, str):
         raise TypeError(f"parse expects text (str), not {type(text).__name__}")
-    yield from _scan_document(text)
+    yield from scan_document(text)
 
 
 _BYTE_ORDER_MARK = "\ufeff"
 
 
-def _scan_document(
+def scan_document(
     text: str, render: Callable[[str, int, int], tuple[Any, int] | None] | None = None,
 ) -> Iterator[Any]:
-    """The loop of :func:`iter_document`. With ``render(text, pos, line)``,
-    a reader asked first at each statement, which returns (its output, the
+    """The loop of :func:`iter_document`, and its extension point for other
+    readers of the language (the matcher's bulk reader, the printer). With
+    ``render(text, pos, line)``, a reader asked first at each statement, which returns (its output, the
     offset of the next statement) or None; its outputs are yielded among the
     DocumentItems of the statements it leaves (``cbalgebra._docrender``).
 

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 from lark import Token
 
-from cbalgebra._fastparse import _RESERVED, _STATEMENT, _Decline, _fast_value
+from cbalgebra._fastparse import RESERVED, STATEMENT, Decline, fast_value
 from cbalgebra.matcher._scan import (
     F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
 )
 from cbalgebra._literals import LocatedError, unquote
-from cbalgebra.parse import DocumentItem, _scan_document
+from cbalgebra.parse import DocumentItem, scan_document
 from cbalgebra.values import (
     ANY,
     OP_CODE,
@@ -118,7 +118,7 @@ _ROWS = 1 << 18
 
 class _Reader:
     """The bulk reader of ``ifconfig`` statements (the ``render`` hook of
-    ``cbalgebra.parse._scan_document``): ``_scan.scan_ifconfigs`` cuts
+    ``cbalgebra.parse.scan_document``): ``_scan.scan_ifconfigs`` cuts
     statements into rows, then names, strings and numbers become columns
     through their distinct values only."""
 
@@ -150,7 +150,7 @@ class _Reader:
             if count or not full:
                 break
             self.rows = new_rows(2 * rows.name_start.shape[0], rows.statement_interface.shape[0])
-        if count and end < len(text) and _STATEMENT.match(text, end) is None:
+        if count and end < len(text) and STATEMENT.match(text, end) is None:
             count -= 1  # the full parser reads the statement before what it will report
             end = int(rows.statement_start[count])
         if count == 0:
@@ -178,7 +178,7 @@ class _Reader:
         name_start, name_end = rows.name_start[:n], rows.name_end[:n]
         kind, op = rows.kind[:n], rows.op[:n]
         names, name_of_row, bad = self._distinct(text, chars, name_start, name_end, rows.name_hash[:n])
-        reserved = np.fromiter((name in _RESERVED for name in names), bool, len(names))
+        reserved = np.fromiter((name in RESERVED for name in names), bool, len(names))
         bad |= reserved[name_of_row]  # a keyword-spelled name: the full parser follows both readings
         type_ = _TYPE_OF_KIND[kind]
         prefix, suffix = rows.type_word[:n], rows.any_type[:n]
@@ -195,8 +195,8 @@ class _Reader:
         slow = (rows.flags[:n] & F_SLOW) != 0
         for k in np.flatnonzero(slow & (kind == K_INT)).tolist():
             try:
-                value[k] = _fast_value(text[value_start[k]:value_end[k]], None)[1]
-            except (_Decline, InvalidValueError, OverflowError):
+                value[k] = fast_value(text[value_start[k]:value_end[k]], None)[1]
+            except (Decline, InvalidValueError, OverflowError):
                 bad[k] = True
         for wanted, convert in ((K_FLOAT, _float), (K_STRING, _string)):
             where = np.flatnonzero(kind == wanted)
@@ -235,8 +235,8 @@ def _float(text: str) -> float | None:
     if _PLAIN_FLOAT.fullmatch(text):
         return float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
     try:
-        literal_type, number = _fast_value(text, None)
-    except (_Decline, InvalidValueError):
+        literal_type, number = fast_value(text, None)
+    except (Decline, InvalidValueError):
         return None
     return number if literal_type == FLOAT else None
 
@@ -376,7 +376,7 @@ def table_columns(text: str) -> TableColumns:
     reader = _Reader()
     table = _Table(reader)
     bulk = full = 0
-    for item in _scan_document(text, render=reader):
+    for item in scan_document(text, render=reader):
         if isinstance(item, _Chunk):
             table.add_chunk(item)
             bulk += len(item.interfaces)

@@ -151,7 +151,7 @@ def _write_sff(path: str, doc: DocumentTable, messages: list[Message], rounds: i
     """The table and messages as an SFF driver file, built whole before the
     file is opened (a value SFF cannot spell leaves no half-written file)."""
     # deferred: the forwarding workload loads numpy
-    from cbalgebra.workloads._forwarding import write_sff_document
+    from cbalgebra.workloads import write_sff_document
 
     if path == "-":
         raise UsageError("--write-sff needs a file name (standard output carries the forwarding results)")

@@ -25,7 +25,7 @@ from cbalgebra.reducers import alpha
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.seeding import cell_seed
 from cbalgebra.values import Predicate
-from cbalgebra.workloads._dnf import dnf_predicates
+from cbalgebra.workloads import dnf_predicates
 
 
 @dataclass(frozen=True)

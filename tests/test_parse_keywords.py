@@ -13,7 +13,7 @@ import pytest
 
 import cbalgebra as cb
 from cbalgebra import parse as parse_module
-from cbalgebra._fastparse import _RESERVED
+from cbalgebra._fastparse import RESERVED
 from cbalgebra.parse import DocumentItem
 from cbalgebra.values import Attribute, Constraint, Filter, Message, Predicate
 
@@ -25,7 +25,7 @@ def test_keyword_list_comes_from_the_grammar():
     # A sample of what the grammar must know, and what the fast path defers on.
     assert {"from", "subscribe", "select", "ifconfig", "and", "or", "any", "true", "false", "int",
             "prefix", "set", "timer", "help", "start", "on", "off"} <= set(KEYWORDS)
-    assert set(KEYWORDS) <= _RESERVED
+    assert set(KEYWORDS) <= RESERVED
 
 
 _TYPES = {"string": "string", "int": "int", "integer": "int", "long": "int", "float": "float", "double": "float",

@@ -24,14 +24,13 @@ import numpy as np
 
 from cbalgebra.covering import witness
 from cbalgebra.values import INT, STRING, Attribute, Message, Predicate
-from cbalgebra.workloads import dnf_predicates
-from cbalgebra.workloads._dnf import (
-    _STREAM_TYPES,
+from cbalgebra.workloads import (
     INT_HIGH,
     INT_LOW,
-    _generator,
-    _name_table,
+    dnf_predicates,
     english_terms,
+    name_cumulative_weights,
+    string_names,
 )
 
 __all__ = ["messages", "processor_predicates"]
@@ -69,9 +68,8 @@ def messages(count: int, *, names: int = 500, distribution: str = "zipf", seed: 
         raise ValueError(f"the number of messages must be an integer >= 0, not {count!r}")
     if isinstance(attributes, bool) or not isinstance(attributes, int) or not 1 <= attributes <= names:
         raise ValueError(f"attributes per message must be an integer in 1..{names}, not {attributes!r}")
-    cum = _name_table(names, distribution, 1.0)
-    # The same draw as dnf_predicates: a name's type depends only on the seed.
-    is_string = (_generator(seed, _STREAM_TYPES).random(names) < 0.5).tolist()
+    cum = name_cumulative_weights(names, distribution, 1.0)
+    is_string = string_names(names, seed).tolist()  # the types dnf_predicates gives the names
     weights = np.diff(np.r_[0.0, cum])
     weights = weights / weights.sum()
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 7, 2006])))

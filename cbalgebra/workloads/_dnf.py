@@ -49,7 +49,10 @@ import numpy as np
 
 from cbalgebra.values import EQ, GT, INT, LT, NE, PREFIX, STRING, SUBSTRING, SUFFIX, Constraint, Filter, Predicate
 
-__all__ = ["DNF_SCENARIOS", "INT_OPS", "SIZE_WEIGHTS", "STRING_OPS", "dnf_predicates", "english_terms"]
+__all__ = [
+    "DNF_SCENARIOS", "INT_HIGH", "INT_LOW", "INT_OPS", "SIZE_WEIGHTS", "STRING_OPS", "dnf_predicates", "english_terms",
+    "name_cumulative_weights", "string_names",
+]
 
 #: Conjunction sizes 1..6 and their weights in percent (§4.2).
 SIZE_WEIGHTS: tuple[int, ...] = (10, 40, 30, 10, 5, 5)
@@ -97,7 +100,16 @@ def _generator(seed: int, stream: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), stream])))
 
 
-def _name_table(count: int, distribution: str, exponent: float) -> np.ndarray:
+def string_names(count: int, seed: int) -> np.ndarray:
+    """Which of the names a0..a{count-1} carry strings (the rest ints): the
+    draw :func:`dnf_predicates` makes, which depends on the seed only, so
+    that messages for its predicates can give each name its type."""
+    return _generator(seed, _STREAM_TYPES).random(count) < 0.5
+
+
+def name_cumulative_weights(count: int, distribution: str, exponent: float = 1.0) -> np.ndarray:
+    """The running sums of the names' weights (``"uniform"``, or ``"zipf"``
+    with ``exponent``) from which :func:`dnf_predicates` draws names."""
     if distribution == "uniform":
         weights = np.ones(count, dtype=np.float64)
     elif distribution == "zipf":
@@ -163,8 +175,8 @@ def dnf_predicates(
     if distinct_names and count < _MAX_SIZE:
         raise ValueError(f"distinct_names needs at least {_MAX_SIZE} names")
     n = int(n)
-    cum = _name_table(count, distribution, exponent)
-    is_string = _generator(seed, _STREAM_TYPES).random(count) < 0.5
+    cum = name_cumulative_weights(count, distribution, exponent)
+    is_string = string_names(count, seed)
     u = _generator(seed, _STREAM_PREDICATES).random((n, _WIDTH))
 
     sizes = _percent_choice(u[:, 0], SIZE_WEIGHTS) + 1
