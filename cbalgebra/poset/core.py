@@ -52,6 +52,7 @@ from cbalgebra.poset.element import ADVERTISEMENTS, KINDS, SUBSCRIPTIONS, Elemen
 from cbalgebra.poset.points import WitnessIndex
 from cbalgebra.poset.queries import descendants_within
 from cbalgebra.poset.stats import PosetStats, shape
+from cbalgebra.poset.walk import UP, walk
 from cbalgebra.values import (
     FLOAT,
     INT,
@@ -63,17 +64,7 @@ from cbalgebra.values import (
     Predicate,
 )
 
-__all__ = [
-    "ADVERTISEMENTS",
-    "COVERED",
-    "INSERTED",
-    "MERGED",
-    "SUBSCRIPTIONS",
-    "Element",
-    "InsertResult",
-    "Poset",
-    "RemoveResult",
-]
+__all__ = ["COVERED", "INSERTED", "MERGED", "InsertResult", "Poset", "RemoveResult"]
 
 #: The three cases of insert (§3.5).
 COVERED, MERGED, INSERTED = "covered", "merged", "inserted"
@@ -241,6 +232,26 @@ class Poset:
     def edges(self) -> list[tuple[Value, Value]]:
         """The immediate covering pairs (covering, covered)."""
         return [(p.value, s.value) for p in self.elements() for s in p.successors]
+
+    def holding(self, value: Value) -> Element | None:
+        """The element that holds exactly ``value`` (its value or one of its
+        equivalent spellings), or None: one dictionary lookup, no covering
+        check. :meth:`element` also finds an equivalent value never inserted."""
+        return self._by_value.get(value)
+
+    def coerce(self, x: Value | Predicate | str) -> Value:
+        """x as a value this poset can hold: text parsed by the poset's kind,
+        a one-filter predicate unwrapped. TypeError for anything else (or a
+        value of the other kind); the poset's kind is not fixed by this."""
+        return self._coerce(x, register=False)
+
+    def element_covers(self, a: Element, b: Element) -> bool:
+        """Whether a's value covers b's, by the poset's covering relation,
+        with the attribute-name test of the signature index first (most
+        pairs need no covering check). Counted in ``stats.lookup_checks``."""
+        if not self._may_cover(a._sig, a._bottom, b._sig, b._bottom):
+            return False
+        return self._check(a.value, b.value, "lookup_checks")
 
     def subscriptions(self, subscriber: Hashable) -> list[Value]:
         """The values holding ``subscriber`` (an antichain: none covers another)."""
@@ -586,19 +597,14 @@ class Poset:
 
 
 def _ancestors_among(s: Element, targets: list[Element]) -> set[Element]:
-    """Which of ``targets`` are ancestors of s (search stops once all are found)."""
+    """Which of ``targets`` are ancestors of s (the walk stops once all are found)."""
     want = set(targets)
     found: set[Element] = set()
-    seen: set[Element] = set()
-    stack = list(s._preds)
-    while stack and len(found) < len(want):
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+    for n in walk(s._preds, UP):
         if n in want:
             found.add(n)
-        stack.extend(n._preds)
+            if len(found) == len(want):
+                break
     return found
 
 

@@ -21,7 +21,8 @@ from cbalgebra.poset.render import MAX_NODES, draw, select, summary_line
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cbalgebra.poset.core import Element, Poset
+    from cbalgebra.poset.core import Poset
+    from cbalgebra.poset.element import Element
 
 __all__ = ["to_html"]
 
