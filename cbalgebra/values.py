@@ -13,12 +13,12 @@ import marshal
 import math
 import re
 import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 import operator
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 Value = str | int | float | bool
 
@@ -644,6 +644,23 @@ class Advertisement:
 
     def __reduce__(self):
         return (Advertisement, (self.constraints,))
+
+
+_Derived = TypeVar("_Derived")
+_ABSENT = object()
+
+
+def derived(value: Filter | Predicate | Advertisement, key: Hashable,
+            compute: Callable[[Any], _Derived]) -> _Derived:
+    """``compute(value)``, computed once per value and ``key`` and kept on the
+    value: values are immutable, so it never goes stale. The other layers
+    keep their forms of a value here (covering's per-filter normal form, the
+    reducers' normalized conjunctions), under keys of their own."""
+    cache = value._cache
+    found = cache.get(key, _ABSENT)
+    if found is _ABSENT:
+        found = cache[key] = compute(value)
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,18 @@ def walk(
     upwards = direction == UP
     frontier: deque[Element] = deque((start,) if isinstance(start, Element) else start)
     take = frontier.popleft if breadth_first else frontier.pop
+    extend = frontier.extend
     met = set() if seen is None else seen
+    if visit is None and within is None:
+        # The plain walk (descendants, ancestors): the shortest loop, per
+        # direction, reads the core's tables (a view would cost a call a step).
+        while frontier:
+            e = take()
+            if e not in met:
+                met.add(e)
+                yield e
+                extend(e._preds if upwards else e._succs)
+        return
     while frontier:
         e = take()
         if e in met:
@@ -67,11 +78,10 @@ def walk(
         yield e
         if not onwards:
             continue
-        # The core's own tables: the views would cost a call per step.
         neighbours = e._preds if upwards else e._succs
         if within is None:
-            frontier.extend(neighbours)
+            extend(neighbours)
         elif len(neighbours) > len(within):
-            frontier.extend(c for c in within if c in neighbours)
+            extend(c for c in within if c in neighbours)
         else:
-            frontier.extend(n for n in neighbours if n in within)
+            extend(n for n in neighbours if n in within)
