@@ -272,8 +272,7 @@ class Network:
             out.append(e)
             return False
 
-        for _ in walk([e for e in start if e.alive], DOWN, visit=ineligible):
-            pass
+        walk([e for e in start if e.alive], DOWN, visit=ineligible)
         return out
 
     @staticmethod

@@ -67,6 +67,5 @@ def match(poset: Poset, message: Message) -> set[Hashable]:
         out.update(e._subs)
         return True
 
-    for _ in walk(poset.root_elements(), DOWN, visit=reached):
-        pass
+    walk(poset.root_elements(), DOWN, visit=reached)
     return out

@@ -118,8 +118,7 @@ def coverers(
             up[e] = None
             return True
 
-        for _ in walk(poset._roots, DOWN, visit=checked):
-            pass
+        walk(poset._roots, DOWN, visit=checked)
         return up
     ads = poset._kind == ADVERTISEMENTS
     covers = poset._covers
@@ -128,8 +127,23 @@ def coverers(
         covers = implied_by(x)
         few = poset._witnesses.may_cover(x, _candidate_limit(poset)) if poset._witness_share > 0 else None
         if few is not None:
-            return _coverers_among(poset, x, xsig, few, covers, counter)
+            # Every ancestor of a coverer covers x, so is a candidate: the
+            # search from the roots steps onto candidates only.
+            roots = poset._roots
+            return _up_set(poset, x, xsig, [c for c in few if c in roots], covers, counter, set(few))
     assert covers is not None
+    return _up_set(poset, x, xsig, _root_candidates(poset, xsig, xbot), covers, counter)
+
+
+def _up_set(
+    poset: Poset, x: Value, xsig: frozenset, start: list[Element], covers: Callable[[Value, Value], bool],
+    counter: str, within: set[Element] | None = None,
+) -> dict[Element, None]:
+    """The elements covering x: the walk down from ``start`` (the roots
+    that may cover x) goes on only past elements covering x, as the set is
+    up-closed; ``within``, a superset of the coverers, narrows its steps."""
+    ads = poset._kind == ADVERTISEMENTS
+    up: dict[Element, None] = {}
     checks = 0
 
     def covering(e: Element) -> bool:
@@ -143,8 +157,7 @@ def coverers(
             return True
         return False
 
-    for _ in walk(_root_candidates(poset, xsig, xbot), DOWN, visit=covering):
-        pass
+    walk(start, DOWN, visit=covering, within=within)
     _count(poset, counter, checks)
     return up
 
@@ -156,35 +169,6 @@ def _candidate_limit(poset: Poset) -> int:
     are left to the search over the diagram, which prunes by the up-set and
     the signatures."""
     return int(min(len(poset._elements) * poset._witness_share, 1 << 62))
-
-
-def _coverers_among(
-    poset: Poset, x: Filter, xsig: frozenset, candidates: list[Element], covers: Callable[[Value, Value], bool],
-    counter: str,
-) -> dict[Element, None]:
-    """The elements covering x, given a superset of them: the up-set search
-    from the roots, through candidates only (every ancestor of a coverer
-    covers x, so is a candidate). An element with more successors than there
-    are candidates (a root above a wide antichain) is expanded by scanning
-    the candidates instead."""
-    roots = poset._roots
-    up: dict[Element, None] = {}
-    checks = 0
-
-    def covering(e: Element) -> bool:
-        nonlocal checks
-        if not e._sig <= xsig:
-            return False
-        checks += 1
-        if covers(e.value, x):
-            up[e] = None
-            return True
-        return False
-
-    for _ in walk([c for c in candidates if c in roots], DOWN, visit=covering, within=set(candidates)):
-        pass
-    _count(poset, counter, checks)
-    return up
 
 
 def coverers_or_minimal(
@@ -233,8 +217,7 @@ def coverers_or_minimal(
             return False
         return True
 
-    for _ in walk(start, UP, visit=below_x, seen=seen):
-        pass
+    walk(start, UP, visit=below_x, seen=seen)
     _count(poset, counter, checks)
     # A coverer met is minimal unless one of its successors covers x.
     out: dict[Element, None] = {}
@@ -392,8 +375,7 @@ def maximal_covered(
         if poset._check(x, c.value, counter):
             positives.append(c)
             inside.add(c)
-            for _ in walk(c._succs, DOWN, visit=unmarked, seen=below):
-                pass
+            walk(c._succs, DOWN, visit=unmarked, seen=below)
     return [c for c in positives if c not in below]
 
 
@@ -472,8 +454,7 @@ def _maximal_covered_from_frontier(
             return False
         return True
 
-    for _ in walk(start, DOWN, visit=uncovered, seen=seen):
-        pass
+    walk(start, DOWN, visit=uncovered, seen=seen)
     out = []
     for c in positives:
         for p in c._preds:

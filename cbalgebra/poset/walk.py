@@ -37,47 +37,46 @@ def walk(
     seen: set[Element] | None = None,
     within: Collection[Element] | None = None,
     breadth_first: bool = False,
-) -> Iterator[Element]:
+) -> Iterable[Element]:
     """Each element reachable from ``start`` (an element or several,
     themselves included), once, depth first (``breadth_first``: level by
     level from the start).
 
-    - ``visit(e)`` is called on each element met, before it is yielded; the
-      walk goes on past ``e`` only if it returns a true value (by default it
-      always does).
+    - ``visit(e)`` is called on each element met; the walk goes on past
+      ``e`` only if it returns a true value.
     - ``seen``: the set of elements met, filled in place; elements already
       in it are not met again (several walks can share one).
     - ``within``: the walk steps only onto these elements (the start is not
       checked). An element with more neighbours than ``within`` has
       elements (a root above a wide antichain) is expanded by scanning
       ``within`` instead of its neighbours.
+
+    Without ``visit`` and ``within`` the walk is lazy: an iterator over the
+    elements in the order met, which a caller may leave early (a walk within
+    a budget, or until some elements are found). With either, the walk runs
+    to its end at once (a visitor's walk is a search: the insert's, a
+    message's) and returns the set of elements met (``seen`` if given): no
+    generator to resume at every step, which the searches of every insert
+    would pay for (measured: 10-15 % on inserts and on ``match``).
     """
     if direction not in (DOWN, UP):
         raise ValueError(f"direction must be {DOWN!r} or {UP!r}, not {direction!r}")
     upwards = direction == UP
     frontier: deque[Element] = deque((start,) if isinstance(start, Element) else start)
-    take = frontier.popleft if breadth_first else frontier.pop
-    extend = frontier.extend
     met = set() if seen is None else seen
     if visit is None and within is None:
-        # The plain walk (descendants, ancestors): the shortest loop, per
-        # direction, reads the core's tables (a view would cost a call a step).
-        while frontier:
-            e = take()
-            if e not in met:
-                met.add(e)
-                yield e
-                extend(e._preds if upwards else e._succs)
-        return
+        return _lazy(frontier, upwards, met, breadth_first)
+    take = frontier.popleft if breadth_first else frontier.pop
+    extend = frontier.extend
+    add = met.add
     while frontier:
         e = take()
         if e in met:
             continue
-        met.add(e)
-        onwards = visit is None or visit(e)
-        yield e
-        if not onwards:
+        add(e)
+        if visit is not None and not visit(e):
             continue
+        # The core's own tables: a view would cost a call a step.
         neighbours = e._preds if upwards else e._succs
         if within is None:
             extend(neighbours)
@@ -85,3 +84,17 @@ def walk(
             extend(c for c in within if c in neighbours)
         else:
             extend(n for n in neighbours if n in within)
+    return met
+
+
+def _lazy(frontier: deque[Element], upwards: bool, met: set[Element], breadth_first: bool) -> Iterator[Element]:
+    """The plain walk, one element at a time."""
+    take = frontier.popleft if breadth_first else frontier.pop
+    extend = frontier.extend
+    add = met.add
+    while frontier:
+        e = take()
+        if e not in met:
+            add(e)
+            yield e
+            extend(e._preds if upwards else e._succs)
