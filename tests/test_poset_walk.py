@@ -91,8 +91,10 @@ def test_walk_agrees_with_the_transitive_closure(filters):
         assert set(walk(e.predecessor_view, UP)) == above[e]
         assert set(walk(e, DOWN, breadth_first=True)) == below[e] | {e}
         assert set(walk(e, UP, breadth_first=True)) == above[e] | {e}
-        # Each element once, whatever the number of paths to it.
+        # Each element once, whatever the number of paths to it; lazily, the same order.
         assert len(list(walk(e, DOWN))) == len(below[e]) + 1
+        assert list(walk(e, UP, lazy=True)) == list(walk(e, UP))
+        assert list(walk(e, DOWN, lazy=True, breadth_first=True)) == list(walk(e, DOWN, breadth_first=True))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -104,8 +106,11 @@ def test_a_pruned_walk_finds_the_up_set(filters, message):
     for i, f in enumerate(filters):
         p.insert(f, i)
     matching = {e for e in p.elements() if cb.matches(e.value, message)}
-    met = set(walk(p.root_elements(), DOWN, visit=lambda e: cb.matches(e.value, message)))
-    assert {e for e in met if cb.matches(e.value, message)} == matching
+    def reached(e) -> bool:
+        return cb.matches(e.value, message)
+
+    for met in (walk(p.root_elements(), DOWN, visit=reached), walk(p.root_elements(), DOWN, visit=reached, lazy=True)):
+        assert {e for e in met if cb.matches(e.value, message)} == matching
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,12 +132,12 @@ def test_walk_within_and_shared_seen(filters, data):
                     todo.append(s)
         assert set(walk(root, DOWN, within=allowed)) == expect
     # A shared seen set: a second walk meets only what the first did not.
-    seen: set = set()
+    seen: dict = {}
     first = set(walk(els[0], DOWN, seen=seen))
-    second = set(walk(els[-1], DOWN, seen=seen))
+    second = set(walk(els[-1], DOWN, seen=seen, lazy=True))
     assert first == below[els[0]] | {els[0]}
     assert second == (below[els[-1]] | {els[-1]}) - first
-    assert seen == first | second
+    assert set(seen) == first | second
 
 
 def test_walk_refuses_an_unknown_direction():

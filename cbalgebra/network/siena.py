@@ -278,7 +278,7 @@ class Network:
     @staticmethod
     def _is_member(e: Element, y: Hashable) -> bool:
         """Eligible for y, with no eligible element strictly covering it."""
-        return not _ineligible(e, y) and all(_ineligible(a, y) for a in walk(e.predecessor_view, UP))
+        return not _ineligible(e, y) and all(_ineligible(a, y) for a in walk(e.predecessor_view, UP, lazy=True))
 
     def _send(self, queue: deque, msg: Sent) -> None:
         t = self.traffic

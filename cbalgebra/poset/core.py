@@ -23,6 +23,8 @@ x, and elements left without subscribers are dropped. An unsubscription
 
 Everything else is a function over the core, in the style of networkx:
 
+- :mod:`cbalgebra.poset.walk`: the one traversal of the diagram, up or
+  down, pruned by a visitor, that every search and query below uses;
 - :mod:`cbalgebra.poset.search`: where insert puts a new value (the
   searches over the diagram and the signature and bound indexes);
 - :mod:`cbalgebra.poset.points`: the witness indexes those searches ask
@@ -600,7 +602,7 @@ def _ancestors_among(s: Element, targets: list[Element]) -> set[Element]:
     """Which of ``targets`` are ancestors of s (the walk stops once all are found)."""
     want = set(targets)
     found: set[Element] = set()
-    for n in walk(s._preds, UP):
+    for n in walk(s._preds, UP, lazy=True):
         if n in want:
             found.add(n)
             if len(found) == len(want):

@@ -8,7 +8,7 @@ change nothing.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Set
 from typing import TYPE_CHECKING
 
 from cbalgebra.poset.walk import DOWN, UP, walk
@@ -32,14 +32,14 @@ def ancestors(e: Element) -> list[Element]:
     return list(walk(e._preds, UP, breadth_first=True))
 
 
-def descendants_within(e: Element, budget: int) -> set[Element] | None:
+def descendants_within(e: Element, budget: int) -> Set[Element] | None:
     """The elements strictly below ``e``, or None if there are more than ``budget``
     (a caller that would otherwise compare with each of ``budget`` candidates)."""
-    below: set[Element] = set()
-    for _ in walk(e._succs, DOWN, seen=below):
+    below: dict[Element, None] = {}
+    for _ in walk(e._succs, DOWN, seen=below, lazy=True):
         if len(below) > budget:
             return None
-    return below
+    return below.keys()
 
 
 def covered(poset: Poset, x: Value | str) -> list[Value]:

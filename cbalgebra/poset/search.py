@@ -40,7 +40,7 @@ users ask :mod:`cbalgebra.poset.queries`.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from typing import TYPE_CHECKING
 
 from cbalgebra.covering import constraint_covers_filter
@@ -204,7 +204,7 @@ def coverers_or_minimal(
         return coverers(poset, x, xsig, xbot, known, counter), True
     covers = implied_by(x)
     found: dict[Element, None] = {}
-    seen: set[Element] = set()
+    seen: dict[Element, None] = {}
     checks = 0
 
     def below_x(e: Element) -> bool:
@@ -277,7 +277,7 @@ def _nearest_bound(poset: Poset, x: Filter, xsig: frozenset, want: str, counter:
 def upward_closure(minimal: dict[Element, None]) -> dict[Element, None]:
     """All elements covering x, from its minimal coverers (no check)."""
     up = dict(minimal)
-    up.update(dict.fromkeys(walk(minimal, UP)))
+    up.update(walk(minimal, UP))
     return up
 
 
@@ -360,7 +360,7 @@ def maximal_covered(
     # Everything below a covered candidate is covered: mark it without a
     # check. A covered candidate is maximal unless reached from above.
     inside: set[Element] = set()
-    below: set[Element] = set()  # met by a walk from a covered candidate
+    below: dict[Element, None] = {}  # met by a walk from a covered candidate
 
     def unmarked(n: Element) -> bool:
         if n in inside:
@@ -443,7 +443,7 @@ def _maximal_covered_from_frontier(
         start: Iterable[Element] = m._succs
     else:
         start = poset._roots
-    seen: set[Element] = set()
+    seen: dict[Element, None] = {}
     covered: set[Element] = set()
     positives: list[Element] = []
 
@@ -469,7 +469,7 @@ def _maximal_covered_from_frontier(
     return out
 
 
-def _below_some_predecessor(poset: Poset, up: dict[Element, None], budget: int) -> set[Element] | None:
+def _below_some_predecessor(poset: Poset, up: dict[Element, None], budget: int) -> Set[Element] | None:
     """The descendants of a minimal element of ``up`` (the one that looks
     most specific), or None when there are more than ``budget``."""
     return descendants_within(min(minimal(poset, up), key=lambda u: len(u._succs)), budget)
