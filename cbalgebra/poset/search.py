@@ -277,7 +277,7 @@ def _nearest_bound(poset: Poset, x: Filter, xsig: frozenset, want: str, counter:
 def upward_closure(minimal: dict[Element, None]) -> dict[Element, None]:
     """All elements covering x, from its minimal coverers (no check)."""
     up = dict(minimal)
-    up.update(walk(minimal, UP))
+    up.update(dict.fromkeys(walk(minimal, UP)))
     return up
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
-from typing import Literal, overload
 
 from cbalgebra.poset.element import Element
 
@@ -30,32 +29,6 @@ DOWN = "down"
 UP = "up"
 
 
-@overload
-def walk(
-    start: Element | Iterable[Element],
-    direction: str = DOWN,
-    *,
-    visit: Callable[[Element], object] | None = None,
-    seen: dict[Element, None] | None = None,
-    within: Collection[Element] | None = None,
-    breadth_first: bool = False,
-    lazy: Literal[False] = False,
-) -> dict[Element, None]: ...
-
-
-@overload
-def walk(
-    start: Element | Iterable[Element],
-    direction: str = DOWN,
-    *,
-    visit: Callable[[Element], object] | None = None,
-    seen: dict[Element, None] | None = None,
-    within: Collection[Element] | None = None,
-    breadth_first: bool = False,
-    lazy: Literal[True],
-) -> Iterator[Element]: ...
-
-
 def walk(
     start: Element | Iterable[Element],
     direction: str = DOWN,
@@ -65,7 +38,7 @@ def walk(
     within: Collection[Element] | None = None,
     breadth_first: bool = False,
     lazy: bool = False,
-) -> dict[Element, None] | Iterator[Element]:
+) -> Iterable[Element]:
     """Each element reachable from ``start`` (an element or several,
     themselves included), once, depth first (``breadth_first``: level by
     level from the start). Returns the elements met, in the order met (a
