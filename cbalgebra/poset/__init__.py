@@ -9,7 +9,7 @@ A small core and functions over it, in the style of networkx:
 - :mod:`cbalgebra.poset.core`: :class:`Poset`, filters (S^S) or
   advertisements (A^A) under covering: elements, immediate edges, roots,
   insert and remove as in §3.5 and §2.4.3;
-- :mod:`cbalgebra.poset.walk`: :func:`walk`, the one traversal of the
+- :mod:`cbalgebra.poset.traversal`: :func:`walk`, the one traversal of the
   diagram (up or down, pruned by a visitor) that every other one uses;
 - :mod:`cbalgebra.poset.search`: where insert puts a new value, with the
   witness indexes of :mod:`cbalgebra.poset.points`;
@@ -31,7 +31,7 @@ from cbalgebra.poset.core import COVERED, INSERTED, MERGED, InsertResult, Poset,
 from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS, Element, by_age
 from cbalgebra.poset.queries import ancestors, covered, covering, descendants, descendants_within, match
 from cbalgebra.poset.stats import PosetStats, Shape, levels, shape
-from cbalgebra.poset.walk import DOWN, UP, walk
+from cbalgebra.poset.traversal import DOWN, UP, walk
 
 __all__ = [
     "ADVERTISEMENTS",

@@ -23,7 +23,7 @@ x, and elements left without subscribers are dropped. An unsubscription
 
 Everything else is a function over the core, in the style of networkx:
 
-- :mod:`cbalgebra.poset.walk`: the one traversal of the diagram, up or
+- :mod:`cbalgebra.poset.traversal`: the one traversal of the diagram, up or
   down, pruned by a visitor, that every search and query below uses;
 - :mod:`cbalgebra.poset.search`: where insert puts a new value (the
   searches over the diagram and the signature and bound indexes);
@@ -54,7 +54,7 @@ from cbalgebra.poset.element import ADVERTISEMENTS, KINDS, SUBSCRIPTIONS, Elemen
 from cbalgebra.poset.points import WitnessIndex
 from cbalgebra.poset.queries import descendants_within
 from cbalgebra.poset.stats import PosetStats, shape
-from cbalgebra.poset.walk import UP, walk
+from cbalgebra.poset.traversal import UP, walk
 from cbalgebra.values import (
     FLOAT,
     INT,
@@ -353,8 +353,8 @@ class Poset:
     ) -> tuple[tuple[Value, ...], tuple[Value, ...], tuple[Element, ...]]:
         """Remove ``subscriber`` from the elements x covers (except ``keep``)."""
         held = self._by_sub.get(subscriber)
-        if not held:
-            return (), (), ()
+        if not held or (len(held) == 1 and keep in held):
+            return (), (), ()  # nothing held, or only what x is stored as
         below = descendants_within(keep, len(held)) if keep is not None else None
         if below is not None:
             # x is stored as ``keep``: what it covers is exactly what lies below.

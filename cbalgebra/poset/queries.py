@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Set
 from typing import TYPE_CHECKING
 
-from cbalgebra.poset.walk import DOWN, UP, walk
+from cbalgebra.poset.traversal import DOWN, UP, walk
 from cbalgebra.semantics import matches
 from cbalgebra.values import Message
 

@@ -47,7 +47,7 @@ from cbalgebra.covering import constraint_covers_filter
 from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS, Element, Value
 from cbalgebra.poset.points import matches_witness
 from cbalgebra.poset.queries import ancestors, descendants_within
-from cbalgebra.poset.walk import DOWN, UP, walk
+from cbalgebra.poset.traversal import DOWN, UP, walk
 from cbalgebra.values import GE, GT, RANGE_OPERATORS, Constraint, Filter
 
 if TYPE_CHECKING:

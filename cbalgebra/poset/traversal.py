@@ -66,10 +66,8 @@ def walk(
     met: dict[Element, None] = {} if seen is None else seen
     if lazy:
         return _lazy(frontier, upwards, visit, met, within, breadth_first)
-    take = frontier.popleft if breadth_first else frontier.pop
-    extend = frontier.extend
     while frontier:
-        e = take()
+        e = frontier.popleft() if breadth_first else frontier.pop()
         if e in met:
             continue
         met[e] = None
@@ -77,10 +75,7 @@ def walk(
             continue
         # The core's own tables: a view would cost a call a step.
         neighbours = e._preds if upwards else e._succs
-        if within is None:
-            extend(neighbours)
-        else:
-            extend(_inside(neighbours, within))
+        frontier.extend(neighbours if within is None else _inside(neighbours, within))
     return met
 
 
@@ -89,9 +84,8 @@ def _lazy(
     within: Collection[Element] | None, breadth_first: bool,
 ) -> Iterator[Element]:
     """The walk one element at a time (the loop of :func:`walk`, yielding)."""
-    take = frontier.popleft if breadth_first else frontier.pop
     while frontier:
-        e = take()
+        e = frontier.popleft() if breadth_first else frontier.pop()
         if e in met:
             continue
         met[e] = None
