@@ -5,13 +5,13 @@ reaches, the searches of insert, the drops of remove, Siena's forwarding
 sets in :mod:`cbalgebra.network.siena`) is this function with a different
 start, direction and ``visit``: it goes from element to immediate successor
 (``"down"``, towards what is covered) or to immediate predecessor (``"up"``,
-towards what covers), meets each element once, and yields it.
+towards what covers) and meets each element once.
 
 ``visit(e)`` decides whether the walk goes on past ``e``. The searches of
 Carzaniga, Rosenblum & Wolf (Content-Based Addressing and Routing, 2000,
 §3.5 and §3.7) are pruned walks: the elements covering x, or matching a
 message, form an up-set, so the walk descends only from elements that do.
-A caller that wants to stop early breaks out of the loop.
+A caller that wants to stop early asks for a lazy walk and leaves its loop.
 """
 
 from __future__ import annotations
