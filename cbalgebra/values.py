@@ -516,10 +516,7 @@ class Filter:
     def by_name(self) -> Mapping[str, tuple[Constraint, ...]]:
         """The constraints grouped by attribute name, names and each group in
         canonical order (computed once, read-only)."""
-        groups = self._cache.get("by_name")
-        if groups is None:
-            groups = self._cache["by_name"] = MappingProxyType(group_by_name(self.constraints))
-        return groups
+        return derived(self, "by_name", _grouped)
 
     @property
     def size(self) -> int:
@@ -631,10 +628,7 @@ class Advertisement:
     def by_name(self) -> Mapping[str, tuple[Constraint, ...]]:
         """The constraints grouped by attribute name, names and each group in
         canonical order (computed once, read-only)."""
-        groups = self._cache.get("by_name")
-        if groups is None:
-            groups = self._cache["by_name"] = MappingProxyType(group_by_name(self.constraints))
-        return groups
+        return derived(self, "by_name", _grouped)
 
     def __str__(self) -> str:
         return "[" + ", ".join(str(c) for c in self.constraints) + "]"
@@ -647,20 +641,21 @@ class Advertisement:
 
 
 _Derived = TypeVar("_Derived")
-_ABSENT = object()
 
 
-def derived(value: Filter | Predicate | Advertisement, key: Hashable,
-            compute: Callable[[Any], _Derived]) -> _Derived:
+def derived(value: Filter | Predicate | Advertisement, key: Hashable, compute: Callable[[Any], _Derived]) -> _Derived:
     """``compute(value)``, computed once per value and ``key`` and kept on the
-    value: values are immutable, so it never goes stale. The other layers
-    keep their forms of a value here (covering's per-filter normal form, the
-    reducers' normalized conjunctions), under keys of their own."""
-    cache = value._cache
-    found = cache.get(key, _ABSENT)
-    if found is _ABSENT:
-        found = cache[key] = compute(value)
-    return found
+    value (immutable: it never goes stale). Other layers keep their forms of a
+    value here (covering's normal forms, the reducers'), under keys of their own."""
+    try:
+        return value._cache[key]
+    except KeyError:
+        found = value._cache[key] = compute(value)
+        return found
+
+
+def _grouped(value: Filter | Advertisement) -> Mapping[str, tuple[Constraint, ...]]:
+    return MappingProxyType(group_by_name(value.constraints))
 
 
 @dataclass(frozen=True, slots=True)
