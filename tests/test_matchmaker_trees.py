@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from matchmaker_oracles import per_source_instances, shared_instances, sigma_tau
 
-from cbalgebra.matchmaker import Instance, InstanceError
+from cbalgebra.matchmaker import Instance, InstanceError, matchmaking_nodes
 from cbalgebra.matchmaker.amsp import Overlay
 from cbalgebra.matchmaker.trees import MulticastTrees
 
@@ -124,3 +124,13 @@ def test_the_derived_tables_are_read_only_fields():
     for name in ("multicast", "sigmas", "taus"):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(inst, name, None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(instances, st.data())
+def test_matchmaking_nodes_are_where_a_p_link_comes_in_and_an_s_link_goes_out(inst, data):
+    """§2.1's interior matchmakers, read off the model, against the edges of each tree (any marking)."""
+    marking = {t: data.draw(st.sampled_from("ps")) for t in inst.links}
+    want = {u for edges in inst.trees.values() for (a, u) in edges for (b, v) in edges
+            if b == u and marking[(a, u)] == "p" and marking[(u, v)] == "s"}
+    assert set(matchmaking_nodes(inst, marking)) == want

@@ -232,10 +232,10 @@ def matchmaking_nodes(instance: Instance, marking: Marking) -> tuple[Hashable, .
     and an s-link goes out, so publications meet subscriptions there (§2.1).
     (End hosts match too: a publisher whose first links are s-links, a
     subscriber reached by a p-link; they are not listed.)"""
+    trees, links = instance.multicast, instance.links
     found = set()
-    for edges in instance.trees.values():
-        into = {v: (u, v) for u, v in edges}
-        for u, v in edges:
-            if marking[(u, v)] == "s" and u in into and marking[into[u]] == "p":
-                found.add(u)
+    for above in trees.above.values():
+        for i, p in above.items():
+            if p >= 0 and marking[links[i]] == "s" and marking[links[p]] == "p":
+                found.add(trees.head[i])
     return tuple(sorted(found, key=node_key))
