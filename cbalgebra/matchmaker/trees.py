@@ -51,7 +51,10 @@ class MulticastTrees:
     each link after the link above it (as
     :func:`cbalgebra.matchmaker.instance.check_tree` returns it; a ValueError
     otherwise). Every attribute is read-only: tuples per link, dicts keyed by
-    publisher, node or subscriber.
+    publisher, node or subscriber. What the static problem reads is built at
+    once; the tables only hop-by-hop signalling reads (S_t as sets, the
+    children and receivers of each tree, the per-node tables) on first use,
+    so that the thousands of instances of a study do not pay for them.
     """
 
     def __init__(self, trees: Mapping[Any, Iterable[Link]], subscribers: Iterable[Hashable]) -> None:
@@ -66,12 +69,10 @@ class MulticastTrees:
         #: Each subscriber's bit in the masks of subscribers (bit j: ``subscribers[j]``).
         self.bit: dict[Hashable, int] = {y: 1 << j for j, y in enumerate(self.subscribers)}
         #: Per tree: its links top-down; the link entering each node; the link above each link
-        #: (-1 below the root); the links leaving each node, in link order; the subscribers in it.
+        #: (-1 below the root).
         self.tree_links: dict[Any, tuple[int, ...]] = {}
         self.parent: dict[Any, dict[Any, int]] = {}
         self.above: dict[Any, dict[int, int]] = {}
-        self.children: dict[Any, dict[Any, list[int]]] = {}
-        self.receivers: dict[Any, frozenset] = {}
         publishers_of: list[list] = [[] for _ in self.links]
         masks = [0] * len(self.links)
         upstream: list[set[int]] = [set() for _ in self.links]
@@ -80,8 +81,6 @@ class MulticastTrees:
         self.publishers_of: tuple[tuple, ...] = tuple(tuple(xs) for xs in publishers_of)
         #: Per link: the mask of ``subscribers_of`` (one bit per subscriber, ``bit``).
         self.subscriber_masks: tuple[int, ...] = tuple(masks)
-        self.subscribers_of: tuple[frozenset, ...] = tuple(
-            frozenset(y for y in self.subscribers if m & self.bit[y]) for m in masks)
         self.upstream: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(s)) for s in upstream)
         downstream: list[list[int]] = [[] for _ in self.links]
         for i, ups in enumerate(self.upstream):
@@ -95,7 +94,6 @@ class MulticastTrees:
         index, bit = self.index, self.bit
         parent: dict[Any, int] = {}
         above: dict[int, int] = {}
-        children: dict[Any, list[int]] = {}
         for u, v in edges:
             if v == x or v in parent or (u != x and u not in parent):
                 raise ValueError(f"the tree of publisher {x!r} is not a tree listed top-down from {x!r} "
@@ -103,7 +101,6 @@ class MulticastTrees:
             i = index[(u, v)]
             parent[v] = i
             above[i] = parent.get(u, -1)
-            children.setdefault(u, []).append(i)
             publishers_of[i].append(x)
             if above[i] >= 0:
                 upstream[i].add(above[i])
@@ -117,8 +114,28 @@ class MulticastTrees:
         self.tree_links[x] = ids
         self.parent[x] = parent
         self.above[x] = above
-        self.children[x] = {u: sorted(cs) for u, cs in children.items()}
-        self.receivers[x] = frozenset(y for y in self.subscribers if y == x or y in parent)
+
+    # ------------------------------------------------------------------ derived on first use
+    @cached_property
+    def subscribers_of(self) -> tuple[frozenset, ...]:
+        """Per link t, S_t: the subscribers that receive data sent over t in some tree."""
+        return tuple(frozenset(y for y in self.subscribers if m & self.bit[y]) for m in self.subscriber_masks)
+
+    @cached_property
+    def receivers(self) -> dict[Any, frozenset]:
+        """Per publisher x, the subscribers in T_x (x itself included when it subscribes)."""
+        return {x: frozenset(y for y in self.subscribers if y == x or y in self.parent[x]) for x in self.publishers}
+
+    @cached_property
+    def children(self) -> dict[Any, dict[Any, list[int]]]:
+        """``children[x][u]``: the links leaving node u in T_x, in link order."""
+        table: dict[Any, dict[Any, list[int]]] = {}
+        for x, ids in self.tree_links.items():
+            leaving: dict[Any, list[int]] = {}
+            for i in sorted(ids):
+                leaving.setdefault(self.head[i], []).append(i)
+            table[x] = leaving
+        return table
 
     # ------------------------------------------------------------------ weights on links
     def publisher_sums(self, f: Mapping[Any, Any]) -> tuple:
