@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 from cbalgebra.matchmaker.amsp.regions import Square
-from cbalgebra.matchmaker.amsp.signalling import CAUSE_MARKING, K_CM, K_CMR, K_COST, Signalling
+from cbalgebra.matchmaker.amsp.signalling import Signalling
+from cbalgebra.matchmaker.amsp.transport import CAUSE_MARKING, K_CM, K_CMR, K_COST
 from cbalgebra.matchmaker.costs import P_LINK, S_LINK
 
 __all__ = ["AMSP", "BP", "BS", "ENGINES"]

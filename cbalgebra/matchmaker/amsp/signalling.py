@@ -44,40 +44,22 @@ the meeting point moves):
   matchmaker that already holds the MCD sends nothing. Only the segment whose
   installed MCD changes is re-signalled.
 
-Every message also carries its cause: ``"cd"`` when it descends from an
-application's CD change, ``"marking"`` when it descends from a COST_ANNOUNCE
-(the link marking and what a marking change re-sends). ``sent_by_cause``
-counts them (the study's breakdown of AMSP's messages).
-
-Transport: with ``hop_delay`` 0, a message is delivered after every message
-sent before it (a FIFO queue drained within the same simulated instant: the
-limit of equal, vanishing per-hop delays); otherwise each hop takes its
-link's delay as a SimPy timeout. Links are FIFO either way.
+Messages travel and are counted by the event loop of :mod:`.transport`.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 from cbalgebra.matchmaker.amsp.config import ProtocolConfig
 from cbalgebra.matchmaker.amsp.overlay import Overlay
 from cbalgebra.matchmaker.amsp.regions import MatchCache, Square, SquareBook
+from cbalgebra.matchmaker.amsp.transport import CAUSE_CD, CAUSE_MARKING, K_MCD, K_PCD, K_SCD, Transport
 from cbalgebra.matchmaker.costs import P_LINK, S_LINK
 from cbalgebra.values import Filter
 
-__all__ = ["CAUSES", "KINDS", "MARKING_KINDS", "Signalling"]
+__all__ = ["Signalling"]
 
-#: Message types, as §6.1 counts them (a CD_UPDATE by the CD it carries).
-KINDS = ("CD_UPDATE/PCD", "CD_UPDATE/SCD", "CD_UPDATE/MCD", "COST_ANNOUNCE", "CHANGE_MARKING",
-         "CHANGE_MARKING_REPLY")
-K_PCD, K_SCD, K_MCD, K_COST, K_CM, K_CMR = range(6)
-#: The messages spent on link marking (the paper's "3 %").
-MARKING_KINDS = ("COST_ANNOUNCE", "CHANGE_MARKING", "CHANGE_MARKING_REPLY")
-#: What a message descends from: an application's CD change, or AMSP's rate announcements and marking.
-CAUSES = ("cd", "marking")
-CAUSE_CD, CAUSE_MARKING = range(2)
 #: Bucket side (cells) of the spatial index that proposes candidate pairs; the algebra decides them.
 BUCKET = 4
 
@@ -85,19 +67,17 @@ BUCKET = 4
 Entry = tuple[int, "Square | None"]  # (version, square); square None: withdrawn
 
 
-class Signalling:
+class Signalling(Transport):
     """The active matchmakers of every node, and the links between them; each link keeps the marking
     :meth:`first_marking` gives it unless a subclass changes it (AMSP)."""
 
     def __init__(self, env: Any, overlay: Overlay, config: ProtocolConfig, book: SquareBook,
                  end: float, instant: bool = True, cache: MatchCache | None = None, trace: bool = False,
                  waves: bool = True) -> None:
-        self.env = env
+        super().__init__(env, overlay.delay, end, instant)
         self.ov = overlay
         self.config = config
         self.book = book
-        self.end = end
-        self.instant = instant
         self.waves = waves and instant  # benchmarks/amsp.py compares against the queue for every hop
         self.cache = cache or MatchCache()
         n_links = len(overlay.links)
@@ -126,16 +106,7 @@ class Signalling:
         self.p_square: dict[int, Square] = {}
         self.s_square: dict[int, Square] = {}
         self.marking_changes = 0  # links whose marking their upstream node changed (AMSP's Figure 9)
-        # Accounting.
-        self.sent = [0] * len(KINDS)
-        self.received = [0] * len(KINDS)
-        self.cause = CAUSE_CD  # the cause of what is being handled now; the messages it sends inherit it
-        self.sent_by_cause = [[0] * len(KINDS) for _ in CAUSES]
-        #: Per second, the messages of each kind that descend from AMSP's announcements and marking.
-        self.marking_series = [[0] * (int(end) + 1) for _ in KINDS]
         self.segment = config.mcd_update == "segment"
-        self.series = [[0] * (int(end) + 1) for _ in KINDS]  # messages sent per second, by kind
-        self.queue: deque[tuple[int, int, Callable[..., None], tuple]] = deque()
         self.cd_events = 0
         self.changes_by_app: dict[tuple[str, Any], int] = {}  # CD changes per application
         #: With ``trace``: every CD's successive cells (None: withdrawn), for the checks.
@@ -150,50 +121,10 @@ class Signalling:
         self.s_matchable: dict[Any, bool] = {}
         for n in overlay.nodes:
             self._update_s_matchable(n)
-        self.bin = 0  # the second of the series that sends count in (-1: after the end)
-
 
     def first_marking(self) -> str:
         """The marking every link starts with: ``P_LINK`` or ``S_LINK``."""
         raise NotImplementedError
-
-    # ------------------------------------------------------------------ transport
-    def _send(self, kind: int, link: int, handler: Callable[..., None], args: tuple) -> None:
-        self.sent[kind] += 1
-        cause = self.cause
-        self.sent_by_cause[cause][kind] += 1
-        if self.bin >= 0:
-            self.series[kind][self.bin] += 1
-            if cause == CAUSE_MARKING:
-                self.marking_series[kind][self.bin] += 1
-        if self.instant:
-            self.queue.append((kind, cause, handler, args))
-            return
-        event = self.env.timeout(self.ov.delay[link])
-        event.callbacks.append(lambda _event: self._deliver(kind, cause, handler, args))
-
-    def _clock(self) -> None:
-        """Read the simulated time once per entry point: every send until the next one shares it."""
-        now = self.env.now
-        self.bin = int(now) if now < self.end else -1
-
-    def _deliver(self, kind: int, cause: int, handler: Callable[..., None], args: tuple) -> None:
-        self._clock()
-        self.cause = cause
-        self.received[kind] += 1
-        handler(*args)
-
-    def pump(self) -> None:
-        """Deliver every queued message (instant transport), and those they cause, in FIFO order."""
-        queue, received = self.queue, self.received
-        while queue:
-            kind, cause, handler, args = queue.popleft()
-            self.cause = cause
-            received[kind] += 1
-            handler(*args)
-
-    def in_flight(self) -> int:
-        return sum(self.sent) - sum(self.received)
 
     # ------------------------------------------------------------------ sources
     def cd_changed(self, kind: str, node: Any, cd: int, cell: tuple[int, int] | None) -> None:
@@ -415,16 +346,6 @@ class Signalling:
                 stack.append(v)
         if crossed:
             self._count(K_PCD, crossed)
-
-    def _count(self, kind: int, hops: int) -> None:
-        """``hops`` messages of ``kind`` sent and received within this instant (a wave)."""
-        self.sent[kind] += hops
-        self.received[kind] += hops
-        self.sent_by_cause[self.cause][kind] += hops
-        if self.bin >= 0:
-            self.series[kind][self.bin] += hops
-            if self.cause == CAUSE_MARKING:
-                self.marking_series[kind][self.bin] += hops
 
     def _store_pcd(self, t: int, x: Any, cd: int, update: Entry) -> bool:
         """Apply a PCD update of x's at t's downstream node; whether it was newer than what t held."""

@@ -21,7 +21,8 @@ from typing import Any
 from cbalgebra.matchmaker.amsp.config import ProtocolConfig
 from cbalgebra.matchmaker.amsp.overlay import Overlay
 from cbalgebra.matchmaker.amsp.protocols import AMSP, ENGINES
-from cbalgebra.matchmaker.amsp.signalling import CAUSES, KINDS, Signalling
+from cbalgebra.matchmaker.amsp.signalling import Signalling
+from cbalgebra.matchmaker.amsp.transport import CAUSES, KINDS
 from cbalgebra.matchmaker.amsp.regions import MatchCache, SquareBook
 from cbalgebra.matchmaker.amsp.world import App, World, WorldConfig
 
