@@ -17,6 +17,10 @@ texts with one findall and build each distinct text once per document
 `name any TYPE`), our printed forms, quoted names, and leave to the grammar
 only keywords as names, comments, brackets, word connectives and errors.
 tests/test_parse_sff.py compares them with the grammar.
+
+Every token these readers know (names, literals, blanks, comments, keywords,
+type words and operator spellings) comes from :mod:`cbalgebra.lexicon`, as
+the grammar's terminals do; the literal decoding is :mod:`cbalgebra.literals`.
 """
 
 from __future__ import annotations
