@@ -30,6 +30,7 @@ from typing import Any
 from lark import Token
 
 from cbalgebra._literals import LocatedError, literal, unquote
+from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.values import (
     ANY,
     ANYTYPE,
@@ -96,8 +97,8 @@ _FAST_OPS = {s: o.symbol for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o
 RESERVED = KEYWORDS | {"help", "start", "stop", "on", "off"}
 
 
-class Decline(Exception):
-    pass
+class Decline(CbalgebraError):
+    exit_code = EXIT_INTERNAL  # the full parser reads what the fast reader declines: one escaping is a bug
 
 
 _PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range

@@ -7,6 +7,7 @@ from typing import Any
 
 from lark import Token
 
+from cbalgebra.errors import CbalgebraError
 from cbalgebra.values import (
     BOOL,
     FLOAT,
@@ -30,7 +31,7 @@ from cbalgebra.values import (
 MAX_DNF_TERMS = 10_000
 
 
-class LocatedError(Exception):
+class LocatedError(CbalgebraError):
     """A semantic error raised inside the transformer, pinned to a token."""
 
     def __init__(self, reason: str, token: Token | None) -> None:

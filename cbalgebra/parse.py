@@ -39,6 +39,7 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
+from cbalgebra.errors import CbalgebraError
 from cbalgebra._fastparse import DocumentMemo, fast_dnf, fast_message, fast_statement, skip
 from cbalgebra._literals import (
     INTERFACE_MAX,
@@ -86,7 +87,7 @@ __all__ = [
 
 
 
-class ParseError(ValueError):
+class ParseError(CbalgebraError, ValueError):
     """Malformed input, located: ``line`` and ``column`` are 1-based."""
 
     def __init__(self, reason: str, line: int, column: int, context: str) -> None:

@@ -28,7 +28,7 @@ import time
 
 from typing import TYPE_CHECKING
 
-from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, Subparsers, UsageError, read_text, report
+from cbalgebra.clibase import EXIT_OK, Subparsers, UsageError, in_file, read_text
 from cbalgebra.matcher.document import DocumentTable, compile_document, read_document
 from cbalgebra.parse import INTERFACE_MAX, ParseError
 
@@ -123,28 +123,10 @@ def _broadcast(text: str | None) -> list[int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        stdin_used: list = []
-        broadcast = _broadcast(args.broadcast)
-        table_text = _read(args.table, stdin_used)
-        return _forward(args, table_text, stdin_used, broadcast)
-    except ParseError as e:
-        # One line naming the file: forward reads two files, and its errors are one line each.
-        print(f"error: {args.table}: line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except _ParseErrorIn as e:
-        print(f"error: {e.source}: line {e.error.line}, column {e.error.column}: {e.error.reason}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as e:  # every other error: the one policy of cbalgebra.clibase
-        return report(e)
-
-
-class _ParseErrorIn(Exception):
-    """A ParseError in one of forward's two input files, with that file's name."""
-
-    def __init__(self, source: str, error: ParseError) -> None:
-        super().__init__(f"{source}: {error}")
-        self.source, self.error = source, error
+    stdin_used: list = []
+    broadcast = _broadcast(args.broadcast)
+    table_text = _read(args.table, stdin_used)
+    return _forward(args, table_text, stdin_used, broadcast)
 
 
 def _write_sff(path: str, doc: DocumentTable, messages: list[Message], rounds: int | None) -> None:
@@ -191,13 +173,13 @@ def _forward(args: argparse.Namespace, table_text: str, stdin_used: list, broadc
             table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=args.numbers)
             messages, lines = doc.messages, doc.message_lines
     except ParseError as e:
-        raise _ParseErrorIn(args.table, e) from None
+        raise in_file(e, args.table, caret=False) from None  # two inputs: one line naming the file
     if args.messages is not None:
         t1 = time.perf_counter()
         try:
             mdoc = read_document(_read(args.messages, stdin_used))
         except ParseError as e:
-            raise _ParseErrorIn(args.messages, e) from None
+            raise in_file(e, args.messages, caret=False) from None
         messages, lines = mdoc.messages, mdoc.message_lines
         t_parse += time.perf_counter() - t1
     if doc is not None:

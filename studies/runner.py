@@ -35,6 +35,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cbalgebra.errors import CbalgebraError
+
 if TYPE_CHECKING:  # Spark loads only when a study runs
     from pyspark import SparkContext, StatusTracker
     from pyspark.sql import SparkSession
@@ -43,7 +45,7 @@ RESULTS = "results.parquet"
 MANIFEST = "study.json"
 
 
-class StudyError(Exception):
+class StudyError(CbalgebraError):
     """An expected failure (bad output directory, mismatched study...): one line for the user."""
 
 
