@@ -46,7 +46,7 @@ from cbalgebra.poset.core import ADVERTISEMENTS, Poset
 from cbalgebra.poset.html import to_html
 from cbalgebra.poset.render import to_dot, to_png, to_svg
 from cbalgebra.poset.stats import shape
-from cbalgebra.reducers.progress import Progress, wanted
+from cbalgebra.reducers.progress import add_progress_arguments, progress_for
 from cbalgebra.values import InvalidValueError
 
 __all__ = ["outline", "register", "run"]
@@ -107,11 +107,7 @@ def register(subparsers: Any) -> None:
                    help="above N elements draw only the N that cover the most others, "
                         "an upward-closed skeleton, with a note (default 300)")
     p.add_argument("--title", help="title of the picture")
-    shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
-                       help="report progress on stderr (default: only when stderr is a terminal)")
-    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
-                       help="no progress report")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -131,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
     text = read_text(args.file)
 
-    progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
+    progress = progress_for(getattr(args, "progress", None))
     try:
         poset, used = from_document(text, advertisements=args.advertisements, subscriber=args.subscriber,
                                     progress=progress)
