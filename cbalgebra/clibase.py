@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import shutil
 import sys
@@ -35,57 +36,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, Protocol, TypeAlias
 
-from cbalgebra.errors import (  # the exit codes and the errors every command raises, re-exported
-    EXIT_BAD_INPUT,
-    EXIT_INCOMPLETE,
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_NO,
-    EXIT_OK,
-    EXIT_UNAVAILABLE,
-    EXIT_UNDECIDED,
-    EXIT_USAGE,
-    EXIT_YES,
-    CbalgebraError,
-    UnavailableError,
-    UsageError,
-)
-from cbalgebra.graphviz import available as graphviz_available
-
-__all__ = [
-    "EXIT_BAD_INPUT",
-    "EXIT_INCOMPLETE",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_NO",
-    "EXIT_OK",
-    "EXIT_UNAVAILABLE",
-    "EXIT_UNDECIDED",
-    "EXIT_USAGE",
-    "EXIT_YES",
-    "JAVA_HOWTO",
-    "SPARK_FAILURES",
-    "ArgumentParser",
-    "CbalgebraError",
-    "Subparsers",
-    "UnavailableError",
-    "UsageError",
-    "VersionAction",
-    "argument_text",
-    "check_output_folder",
-    "describe",
-    "graphviz_available",
-    "in_file",
-    "java_available",
-    "parse_and_run",
-    "plugin_main",
-    "read_text",
-    "report",
-    "require_java",
-    "run_command",
-    "spark_failure_line",
-    "version",
-]
+# The exit codes and the errors every command raises, for the commands ("X as X": re-exported).
+from cbalgebra.errors import EXIT_BAD_INPUT as EXIT_BAD_INPUT
+from cbalgebra.errors import EXIT_INCOMPLETE as EXIT_INCOMPLETE
+from cbalgebra.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE
+from cbalgebra.errors import EXIT_NO as EXIT_NO
+from cbalgebra.errors import EXIT_UNDECIDED as EXIT_UNDECIDED
+from cbalgebra.errors import EXIT_YES as EXIT_YES
+from cbalgebra.errors import CbalgebraError, UnavailableError, UsageError
+from cbalgebra.graphviz import available as dot_available
 
 #: How to get Java (what a fresh Debian machine lacks); Graphviz's is
 #: :data:`cbalgebra.graphviz.HOWTO`.
@@ -161,6 +120,44 @@ def argument_text(arg: str, what: str = "argument") -> str:
     return arg
 
 
+def int_list(text: str, what: str, noun: str = "an integer", *, allow_empty: bool = True) -> list[int]:
+    """A comma-separated list of integers (``--senders 1,4,7``); blanks
+    between commas are skipped. ``what`` (the option) and ``noun`` (what one
+    item is) name a bad item in the message."""
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            values.append(int(part))
+        except ValueError:
+            raise UsageError(f"{what}: {part!r} is not {noun}") from None
+    if not values and not allow_empty:
+        raise UsageError(f"{what}: empty list")
+    return values
+
+
+def number_argument(kind: type[int] | type[float], *, least: float | None = None, above: float | None = None,
+                    must: str) -> Callable[[str], Any]:
+    """An argparse ``type``: a finite int or float, at least ``least`` or
+    more than ``above``; ``must`` says which in the message (``'-1' must be
+    non-negative``)."""
+    noun = "an integer" if kind is int else "a number"
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        in_range = (least is None or value >= least) and (above is None or value > above)
+        if not in_range or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} must be {must}")
+        return value
+
+    return parse
+
+
 class Located(Protocol):
     """What :func:`in_file` reads of a parse error (:class:`cbalgebra.ParseError`)."""
 
@@ -194,6 +191,11 @@ def java_available() -> bool:
     if home:
         return os.access(os.path.join(home, "bin", "java"), os.X_OK)
     return shutil.which("java") is not None
+
+
+def graphviz_available() -> bool:
+    """Whether Graphviz's ``dot`` is on PATH (the demo asks before it draws)."""
+    return dot_available()
 
 
 def require_java() -> None:

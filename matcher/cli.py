@@ -28,7 +28,7 @@ import time
 
 from typing import TYPE_CHECKING
 
-from cbalgebra.clibase import EXIT_OK, Subparsers, UsageError, in_file, read_text
+from cbalgebra.clibase import EXIT_OK, Subparsers, UsageError, in_file, int_list, number_argument, read_text
 from cbalgebra.matcher.document import DocumentTable, compile_document, read_document
 from cbalgebra.parse import INTERFACE_MAX, ParseError
 
@@ -67,7 +67,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document (or @FILE); - for stdin")
     p.add_argument("messages", metavar="MESSAGES_FILE", nargs="?",
                    help="select/publish statements (default: those of TABLE_FILE); - for stdin")
-    p.add_argument("--preprocessing-rounds", type=_rounds, default=None, metavar="N",
+    p.add_argument("--preprocessing-rounds", type=number_argument(int, least=0, must=">= 0"), default=None, metavar="N",
                    help="selectivity pre-processing rounds (default: the file's "
                         "'set preprocessing_limit', else 10; 0 turns it off)")
     p.add_argument("--broadcast", default=None, metavar="IDS",
@@ -82,16 +82,6 @@ def register(subparsers: Subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _rounds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
-    return value
-
-
 def _read(source: str, stdin_used: list) -> str:
     if source in ("-", "@-"):
         if stdin_used:
@@ -103,22 +93,14 @@ def _read(source: str, stdin_used: list) -> str:
 def _broadcast(text: str | None) -> list[int] | None:
     if text is None:
         return None
-    ids = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            value = int(part)
-        except ValueError:
-            raise UsageError(f"--broadcast: {part!r} is not an interface id") from None
+    ids = int_list(text, "--broadcast", "an interface id")
+    for value in ids:
         if value < 0:
             raise UsageError(f"--broadcast: interface ids are >= 0, not {value}")
         if value > INTERFACE_MAX:  # no document names such an interface (nor can the table's int64 arrays)
-            shown = part if len(part) <= 24 else part[:21] + "..."
+            shown = str(value) if len(str(value)) <= 24 else str(value)[:21] + "..."
             raise UsageError(f"--broadcast: interface ids are at most {INTERFACE_MAX} (an ifconfig's range), "
                              f"not {shown}")
-        ids.append(value)
     return ids
 
 

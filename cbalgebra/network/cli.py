@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from cbalgebra.clibase import EXIT_OK, UsageError, in_file, read_text
+from cbalgebra.clibase import EXIT_OK, UsageError, in_file, int_list, read_text
 from cbalgebra.network.names import SCHEMES
 from cbalgebra.parse import ParseError, parse_message, parse_predicate
 
@@ -190,17 +190,7 @@ def _params(items: list[str]) -> dict:
 
 
 def _ids(text: str | None, what: str) -> list[int] | None:
-    if text is None:
-        return None
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if part:
-            try:
-                out.append(int(part))
-            except ValueError:
-                raise UsageError(f"{what}: {part!r} is not a processor id") from None
-    return out
+    return None if text is None else int_list(text, what, "a processor id")
 
 
 def _read(path: str, stdin_used: list) -> str:
