@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cbalgebra import workloads
 from cbalgebra.covering import (
     UndecidedError,
     counterexample,
@@ -46,6 +45,7 @@ from cbalgebra.values import (
 )
 
 if TYPE_CHECKING:
+    from cbalgebra import workloads
     from cbalgebra.poset import Poset
     from cbalgebra.reducers import ReductionBudgetError, alpha, reduce
 
@@ -82,6 +82,6 @@ __all__ = [
 ]
 
 
-# The reducers (sympy, on first use) and the poset load when first named.
+# The reducers, the poset and the workload generators load when first named.
 __getattr__, __dir__ = lazy_exports(__name__, {"reducers": ("ReductionBudgetError", "alpha", "reduce"),
-                                               "poset": ("Poset",)}, globals())
+                                               "poset": ("Poset",), "": ("workloads",)}, globals())

@@ -162,7 +162,7 @@ FILE arguments (parse, reduce, forward, poset) take a path, @FILE or -."""
 
 
 def _question(sub: clibase.Subparsers, name: str, summary: str, description: str,
-              *operands: tuple[str, str | None]) -> argparse.ArgumentParser:
+              *operands: tuple[str, str | None]) -> clibase.ArgumentParser:
     """A yes/no command over text arguments (covers, overlaps, match): each
     operand is (METAVAR, help); its attribute is the metavar in lower case."""
     p = sub.add_parser(name, help=summary, description=description, epilog=_TEXT_ARGUMENTS,

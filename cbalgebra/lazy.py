@@ -27,7 +27,8 @@ def lazy_exports(
     """The package's ``__getattr__`` and ``__dir__``.
 
     ``homes`` maps each submodule (relative to ``package``) to the public
-    names it defines. A name is imported on first use and kept in
+    names it defines; the names listed under ``""`` are submodules, exported
+    as modules (``cbalgebra.workloads``). A name is imported on first use and kept in
     ``namespace`` (the package's globals), so it is looked up once;
     ``dir(package)`` lists the loaded names and ``__all__``.
     """
@@ -37,7 +38,10 @@ def lazy_exports(
         home = home_of.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        if home == "":
+            value = importlib.import_module(f"{package}.{name}")
+        else:
+            value = getattr(importlib.import_module(f"{package}.{home}"), name)
         namespace[name] = value
         return value
 

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: package -> (its source file, modules that must not load with it)
 LAZY_PACKAGES = {
-    "cbalgebra": ("cbalgebra/__init__.py", ("cbalgebra.reducers", "cbalgebra.poset", "numpy", "sympy")),
+    "cbalgebra": ("cbalgebra/__init__.py",
+                  ("cbalgebra.reducers", "cbalgebra.poset", "cbalgebra.workloads", "numpy", "sympy")),
     "cbalgebra.workloads": ("cbalgebra/workloads/__init__.py", ("numpy",)),
     "cbalgebra.network": ("cbalgebra/network/__init__.py", ("networkx", "numpy", "scipy")),
     "cbalgebra.matchmaker": ("cbalgebra/matchmaker/__init__.py", ("networkx",)),
@@ -92,3 +93,19 @@ def test_a_name_is_imported_once_and_kept():
     assert getattr_("join") is importlib.import_module("os.path").join
     assert namespace["join"] is importlib.import_module("os.path").join
     assert dir_() == ["__all__", "join", "sqrt"]
+
+
+def test_submodules_listed_under_the_empty_home_are_modules():
+    import cbalgebra
+    from cbalgebra import workloads
+
+    getattr_, _ = lazy_exports("os", {"": ("path",)}, {})
+    assert getattr_("path") is importlib.import_module("os.path")
+    assert cbalgebra.workloads is workloads and callable(workloads.forwarding)
+
+
+def test_a_name_shared_with_its_submodule_is_the_name():
+    # cbalgebra.network.topology (the function) lives in cbalgebra.network.topology (the module)
+    code = "from cbalgebra.network import topology; print(callable(topology) and type(topology).__name__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "function"
