@@ -5,12 +5,12 @@ transformer, the fast scanner, the printer and the matcher's bulk reader)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from lark import Token
 
-import re
-
+from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.values import BOOL, FLOAT, INT, INT_MAX, INT_MIN, STRING
 
 
@@ -24,7 +24,7 @@ from cbalgebra.values import BOOL, FLOAT, INT, INT_MAX, INT_MIN, STRING
 MAX_DNF_TERMS = 10_000
 
 
-class LocatedError(Exception):
+class LocatedError(CbalgebraError):
     """A semantic error raised inside the transformer, pinned to a token."""
 
     def __init__(self, reason: str, token: Token | None) -> None:
@@ -203,9 +203,11 @@ def literal(token: Token, type_: str | None) -> tuple[str, Any]:
     return lit_type, value
 
 
-class Decline(Exception):
+class Decline(CbalgebraError):
     """A reader other than the grammar is not sure of its reading: the grammar
     reads the text again (and reports the error, if there is one)."""
+
+    exit_code = EXIT_INTERNAL  # the full parser reads what a fast reader declines: one escaping is a bug
 
 
 _PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range

@@ -35,6 +35,7 @@ from lark.exceptions import (
 
 from cbalgebra._fastparse import DocumentMemo, fast_dnf, fast_message, fast_statement
 from cbalgebra._lalr import Grammar, drive, drive_statements
+from cbalgebra.errors import CbalgebraError
 from cbalgebra.lexicon import OPERATOR_OF_TERMINAL, TYPE_OF_TERMINAL, describe_terminal, skip
 from cbalgebra.literals import (
     INTERFACE_MAX,
@@ -66,8 +67,7 @@ __all__ = [
 ]
 
 
-
-class ParseError(ValueError):
+class ParseError(CbalgebraError, ValueError):
     """Malformed input, located: ``line`` and ``column`` are 1-based."""
 
     def __init__(self, reason: str, line: int, column: int, context: str) -> None:

@@ -19,9 +19,14 @@ Importing this package imports neither Spark nor matplotlib.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+from cbalgebra.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .dnf import alpha_dnf_cell, run_dnf_cell
+    from .general import estimate_alpha_general, run_general_cell
 
 __all__ = [
     "alpha_dnf_cell",
@@ -31,18 +36,11 @@ __all__ = [
     "run_general_cell",
 ]
 
-_LAZY = {
-    "estimate_alpha_general": "cbalgebra.studies.general",
-    "run_general_cell": "cbalgebra.studies.general",
-    "alpha_dnf_cell": "cbalgebra.studies.dnf",
-    "run_dnf_cell": "cbalgebra.studies.dnf",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# sympy, numpy and the reducers load with the models, on first use.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "general": ("estimate_alpha_general", "run_general_cell"),
+    "dnf": ("alpha_dnf_cell", "run_dnf_cell"),
+}, globals())
 
 
 def demo_study(out_dir: str | Path, master: str = "local[*]", progress: bool = True) -> Path:

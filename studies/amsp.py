@@ -38,6 +38,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cbalgebra.clibase import number_argument
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.cli import common_arguments, run_command
 from cbalgebra.studies.seeding import cell_seed
@@ -338,14 +339,7 @@ def _names(choices: Sequence[str]) -> Any:
     return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 1 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 second")
-    return value
+_seconds = number_argument(float, least=1, must="at least 1 second")
 
 
 def add_command(subparsers: Subparsers) -> argparse.ArgumentParser:

@@ -32,6 +32,7 @@ from cbalgebra.clibase import (
     Subparsers,
     UsageError,
     check_output_folder,
+    number_argument,
     plugin_main,
     require_java,
     spark_failure_line,
@@ -105,24 +106,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be non-negative")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
-    return value
+_positive_float = number_argument(float, above=0, must="a positive number")
 
 
 def _conf(text: str) -> tuple[str, str]:
@@ -143,7 +127,7 @@ def common_arguments(p: argparse.ArgumentParser, default_out: str) -> None:
     meanings = SHARED_FLAGS[study_name(p)]
     p.add_argument("--out", type=Path, default=Path(default_out), metavar="DIR",
                    help=f"output directory; a rerun into it resumes (default: {default_out})")
-    p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, metavar="N",
+    p.add_argument("--seed", type=number_argument(int, least=0, must="non-negative"), default=DEFAULT_SEED, metavar="N",
                    help=f"base seed; each cell's seed derives from it and the cell key (default: {DEFAULT_SEED})")
     for flag, metavar in (("replicates", "R"), ("points", "P")):
         meaning = meanings[flag]

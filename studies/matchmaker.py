@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cbalgebra.clibase import UsageError
+from cbalgebra.clibase import UsageError, int_list
 from cbalgebra.matchmaker.names import SHARED_TREES
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
@@ -237,18 +237,7 @@ def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.swee
 
 # -------------------------------------------------------------------- command line
 def _ints(text: str, what: str) -> list[int]:
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            out.append(int(part))
-        except ValueError:
-            raise UsageError(f"{what}: {part!r} is not an integer") from None
-    if not out:
-        raise UsageError(f"{what}: empty list")
-    return out
+    return int_list(text, what, allow_empty=False)
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:

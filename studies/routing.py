@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cbalgebra.clibase import UsageError
+from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.network.names import PIF_UNIONS
 from cbalgebra.semantics import matches
 from cbalgebra.studies import fingerprint
@@ -100,8 +101,11 @@ KS: tuple[int, ...] = (1, 10, 100)
 KEY_COLUMNS: tuple[str, ...] = ("topology", "n", "r_frac", "s_frac", "k", "scenario", "reducer", "replicate")
 
 
-class RoutingStudyError(RuntimeError):
-    """A scheme delivered a message incorrectly: the study stops."""
+class RoutingStudyError(CbalgebraError, RuntimeError):
+    """A scheme delivered a message incorrectly: the study stops. A bug in a
+    scheme, not bad input: the command reports it as an internal error."""
+
+    exit_code = EXIT_INTERNAL
 
 
 # ---------------------------------------------------------------------------

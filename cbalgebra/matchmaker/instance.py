@@ -69,6 +69,7 @@ from typing import Any, TypeAlias
 
 import networkx as nx
 
+from cbalgebra.errors import CbalgebraError
 from cbalgebra.network.paths import exact_weight, shortest_path_parents
 from cbalgebra.network.topology import TopologyError, topology
 
@@ -83,7 +84,7 @@ __all__ = ["SHARED_TREES", "TREE_KINDS", "Instance", "InstanceError", "Link", "M
 Marking: TypeAlias = dict[tuple[Hashable, Hashable], str]
 
 
-class InstanceError(ValueError):
+class InstanceError(CbalgebraError, ValueError):
     """A malformed instance or marking; the message is one line."""
 
 
