@@ -17,6 +17,7 @@ within ±15.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,17 +25,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cbalgebra.studies.matchmaker import ALGORITHMS, KEY_COLUMNS, PAPER_POINT, TREES, cells, column, schema
-from cbalgebra.studies.plots import _pyplot, save_figure
-from cbalgebra.studies.report import (
+from cbalgebra.studies.matchmaker import (
+    ALGORITHMS,
+    KEY_COLUMNS,
+    PAPER_POINT,
+    TREES,
+    cells,
+    column,
+    points_of,
+    schema,
+)
+from cbalgebra.studies.plots import pyplot, save_figure
+from cbalgebra.studies.tables import (
     APPROX_AGREE,
     APPROX_PARTLY,
     Finding,
-    _compose,
-    _f,
-    _table,
     approx_verdict,
+    compose,
     findings_section,
+    markdown_table,
+    timing_section,
 )
 from cbalgebra.studies.runner import ResultStore
 from cbalgebra.studies.summary import restrict
@@ -101,6 +111,18 @@ def _at(summary: pd.DataFrame, point: tuple[int, int, int], tree: str) -> pd.Ser
 
 
 # -------------------------------------------------------------------- findings
+def _at_paper_point(tree: str) -> Callable[[Callable[[pd.Series], Finding]], Callable[[pd.DataFrame], Finding | None]]:
+    """A finding judged on the summary row of the paper's point on ``tree`` trees: called with the
+    summary, it returns None where the run has no such row."""
+    def judge_at_paper_point(judge: Callable[[pd.Series], Finding]) -> Callable[[pd.DataFrame], Finding | None]:
+        @functools.wraps(judge)
+        def finding(summary: pd.DataFrame) -> Finding | None:
+            row = _at(summary, PAPER_POINT, tree)
+            return None if row is None else judge(row)
+        return finding
+    return judge_at_paper_point
+
+
 def _about(value: float, target: float) -> str:
     return f"**{approx_verdict(value, target)}**"
 
@@ -111,38 +133,30 @@ def _more_than(share: float, threshold: float) -> str:
     return "**partly**" if share > threshold - 0.10 else "**disagree**"
 
 
-def mcm_median_about_500(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def mcm_median_about_500(row: pd.Series) -> Finding:
     return Finding("shared trees: median Cost of MCM ≈ 500", f"{row['mcm_median']:.0f}",
                    _about(row["mcm_median"], 500))
 
 
-def broadcast_medians_about_3000(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def broadcast_medians_about_3000(row: pd.Series) -> Finding:
     verdicts = [_about(row["all_p_median"], 3000), _about(row["all_s_median"], 3000)]
     verdict = verdicts[0] if verdicts[0] == verdicts[1] else "**partly**"
     return Finding("shared trees: median Cost of All-P and of All-S ≈ 3,000 each",
                    f"All-P {row['all_p_median']:.0f}, All-S {row['all_s_median']:.0f}", verdict)
 
 
-def broadcast_p90_above_5500(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def broadcast_p90_above_5500(row: pd.Series) -> Finding:
     above = [row["all_p_p90"] > 5500, row["all_s_p90"] > 5500]
     verdict = "**agree**" if all(above) else ("**partly**" if any(above) else "**disagree**")
     return Finding("shared trees: 90th percentiles of All-P and All-S > 5,500",
                    f"All-P {row['all_p_p90']:.0f}, All-S {row['all_s_p90']:.0f}", verdict)
 
 
-def mcm_p90_about_800(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def mcm_p90_about_800(row: pd.Series) -> Finding:
     return Finding("shared trees: 90th percentile of MCM ≈ 800", f"{row['mcm_p90']:.0f}",
                    _about(row["mcm_p90"], 800))
 
@@ -153,10 +167,8 @@ def _per_curve(row: pd.Series, share_p: str, share_s: str, threshold: float) -> 
     return verdicts.pop() if len(verdicts) == 1 else "**partly**"
 
 
-def mcm_below_20pct_in_half(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
+@_at_paper_point("per-source")
+def mcm_below_20pct_in_half(row: pd.Series) -> Finding:
     return Finding("per-source trees: MCM < 20 % of the Cost of either All-P or All-S in > 50 % of samples "
                    "(Figure 8: each curve at 0.2)",
                    f"MCM/All-P < 0.2 in {100 * row['share_mcm_below_20pct_of_all_p']:.1f} %, MCM/All-S < 0.2 in "
@@ -165,10 +177,8 @@ def mcm_below_20pct_in_half(summary: pd.DataFrame) -> Finding | None:
                    _per_curve(row, "share_mcm_below_20pct_of_all_p", "share_mcm_below_20pct_of_all_s", 0.5))
 
 
-def two_thirds_reduction_in_95pct(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
+@_at_paper_point("per-source")
+def two_thirds_reduction_in_95pct(row: pd.Series) -> Finding:
     return Finding("per-source trees: MCM cuts Cost by ≥ 2/3 against All-P and against All-S in > 95 % "
                    "of samples",
                    f"against All-P in {100 * row['share_reduction_two_thirds_all_p']:.1f} %, against All-S in "
@@ -177,10 +187,8 @@ def two_thirds_reduction_in_95pct(summary: pd.DataFrame) -> Finding | None:
                    _per_curve(row, "share_reduction_two_thirds_all_p", "share_reduction_two_thirds_all_s", 0.95))
 
 
-def tdm_optimal_in_90pct(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
+@_at_paper_point("per-source")
+def tdm_optimal_in_90pct(row: pd.Series) -> Finding:
     share = row["share_tdm_optimal"]
     gap = abs(share - 0.9)
     verdict = "**agree**" if gap <= 0.05 else ("**partly**" if gap <= 0.15 else "**disagree**")
@@ -188,10 +196,8 @@ def tdm_optimal_in_90pct(summary: pd.DataFrame) -> Finding | None:
                    f"{100 * share:.1f} % of samples", verdict)
 
 
-def tdm_rarely_twice(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
+@_at_paper_point("per-source")
+def tdm_rarely_twice(row: pd.Series) -> Finding:
     share = row["share_tdm_over_twice"]
     verdict = "**agree**" if share <= 0.01 else ("**partly**" if share <= 0.05 else "**disagree**")
     return Finding("per-source trees: TDM rarely costs more than twice the optimum",
@@ -297,7 +303,7 @@ def unstated_section(config: dict | None = None) -> str:
         ("networks larger than 100 nodes", "n/100 transit domains of the paper's shape"),
     ]
     return ("## What the paper leaves unstated, and what we chose\n\n"
-            + _table(("parameter", "our choice"), rows)
+            + markdown_table(("parameter", "our choice"), rows)
             + "\n")
 
 
@@ -323,7 +329,7 @@ def paper_point_section(summary: pd.DataFrame) -> str | None:
                  f"All-S cheaper than All-P in {100 * shared['share_all_s_cheaper_than_all_p']:.1f} % (shared), "
                  f"{100 * per_source['share_all_s_cheaper_than_all_p']:.1f} % (per-source) of samples.\n")
     return ("## The paper's setting: n = 100, |P| = |S| = 20 (Figures 7 and 8)\n\n"
-            + _table(("trees", "algorithm", "Cost p10", "median", "p90"), rows) + "\n" + extra
+            + markdown_table(("trees", "algorithm", "Cost p10", "median", "p90"), rows) + "\n" + extra
             + "\n![Figure 7](fig7_shared_costs.png)\n\n![Figure 8](fig8_per_source_ratios.png)\n\n"
             "![companions](companions.png)\n")
 
@@ -339,7 +345,7 @@ def asymmetry_section(summary: pd.DataFrame) -> str | None:
                      f"{r['tdm_median']:.0f}", f"{r['mcm_over_best_broadcast_median']:.3f}",
                      f"{100 * r['share_tdm_optimal']:.0f} %"))
     return ("## Sweep: asymmetry |P|/|S| (n = 100; not in the paper)\n\n"
-            + _table(("trees", "|P|/|S|", "samples", "All-P median", "All-S median", "MCM median",
+            + markdown_table(("trees", "|P|/|S|", "samples", "All-P median", "All-S median", "MCM median",
                       "TDM median", "MCM / best broadcast (median)", "TDM optimal"), rows)
             + "\n\n![asymmetry](asymmetry.png)\n")
 
@@ -357,37 +363,19 @@ def size_section(summary: pd.DataFrame) -> str | None:
                      f"{100 * r['share_tdm_optimal']:.0f} %", f"{r['max_tdm_over_mcm']:.2f}"))
     return ("## Sweep: network size n (not in the paper)\n\n"
             "n/100 transit domains; |P| = |S| = 20, and |P| = |S| = n/5 (the paper's density).\n\n"
-            + _table(("trees", "n", "|P|/|S|", "samples", "|T| median", "All-P median", "All-S median",
+            + markdown_table(("trees", "n", "|P|/|S|", "samples", "|T| median", "All-P median", "All-S median",
                       "MCM median", "MCM / best broadcast (median)", "TDM optimal", "worst TDM/MCM"), rows)
             + "\n\n![size](size.png)\n")
 
 
-def timing_section(timing: dict | None) -> str:
-    """Where the run's time went (the runner's statistics, in this study's words)."""
-    if not timing:
-        return "## Timing\n\nNo timing recorded (every cell was already done).\n"
-    slots = timing.get("slots") or 1
-    wall = timing.get("wall_seconds", 0.0)
-    task = timing.get("task_seconds", 0.0)
-    gen, solve = timing.get("gen_seconds", 0.0), timing.get("reduce_seconds", 0.0)
-    overhead = timing.get("overhead_seconds", 0.0)
-    rows = [
-        ("Spark master", f"`{timing.get('master', '?')}` ({slots} task slots)"),
-        ("cells run / skipped (already done)", f"{timing.get('cells_run', 0)} / {timing.get('cells_skipped', 0)}"),
-        ("session start-up", f"{_f(timing.get('startup_seconds', 0.0), 1)} s"),
-        ("wall time of the jobs (first task to last commit)", f"{_f(wall, 1)} s"),
-        ("Σ instance generation: network, P, S, counts, trees, sigma, tau (in tasks)", f"{_f(gen, 1)} s"),
-        ("Σ the four algorithms (in tasks)", f"{_f(solve, 1)} s"),
-        ("Σ pricing and checking the markings (in tasks)", f"{_f(max(0.0, task - gen - solve), 1)} s"),
-        ("Spark overhead: slots × wall − Σ task time",
-         f"{_f(overhead, 1)} s ({_f(100 * overhead / max(slots * wall, 1e-9), 1)} % of slot time)"),
-    ]
-    return "## Timing of the run that computed the cells\n\n" + _table(("phase", "time"), rows) + "\n"
+#: What the matchmaker study's rows record as ``gen_seconds``, ``reduce_seconds`` and the rest of a task.
+TIMING_PHASES = ("Σ instance generation: network, P, S, counts, trees, sigma, tau (in tasks)",
+                 "Σ the four algorithms (in tasks)", "Σ pricing and checking the markings (in tasks)")
 
 
 def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
     findings = [f for f in (fn(summary) for fn in FINDINGS) if f is not None]
-    return _compose([
+    return compose([
         header(config),
         findings_section(findings),
         f"Verdicts: \"≈ v\" agrees within ±{APPROX_AGREE * 100:g} % and partly within a factor of {APPROX_PARTLY:g}; "
@@ -398,15 +386,14 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
         asymmetry_section(summary),
         size_section(summary),
         unstated_section(config),
-        timing_section(timing),
+        timing_section(timing, TIMING_PHASES, commits=False),
     ])
 
 
 # -------------------------------------------------------------------- figures
 def _load_rows(out_dir: Path, config: dict) -> pd.DataFrame:
-    points = {tuple(p[:3]): p[3] for p in config.get("points", [])}
     store = ResultStore(out_dir, schema(), KEY_COLUMNS)
-    return restrict(store.load(), cells(points, config["seed"]), KEY_COLUMNS)
+    return restrict(store.load(), cells(points_of(config), config["seed"]), KEY_COLUMNS)
 
 
 def _cdf(ax: Any, values: np.ndarray, **style: Any) -> None:
@@ -420,7 +407,7 @@ def _paper_point(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure_7(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for a in ("all_p", "all_s", "mcm"):
         _cdf(ax, rows[column("shared", a)].to_numpy(), color=COLOURS[a], lw=1.6, label=TITLES[a])
@@ -441,7 +428,7 @@ def figure_7(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def figure_8(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     mcm = rows[column("per-source", "mcm")].to_numpy(dtype=float)
     for a, colour in (("all_p", COLOURS["all_p"]), ("all_s", COLOURS["all_s"]), ("tdm", COLOURS["tdm"])):
@@ -466,7 +453,7 @@ def figure_8(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 def companions(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
     """What the paper does not plot: Costs on per-source trees, ratios on shared trees."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
     for a in ALGORITHMS:
         _cdf(left, rows[column("per-source", a)].to_numpy(), color=COLOURS[a], lw=1.4,
@@ -494,7 +481,7 @@ def companions(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
     base = summary[summary["n"] == 100]
     for ax, tree in zip(axes, TREES, strict=True):
@@ -518,7 +505,7 @@ def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def size_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     fig, (left, mid, right) = plt.subplots(1, 3, figsize=(14, 4.2))
     fixed = summary[(summary["publishers"] == 20) & (summary["subscribers"] == 20)]
     dense = summary[(summary["publishers"] == summary["n"] // 5) & (summary["subscribers"] == summary["n"] // 5)]

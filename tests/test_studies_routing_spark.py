@@ -19,6 +19,7 @@ import pytest
 from test_studies_spark import kill_group, wait_for_parts
 
 from cbalgebra.studies import jobs, routing
+from cbalgebra.studies.cli import add_study_command
 from cbalgebra.studies.runner import ResultStore, Study
 
 pytestmark = pytest.mark.spark
@@ -33,8 +34,8 @@ def study_of(args: tuple[str, ...] = ARGS) -> Study:
     """The Study the command builds from ``args``."""
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="study_command")
-    routing.add_command(sub)
-    return routing.study_from_args(parser.parse_args(["routing", *args]))
+    add_study_command(sub, routing.PLUGIN)
+    return routing.PLUGIN.study_from_args(parser.parse_args(["routing", *args]))
 
 
 def stable(frame: pd.DataFrame, keys) -> pd.DataFrame:

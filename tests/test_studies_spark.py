@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cbalgebra.studies import general, jobs
+from cbalgebra.studies import alpha, general, jobs
 from cbalgebra.studies.runner import ResultStore, StudyError, run_study
 from cbalgebra.studies.spark import spark_session
 from cbalgebra.studies.summary import DNF_SUMMARY_COLUMNS, GENERAL_SUMMARY_COLUMNS
@@ -41,12 +41,12 @@ def spark():
 def small_general(**kw) -> jobs.Study:
     args = {"universes": (10_000,), "points": 5, "replicates": 3, "seed": 11}
     args.update(kw)
-    return jobs.general_study(**args)
+    return alpha.general_study(**args)
 
 
 def stable(frame: pd.DataFrame, keys) -> pd.DataFrame:
     """The columns that do not depend on where or when a cell ran, in key order."""
-    cols = [c for c in frame.columns if c not in jobs.VOLATILE_COLUMNS]
+    cols = [c for c in frame.columns if c not in alpha.VOLATILE_COLUMNS]
     return frame[cols].sort_values(list(keys)).reset_index(drop=True)
 
 
@@ -125,13 +125,13 @@ def test_rerun_skips_finished_cells(spark, tmp_path):
 
 def test_output_of_another_study_is_refused(spark, tmp_path):
     run_study(small_general(points=2, replicates=1), tmp_path, session=spark, progress=False)
-    other = jobs.dnf_study(max_n=5, points=2, replicates=1)
+    other = alpha.dnf_study(max_n=5, points=2, replicates=1)
     with pytest.raises(StudyError, match="alpha-general"):
         run_study(other, tmp_path, session_factory=no_session, progress=False)
 
 
 def test_dnf_study(spark, tmp_path):
-    study = jobs.dnf_study(max_n=60, points=4, replicates=4, reducers=("siena", "merge"), seed=5)
+    study = alpha.dnf_study(max_n=60, points=4, replicates=4, reducers=("siena", "merge"), seed=5)
     outputs = jobs.execute(study, tmp_path / "a", session=spark, progress=False)
     jobs.execute(study, tmp_path / "b", session=spark, batch_size=3, jobs_in_flight=1, progress=False)
     a = jobs.load_results(study, tmp_path / "a")
@@ -191,7 +191,7 @@ GENERAL_ARGS = ("--universes", "1000000", "--distributions", "zipf", "--points",
 
 
 def general_args_study() -> jobs.Study:
-    return jobs.general_study(universes=(1_000_000,), distributions=("zipf",), points=5,
+    return alpha.general_study(universes=(1_000_000,), distributions=("zipf",), points=5,
                               replicates=10, zoom=False, seed=17)
 
 
