@@ -27,19 +27,9 @@ from cbalgebra.studies.amsp import (
     rate_column,
     variant_name,
 )
-from cbalgebra.studies.plots import pyplot, save_figure
-from cbalgebra.studies.tables import (
-    APPROX_AGREE,
-    APPROX_PARTLY,
-    NOT_TESTED,
-    Finding,
-    approx_verdict,
-    compose,
-    findings_section,
-    fixed,
-    markdown_table,
-    timing_section,
-)
+from cbalgebra.studies.plots import finish_figure, pyplot
+from cbalgebra.studies.tables import (APPROX_AGREE, APPROX_PARTLY, NOT_TESTED, Finding, approx_verdict, compose,
+                                      findings_section, fixed, markdown_table, timing_section)
 
 PROTOCOL_ORDER = ("BP", "BS", "AMSP")
 COLORS = {"BP": "#1f77b4", "BS": "#d62728", "AMSP": "#2ca02c"}
@@ -157,9 +147,7 @@ def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all
         ax.set_yscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
-        fig.tight_layout()
-        paths += save_figure(fig, out_dir, "fig11_rate_over_time")
-        plt.close(fig)
+        paths += finish_figure(fig, out_dir, "fig11_rate_over_time")
     for figure, stem, xlabel, title in (
         ("fig12", "fig12_rate_vs_subscribers", "subscribers",
          f"Figure 12: {config.get('publishers')} publishers, per-source trees"),
@@ -179,9 +167,7 @@ def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
         ax.legend()
-        fig.tight_layout()
-        paths += save_figure(fig, out_dir, stem)
-        plt.close(fig)
+        paths += finish_figure(fig, out_dir, stem)
     return paths
 
 

@@ -35,17 +35,9 @@ from cbalgebra.studies.matchmaker import (
     points_of,
     schema,
 )
-from cbalgebra.studies.plots import pyplot, save_figure
-from cbalgebra.studies.tables import (
-    APPROX_AGREE,
-    APPROX_PARTLY,
-    Finding,
-    approx_verdict,
-    compose,
-    findings_section,
-    markdown_table,
-    timing_section,
-)
+from cbalgebra.studies.plots import finish_figure, pyplot
+from cbalgebra.studies.tables import (APPROX_AGREE, APPROX_PARTLY, Finding, approx_verdict, compose, findings_section,
+                                      markdown_table, timing_section)
 from cbalgebra.studies.runner import ResultStore
 from cbalgebra.studies.summary import restrict
 
@@ -161,30 +153,28 @@ def mcm_p90_about_800(row: pd.Series) -> Finding:
                    _about(row["mcm_p90"], 800))
 
 
-def _per_curve(row: pd.Series, share_p: str, share_s: str, threshold: float) -> str:
-    """Figure 8 plots one CDF per ratio: the claim holds for a curve when its share passes."""
-    verdicts = {_more_than(row[share_p], threshold), _more_than(row[share_s], threshold)}
-    return verdicts.pop() if len(verdicts) == 1 else "**partly**"
+def _per_curve(row: pd.Series, claim: str, share: str, curves: tuple[str, str], threshold: float) -> Finding:
+    """A claim on Figure 8, which plots one CDF per ratio: it holds for a curve when the share of samples
+    ``{share}_all_p`` (or ``_all_s``) passes ``threshold``; ``curves`` name the two, and the share where
+    both hold at once (``{share}_both``) stands beside them."""
+    shares = [row[f"{share}_{which}"] for which in ("all_p", "all_s", "both")]
+    verdicts = {_more_than(shares[0], threshold), _more_than(shares[1], threshold)}
+    return Finding(claim, f"{curves[0]} in {100 * shares[0]:.1f} %, {curves[1]} in {100 * shares[1]:.1f} % "
+                          f"(both at once: {100 * shares[2]:.1f} %)",
+                   verdicts.pop() if len(verdicts) == 1 else "**partly**")
 
 
 @_at_paper_point("per-source")
 def mcm_below_20pct_in_half(row: pd.Series) -> Finding:
-    return Finding("per-source trees: MCM < 20 % of the Cost of either All-P or All-S in > 50 % of samples "
-                   "(Figure 8: each curve at 0.2)",
-                   f"MCM/All-P < 0.2 in {100 * row['share_mcm_below_20pct_of_all_p']:.1f} %, MCM/All-S < 0.2 in "
-                   f"{100 * row['share_mcm_below_20pct_of_all_s']:.1f} % (both at once: "
-                   f"{100 * row['share_mcm_below_20pct_of_both']:.1f} %)",
-                   _per_curve(row, "share_mcm_below_20pct_of_all_p", "share_mcm_below_20pct_of_all_s", 0.5))
+    return _per_curve(row, "per-source trees: MCM < 20 % of the Cost of either All-P or All-S in > 50 % of samples "
+                      "(Figure 8: each curve at 0.2)", "share_mcm_below_20pct_of",
+                      ("MCM/All-P < 0.2", "MCM/All-S < 0.2"), 0.5)
 
 
 @_at_paper_point("per-source")
 def two_thirds_reduction_in_95pct(row: pd.Series) -> Finding:
-    return Finding("per-source trees: MCM cuts Cost by ≥ 2/3 against All-P and against All-S in > 95 % "
-                   "of samples",
-                   f"against All-P in {100 * row['share_reduction_two_thirds_all_p']:.1f} %, against All-S in "
-                   f"{100 * row['share_reduction_two_thirds_all_s']:.1f} % (both at once: "
-                   f"{100 * row['share_reduction_two_thirds_both']:.1f} %)",
-                   _per_curve(row, "share_reduction_two_thirds_all_p", "share_reduction_two_thirds_all_s", 0.95))
+    return _per_curve(row, "per-source trees: MCM cuts Cost by ≥ 2/3 against All-P and against All-S in > 95 % "
+                      "of samples", "share_reduction_two_thirds", ("against All-P", "against All-S"), 0.95)
 
 
 @_at_paper_point("per-source")
@@ -406,78 +396,67 @@ def _paper_point(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[(rows["n"] == n) & (rows["publishers"] == p) & (rows["subscribers"] == s)]
 
 
+def _cdf_frame(ax: Any, xlabel: str, title: str, xmax: float) -> None:
+    """The frame of a CDF panel: the cumulative fraction of samples, 0 to 1, against ``xlabel`` from 0 to ``xmax``."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("cumulative fraction of samples")
+    ax.set_title(title, fontsize=9)
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, alpha=0.3)
+
+
+def _cost_axis_end(rows: pd.DataFrame, tree: str) -> float:
+    """Where a Cost axis ends: 10,000, or further to hold 97 % of All-S's samples."""
+    return max(10_000, float(np.percentile(rows[column(tree, "all_s")], 97)))
+
+
+def _mcm_ratio(rows: pd.DataFrame, tree: str, algorithm: str) -> np.ndarray:
+    """MCM's Cost over ``algorithm``'s, sample by sample (1 where ``algorithm`` costs nothing)."""
+    mcm = rows[column(tree, "mcm")].to_numpy(dtype=float)
+    other = rows[column(tree, algorithm)].to_numpy(dtype=float)
+    return np.where(other > 0, mcm / np.maximum(other, 1), 1.0)
+
+
 def figure_7(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = pyplot().subplots(figsize=(6.4, 4.6))
     for a in ("all_p", "all_s", "mcm"):
         _cdf(ax, rows[column("shared", a)].to_numpy(), color=COLOURS[a], lw=1.6, label=TITLES[a])
     ax.plot([500, 3000], [0.5, 0.5], "kx", ms=8, label="paper: medians ≈ 500 (MCM), ≈ 3,000 (All-P, All-S)")
     ax.plot([800], [0.9], "k+", ms=10, label="paper: MCM 90th percentile ≈ 800")
     ax.axvline(5500, color="k", ls=":", lw=1, label="paper: All-P, All-S 90th percentiles > 5,500")
-    ax.set_xlabel("Cost (CDs propagated)")
-    ax.set_ylabel("cumulative fraction of samples")
-    ax.set_title(f"Figure 7: Cost on shared trees ({len(rows)} samples, n = 100, |P| = |S| = 20)", fontsize=9)
-    ax.set_xlim(0, max(10_000, float(np.percentile(rows[column("shared", "all_s")], 97))))
-    ax.set_ylim(0, 1.01)
-    ax.grid(True, alpha=0.3)
+    _cdf_frame(ax, "Cost (CDs propagated)",
+               f"Figure 7: Cost on shared trees ({len(rows)} samples, n = 100, |P| = |S| = 20)",
+               _cost_axis_end(rows, "shared"))
     ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "fig7_shared_costs")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "fig7_shared_costs")
 
 
 def figure_8(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    mcm = rows[column("per-source", "mcm")].to_numpy(dtype=float)
-    for a, colour in (("all_p", COLOURS["all_p"]), ("all_s", COLOURS["all_s"]), ("tdm", COLOURS["tdm"])):
-        other = rows[column("per-source", a)].to_numpy(dtype=float)
-        ratio = np.where(other > 0, mcm / np.maximum(other, 1), 1.0)
-        _cdf(ax, ratio, color=colour, lw=1.6, label=f"MCM / {TITLES[a]}")
+    fig, ax = pyplot().subplots(figsize=(6.4, 4.6))
+    for a in ("all_p", "all_s", "tdm"):
+        _cdf(ax, _mcm_ratio(rows, "per-source", a), color=COLOURS[a], lw=1.6, label=f"MCM / {TITLES[a]}")
     ax.plot([0.2], [0.5], "kx", ms=8, label="paper: > 50 % of samples below 0.2 (All-P, All-S)")
     ax.plot([1 / 3], [0.95], "k+", ms=10, label="paper: > 95 % of samples at or below 1/3")
     ax.plot([0.999], [0.1], "k^", ms=6, label="paper: MCM/TDM = 1 in 90 % of samples")
-    ax.set_xlabel("Cost ratio")
-    ax.set_ylabel("cumulative fraction of samples")
-    ax.set_title(f"Figure 8: Cost ratios on per-source trees ({len(rows)} samples)", fontsize=9)
-    ax.set_xlim(0, 1.02)
-    ax.set_ylim(0, 1.01)
-    ax.grid(True, alpha=0.3)
+    _cdf_frame(ax, "Cost ratio", f"Figure 8: Cost ratios on per-source trees ({len(rows)} samples)", 1.02)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(0.4, 0.55))
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "fig8_per_source_ratios")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "fig8_per_source_ratios")
 
 
 def companions(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
     """What the paper does not plot: Costs on per-source trees, ratios on shared trees."""
-    plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.4))
     for a in ALGORITHMS:
         _cdf(left, rows[column("per-source", a)].to_numpy(), color=COLOURS[a], lw=1.4,
              ls="--" if a == "tdm" else "-", label=TITLES[a])
-    left.set_xlim(0, max(10_000, float(np.percentile(rows[column("per-source", "all_s")], 97))))
-    left.set_title("Cost on per-source trees", fontsize=9)
-    left.set_xlabel("Cost")
-    mcm = rows[column("shared", "mcm")].to_numpy(dtype=float)
+    _cdf_frame(left, "Cost", "Cost on per-source trees", _cost_axis_end(rows, "per-source"))
     for a in ("all_p", "all_s"):
-        other = rows[column("shared", a)].to_numpy(dtype=float)
-        _cdf(right, np.where(other > 0, mcm / np.maximum(other, 1), 1.0), color=COLOURS[a], lw=1.4,
-             label=f"MCM / {TITLES[a]}")
-    right.set_xlim(0, 1.02)
-    right.set_title("Cost ratios on shared trees (MCM = TDM there)", fontsize=9)
-    right.set_xlabel("Cost ratio")
+        _cdf(right, _mcm_ratio(rows, "shared", a), color=COLOURS[a], lw=1.4, label=f"MCM / {TITLES[a]}")
+    _cdf_frame(right, "Cost ratio", "Cost ratios on shared trees (MCM = TDM there)", 1.02)
     for ax in (left, right):
-        ax.set_ylabel("cumulative fraction of samples")
-        ax.set_ylim(0, 1.01)
-        ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "companions")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "companions")
 
 
 def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -498,10 +477,7 @@ def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("median Cost")
     axes[1].legend(fontsize=6.5, loc="lower right", ncol=2)
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "asymmetry")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "asymmetry")
 
 
 def size_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -533,10 +509,7 @@ def size_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
         ax.set_xlabel("network size n")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6.5)
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "size")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "size")
 
 
 def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:

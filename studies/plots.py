@@ -52,6 +52,14 @@ def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
     return paths
 
 
+def finish_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
+    """Lay the figure out, write it (:func:`save_figure`) and close it; return its paths."""
+    fig.tight_layout()
+    paths = save_figure(fig, out_dir, stem)
+    pyplot().close(fig)
+    return paths
+
+
 def _metadata(fmt: str) -> dict:
     # Reproducible files: no creation date in the output.
     if fmt == "svg":
@@ -132,10 +140,7 @@ def plot_general(summary: pd.DataFrame, out_dir: Path, selectivity: float | None
     zoom.set_title(r"Zipf, zoomed: $0 < nk/|M| \leq 0.1$")
     zoom.grid(True, alpha=0.3)
     zoom.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, stem)
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, stem)
 
 
 # --------------------------------------------------------------------------
@@ -182,10 +187,7 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
         ax.legend(fontsize=7, loc="lower left")
     if title:
         fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, stem)
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, stem)
 
 
 def plot_dnf(summary: pd.DataFrame, out_dir: Path,

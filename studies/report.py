@@ -26,15 +26,8 @@ from cbalgebra.studies import general as g
 from cbalgebra.studies.dnf import SCENARIOS
 from cbalgebra.studies.general import draw_messages
 from cbalgebra.studies.seeding import cell_rng
-from cbalgebra.studies.tables import (
-    Finding,
-    approx_verdict,
-    compose,
-    findings_section,
-    fixed,
-    markdown_table,
-    timing_section,
-)
+from cbalgebra.studies.tables import (Finding, approx_verdict, compose, findings_section, fixed, markdown_table,
+                                      timing_section)
 
 
 # --------------------------------------------------------------------------

@@ -18,15 +18,8 @@ import numpy as np
 import pandas as pd
 
 from cbalgebra.studies.plots import pyplot, save_figure
-from cbalgebra.studies.tables import (
-    NOT_TESTED,
-    Finding,
-    compose,
-    findings_section,
-    fixed,
-    markdown_table,
-    timing_section,
-)
+from cbalgebra.studies.tables import (NOT_TESTED, Finding, compose, findings_section, fixed, markdown_table,
+                                      timing_section)
 
 SCHEMES = ("psf", "ips", "pif", "drp", "siena")
 #: the four schemes of the paper (Siena is our addition)
