@@ -2,7 +2,7 @@
 "Matchmaker: Signaling for Dynamic Publish/Subscribe Applications", §6.1, Figures 11-13).
 
 Each of the paper's findings is one function returning a
-:class:`~cbalgebra.studies.report.Finding` (the paper's statement, our number,
+:class:`~cbalgebra.studies.tables.Finding` (the paper's statement, our number,
 a verdict); ``report`` puts them in order with the parameters the paper
 leaves unstated and the checks every run made. Pure functions of the
 results; no Spark.

@@ -3,12 +3,12 @@ the sweeps' figures, and report.md with the paper's numbers beside ours.
 
 The paper is Ge, Ji, Kurose & Towsley, "Matchmaker: Signaling for Dynamic
 Publish/Subscribe Applications", §4.4.2. Each of its findings is one
-function returning a :class:`cbalgebra.studies.report.Finding`; every
+function returning a :class:`cbalgebra.studies.tables.Finding`; every
 function here is pure except :func:`draw`, which writes the figures (and
 reads the per-sample rows of ``results.parquet`` for the CDFs).
 
 Verdicts: a number the paper gives as "approximately v" is judged by the
-shared band of :func:`cbalgebra.studies.report.approx_verdict` (agrees within
+shared band of :func:`cbalgebra.studies.tables.approx_verdict` (agrees within
 ±15 % of v, partly within a factor of 2); a share the paper
 gives as "more than q" agrees when ours exceeds q and partly agrees within
 10 points below; "in 90 % of samples" agrees within ±5 points and partly

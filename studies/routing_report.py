@@ -3,7 +3,7 @@ report.md, beside the claims of Carzaniga, Rembert & Wolf, "Understanding
 Content-Based Routing Schemes", TR 2006/05, §3.
 
 Each finding is one function of the summary (and the rows) returning a
-:class:`cbalgebra.studies.report.Finding`: the paper's statement, our number,
+:class:`cbalgebra.studies.tables.Finding`: the paper's statement, our number,
 a verdict. Nothing here imports Spark.
 """
 

@@ -10,7 +10,7 @@ import pytest
 
 from cbalgebra.cli import main as cli_main
 from cbalgebra.studies import amsp, amsp_report
-from cbalgebra.studies.report import NOT_TESTED
+from cbalgebra.studies.tables import NOT_TESTED
 
 pytest.importorskip("simpy")
 
