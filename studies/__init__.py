@@ -11,8 +11,12 @@ docs/design.md, "Studies", summarises how they run.
   ``alpha_dnf_cell``;
 - ``cbalgebra.studies.runner``: one Spark task per cell, atomic resumable
   Parquet output, progress;
-- ``cbalgebra.studies.jobs``: the two studies end to end (summary.csv,
-  figures, report.md); ``cbalgebra.studies.cli``: the ``study`` command.
+- ``cbalgebra.studies.plugin``: the one protocol every study implements
+  (``StudyPlugin``) and their registry; ``cbalgebra.studies.alpha``: the two
+  α studies as plugins; ``routing``, ``matchmaker`` and ``amsp``: the others;
+- ``cbalgebra.studies.jobs``: any study end to end (summary.csv, figures,
+  report.md); ``cbalgebra.studies.tables``: the pieces every report is made
+  of; ``cbalgebra.studies.cli``: the ``study`` command.
 
 Importing this package imports neither Spark nor matplotlib.
 """
@@ -50,8 +54,9 @@ def demo_study(out_dir: str | Path, master: str = "local[*]", progress: bool = T
     Takes well under a minute, Spark start-up included.
     """
     from cbalgebra.studies import jobs  # pandas and pyarrow: not on ``import cbalgebra.studies``
+    from cbalgebra.studies.alpha import dnf_study
 
-    study = jobs.dnf_study(max_n=150, points=5, replicates=4, quick=True)
+    study = dnf_study(max_n=150, points=5, replicates=4, quick=True)
     outputs = jobs.execute(study, Path(out_dir) / study.kind, master=master, progress=progress,
                            figures="overview")
     return outputs["figure:alpha_dnf"]

@@ -52,7 +52,8 @@ class StudyError(CbalgebraError):
 
 @dataclass
 class Study:
-    """What the runner needs to know about a study."""
+    """What the runner needs to know about a study: one design of a registered study, as
+    :meth:`cbalgebra.studies.plugin.StudyPlugin.study` builds it from the plugin's members."""
 
     kind: str  # "alpha-general", "alpha-dnf", ...: the study's name, checked on resume
     cells: list[dict]
@@ -62,8 +63,8 @@ class Study:
     schema: pa.Schema
     config: dict = field(default_factory=dict)
     #: How the finished results become outputs (``cbalgebra.studies.jobs.finalize``):
-    #: one row per grid point, the figures (PNG and SVG), and the text of report.md.
-    #: Each study supplies its own, so that adding a study touches no other study's code.
+    #: one row per grid point, the figures (PNG and SVG), and the text of report.md
+    #: (the plugin's ``summarise``, ``draw`` and ``report``).
     summarise: Callable[[pd.DataFrame, dict], pd.DataFrame] | None = None
     draw: Callable[[pd.DataFrame, Path, dict, str], list[Path]] | None = None
     report: Callable[[pd.DataFrame, pd.DataFrame, dict, dict | None], str] | None = None
