@@ -19,8 +19,13 @@ register its command) does not import numba.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from cbalgebra.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .document import compile_document, messages_from_document, read_document
+    from .table import EncodedMessage, ForwardingTable, MessageBatch, compile_times, warm_up
 
 __all__ = [
     "EncodedMessage",
@@ -33,23 +38,8 @@ __all__ = [
     "warm_up",
 ]
 
-_LAZY = {
-    "EncodedMessage": "cbalgebra.matcher.table",
-    "ForwardingTable": "cbalgebra.matcher.table",
-    "MessageBatch": "cbalgebra.matcher.table",
-    "compile_times": "cbalgebra.matcher.table",
-    "warm_up": "cbalgebra.matcher.table",
-    "compile_document": "cbalgebra.matcher.document",
-    "messages_from_document": "cbalgebra.matcher.document",
-    "read_document": "cbalgebra.matcher.document",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+# numba and scipy load with the table, on first use.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "table": ("EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"),
+    "document": ("compile_document", "messages_from_document", "read_document"),
+}, globals())

@@ -22,18 +22,17 @@ give identical compiled arrays (``tests/test_matcher_bulk.py``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from lark import Token
 
-from cbalgebra._fastparse import RESERVED, STATEMENT, Decline, fast_value
+from cbalgebra.lexicon import KEYWORDS, STATEMENT
 from cbalgebra.matcher._scan import (
     F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
 )
-from cbalgebra._literals import LocatedError, unquote
+from cbalgebra.literals import PLAIN_FLOAT, Decline, LocatedError, fast_value, unquote
 from cbalgebra.parse import DocumentItem, scan_document
 from cbalgebra.values import (
     ANY,
@@ -59,8 +58,6 @@ OP_ANY = int(Op.ANY)
 _ALLOWED = np.zeros((len(Type), len(Op)), dtype=bool)
 for _spec in OPERATOR_SPECS:
     _ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True
-
-_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: float() is exact and never 0 by underflow
 
 
 class _Ids(dict):
@@ -178,7 +175,7 @@ class _Reader:
         name_start, name_end = rows.name_start[:n], rows.name_end[:n]
         kind, op = rows.kind[:n], rows.op[:n]
         names, name_of_row, bad = self._distinct(text, chars, name_start, name_end, rows.name_hash[:n])
-        reserved = np.fromiter((name in RESERVED for name in names), bool, len(names))
+        reserved = np.fromiter((name in KEYWORDS for name in names), bool, len(names))
         bad |= reserved[name_of_row]  # a keyword-spelled name: the full parser follows both readings
         type_ = _TYPE_OF_KIND[kind]
         prefix, suffix = rows.type_word[:n], rows.any_type[:n]
@@ -232,7 +229,7 @@ class _Reader:
 
 
 def _float(text: str) -> float | None:
-    if _PLAIN_FLOAT.fullmatch(text):
+    if PLAIN_FLOAT.fullmatch(text):
         return float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
     try:
         literal_type, number = fast_value(text, None)

@@ -116,6 +116,7 @@ import networkx as nx
 import numpy as np
 
 import cbalgebra
+from cbalgebra.errors import CbalgebraError
 from cbalgebra.reducers import REDUCERS
 from cbalgebra.semantics import matches
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
@@ -144,7 +145,7 @@ def _reducer_choices() -> tuple[str, ...]:
     return ("none", *REDUCERS)
 
 
-class RoutingError(ValueError):
+class RoutingError(CbalgebraError, ValueError):
     """Input that does not make a routing problem: an unknown scheme or
     reducer, a predicate or sender that is not a processor, a network that
     is not a valid topology. The message is one line."""
