@@ -37,7 +37,7 @@ import networkx as nx
 
 import cbalgebra as cb
 from cbalgebra.poset import COVERED, INSERTED, MERGED, Poset
-from cbalgebra.poset.network import Network
+from cbalgebra.network import Network
 from cbalgebra.poset.stats import shape as shape_of
 from cbalgebra.workloads import dnf_predicates
 

@@ -13,12 +13,12 @@ import marshal
 import math
 import re
 import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 import operator
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from cbalgebra.errors import CbalgebraError
 
@@ -518,10 +518,7 @@ class Filter:
     def by_name(self) -> Mapping[str, tuple[Constraint, ...]]:
         """The constraints grouped by attribute name, names and each group in
         canonical order (computed once, read-only)."""
-        groups = self._cache.get("by_name")
-        if groups is None:
-            groups = self._cache["by_name"] = MappingProxyType(group_by_name(self.constraints))
-        return groups
+        return derived(self, "by_name", _grouped)
 
     @property
     def size(self) -> int:
@@ -633,10 +630,7 @@ class Advertisement:
     def by_name(self) -> Mapping[str, tuple[Constraint, ...]]:
         """The constraints grouped by attribute name, names and each group in
         canonical order (computed once, read-only)."""
-        groups = self._cache.get("by_name")
-        if groups is None:
-            groups = self._cache["by_name"] = MappingProxyType(group_by_name(self.constraints))
-        return groups
+        return derived(self, "by_name", _grouped)
 
     def __str__(self) -> str:
         return "[" + ", ".join(str(c) for c in self.constraints) + "]"
@@ -646,6 +640,24 @@ class Advertisement:
 
     def __reduce__(self):
         return (Advertisement, (self.constraints,))
+
+
+_Derived = TypeVar("_Derived")
+
+
+def derived(value: Filter | Predicate | Advertisement, key: Hashable, compute: Callable[[Any], _Derived]) -> _Derived:
+    """``compute(value)``, computed once per value and ``key`` and kept on the
+    value (immutable: it never goes stale). Other layers keep their forms of a
+    value here (covering's normal forms, the reducers'), under keys of their own."""
+    try:
+        return value._cache[key]
+    except KeyError:
+        found = value._cache[key] = compute(value)
+        return found
+
+
+def _grouped(value: Filter | Advertisement) -> Mapping[str, tuple[Constraint, ...]]:
+    return MappingProxyType(group_by_name(value.constraints))
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,13 +22,13 @@ from itertools import combinations
 
 from cbalgebra.covering import constraint_covers, predicate_covers_filter
 from cbalgebra.covering import (
-    FLOAT_ORD_MAX,
-    FLOAT_ORD_MIN,
     IntSet,
     bool_values,
     constraint_satisfiable,
     filter_covers,
     filter_witness,
+    number_bounds,
+    number_of,
 )
 from cbalgebra.covering import number_set as atoms_number_set
 from cbalgebra.covering import constraint_filter as single
@@ -105,16 +105,6 @@ def special(c: Constraint) -> bool:
 
 
 # ------------------------------------------------------------ number forms
-def _value(type_: str, o: int) -> int | float:
-    return float_of_order_key(o) if type_ == FLOAT else o
-
-
-def _bounds(type_: str) -> tuple[int, int]:
-    if type_ == FLOAT:
-        return FLOAT_ORD_MIN, FLOAT_ORD_MAX
-    return INT_MIN, INT_MAX
-
-
 def number_set(type_: str, cs: Iterable[Constraint]) -> IntSet:
     """The values of an int or float attribute that satisfy every constraint in ``cs``."""
     return atoms_number_set(type_, [(c.op, c.value, True) for c in cs if c.op != ANY])
@@ -143,16 +133,16 @@ def set_constraints(type_: str, name: str, s: IntSet,
     needed one is reused, so a tight input keeps its own spelling."""
     if s.empty:
         return None
-    lo_min, hi_max = _bounds(type_)
+    lo_min, hi_max = number_bounds(type_)
     if s.lo == s.hi:
-        needed = [Constraint(type_, name, EQ, _value(type_, s.lo))]
+        needed = [Constraint(type_, name, EQ, number_of(type_, s.lo))]
     else:
         needed = []
         if s.lo > lo_min:
             needed.append(_spell_bound(type_, name, True, s.lo))
         if s.hi < hi_max:
             needed.append(_spell_bound(type_, name, False, s.hi))
-        needed.extend(Constraint(type_, name, NE, _value(type_, h)) for h in sorted(s.holes))
+        needed.extend(Constraint(type_, name, NE, number_of(type_, h)) for h in sorted(s.holes))
         if not needed:
             needed = [Constraint(type_, name, ANY)]
     return tuple(_reuse(k, spellings) for k in needed)

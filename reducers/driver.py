@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from cbalgebra.values import Filter, Predicate
+from cbalgebra.values import Filter, Predicate, derived
 
 from .progress import report
 from .rules import ConjunctionRewrite, DisjunctionRewrite, Step, driver_hints
@@ -30,6 +30,10 @@ ConjunctionRule = Callable[[Filter], ConjunctionRewrite]
 
 def canonical(filters: Sequence[Filter]) -> tuple[Filter, ...]:
     return Predicate(filters).filters
+
+
+def _unchanged(f: Filter) -> tuple[Filter, tuple[Step, ...]]:
+    return f, ()
 
 
 def each_conjunction(rules: Sequence[ConjunctionRule], tag: str) -> DisjunctionRule:
@@ -61,14 +65,10 @@ def each_conjunction(rules: Sequence[ConjunctionRule], tag: str) -> DisjunctionR
         for k, f in enumerate(filters):
             if not k & 4095:
                 report(f"normalize conjunctions ({tag})", k, len(filters))
-            res = f._cache.get(key)
-            if res is None:
-                res = normalize(f)
-                f._cache[key] = res
-                g = res[0]
-                if g is not None and g is not f:
-                    g._cache[key] = (g, ())
-            g, fired = res
+            g, fired = derived(f, key, normalize)
+            if g is not None and g is not f:
+                # g is a fixed point of the same rules: its own answer is known.
+                derived(g, key, _unchanged)
             if g is not f:
                 changed = True
                 steps.extend(fired)

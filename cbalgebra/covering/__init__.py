@@ -28,6 +28,8 @@ from cbalgebra.covering.domains import (
     NO_SOLUTION,
     IntSet,
     bool_values,
+    number_bounds,
+    number_of,
     number_set,
 )
 from cbalgebra.covering.domains import solve as solve_atoms
@@ -66,6 +68,8 @@ __all__ = [
     "filter_witness",
     "filters_overlap",
     "form_of",
+    "number_bounds",
+    "number_of",
     "number_set",
     "oracle_covers",
     "overlaps",
@@ -74,8 +78,8 @@ __all__ = [
     "solve_atoms",
     "witness",
 ]
-# The per-attribute domain algebra (IntSet, number_set, bool_values,
-# solve_atoms) and the per-filter forms (form_of, FilterForm) are public for
+# The per-attribute domain algebra (IntSet, number_set, number_bounds,
+# number_of, bool_values, solve_atoms) and the per-filter forms (form_of, FilterForm) are public for
 # the reducers, which reason about one attribute's constraints the same way.
 
 Subscription = Filter | Predicate

@@ -151,11 +151,22 @@ def _float_atoms(atoms: Sequence[Atom]) -> list[Atom]:
     return [(op, None if op == ANY else float_order_key(v), pos) for op, v, pos in atoms]
 
 
+def number_bounds(type_: str) -> tuple[int, int]:
+    """The least and greatest member of an int or float attribute as the
+    number sets count them (floats: ordinals)."""
+    return (FLOAT_ORD_MIN, FLOAT_ORD_MAX) if type_ == FLOAT else (INT_MIN, INT_MAX)
+
+
+def number_of(type_: str, member: int) -> int | float:
+    """The value of one member of a number set (floats: from its ordinal)."""
+    return float_of_order_key(member) if type_ == FLOAT else member
+
+
 def number_set(type_: str, atoms: Sequence[Atom]) -> IntSet:
     """The int set (floats: ordinals) of values satisfying ``atoms``."""
     if type_ == INT:
         return int_set(atoms)
-    return int_set(_float_atoms(atoms), FLOAT_ORD_MIN, FLOAT_ORD_MAX)
+    return int_set(_float_atoms(atoms), *number_bounds(FLOAT))
 
 
 def number_set_implies(type_: str, s: IntSet, op: str, v: Any) -> bool:

@@ -1,6 +1,7 @@
 """An independent, plain z3 encoding of covering: the oracle of the tests.
 
-It shares nothing with the production layers but the value types. Strings
+It shares nothing with the production layers but the value types (read as
+``values.X`` below, so that every borrowed name shows). Strings
 use z3's string theory (PrefixOf, SuffixOf, Contains, lexicographic order),
 floats z3's IEEE double theory, ints bounded Ints. It is slow on strings with
 order constraints and may answer unknown; then it raises ``UndecidedError``
@@ -12,31 +13,10 @@ from __future__ import annotations
 
 import z3
 
+from cbalgebra import values
 from cbalgebra.covering.errors import UndecidedError
-from cbalgebra.values import (
-    ANY,
-    ANYTYPE,
-    BOOL,
-    EQ,
-    FLOAT,
-    GE,
-    GT,
-    INT,
-    INT_MAX,
-    INT_MIN,
-    LE,
-    LT,
-    NE,
-    PREFIX,
-    STRING,
-    SUBSTRING,
-    SUFFIX,
-    Constraint,
-    Filter,
-    Predicate,
-)
 
-_TYPES = (STRING, INT, FLOAT, BOOL)
+_TYPES = (values.STRING, values.INT, values.FLOAT, values.BOOL)
 
 
 class _Encoder:
@@ -50,53 +30,53 @@ class _Encoder:
         if key not in self.present:
             self.names.add(name)
             self.present[key] = z3.Bool(f"has:{type_}:{name}")
-            if type_ == STRING:
+            if type_ == values.STRING:
                 self.values[key] = z3.String(f"val:{type_}:{name}")
-            elif type_ == INT:
+            elif type_ == values.INT:
                 self.values[key] = z3.Int(f"val:{type_}:{name}")
-            elif type_ == FLOAT:
+            elif type_ == values.FLOAT:
                 self.values[key] = z3.FP(f"val:{type_}:{name}", z3.Float64())
             else:
                 self.values[key] = z3.Bool(f"val:{type_}:{name}")
         return self.present[key], self.values[key]
 
-    def constraint(self, c: Constraint) -> z3.BoolRef:
-        if c.type == ANYTYPE:
+    def constraint(self, c: values.Constraint) -> z3.BoolRef:
+        if c.type == values.ANYTYPE:
             return z3.Or([self._vars(c.name, t)[0] for t in _TYPES])
         has, x = self._vars(c.name, c.type)
-        if c.op == ANY:
+        if c.op == values.ANY:
             return has
-        if c.type == STRING:
+        if c.type == values.STRING:
             v = z3.StringVal(c.value)
             cond = {
-                EQ: lambda: x == v, NE: lambda: x != v,
-                LT: lambda: z3.StrLT(x, v) if hasattr(z3, "StrLT") else x < v,
-                LE: lambda: z3.StrLE(x, v) if hasattr(z3, "StrLE") else x <= v,
-                GT: lambda: z3.StrLT(v, x) if hasattr(z3, "StrLT") else v < x,
-                GE: lambda: z3.StrLE(v, x) if hasattr(z3, "StrLE") else v <= x,
-                PREFIX: lambda: z3.PrefixOf(v, x),
-                SUFFIX: lambda: z3.SuffixOf(v, x),
-                SUBSTRING: lambda: z3.Contains(x, v),
+                values.EQ: lambda: x == v, values.NE: lambda: x != v,
+                values.LT: lambda: z3.StrLT(x, v) if hasattr(z3, "StrLT") else x < v,
+                values.LE: lambda: z3.StrLE(x, v) if hasattr(z3, "StrLE") else x <= v,
+                values.GT: lambda: z3.StrLT(v, x) if hasattr(z3, "StrLT") else v < x,
+                values.GE: lambda: z3.StrLE(v, x) if hasattr(z3, "StrLE") else v <= x,
+                values.PREFIX: lambda: z3.PrefixOf(v, x),
+                values.SUFFIX: lambda: z3.SuffixOf(v, x),
+                values.SUBSTRING: lambda: z3.Contains(x, v),
             }[c.op]()
-        elif c.type == FLOAT:
+        elif c.type == values.FLOAT:
             v = z3.FPVal(c.value, z3.Float64())
             cond = {
-                EQ: lambda: z3.fpEQ(x, v), NE: lambda: z3.Not(z3.fpEQ(x, v)),
-                LT: lambda: z3.fpLT(x, v), LE: lambda: z3.fpLEQ(x, v),
-                GT: lambda: z3.fpGT(x, v), GE: lambda: z3.fpGEQ(x, v),
+                values.EQ: lambda: z3.fpEQ(x, v), values.NE: lambda: z3.Not(z3.fpEQ(x, v)),
+                values.LT: lambda: z3.fpLT(x, v), values.LE: lambda: z3.fpLEQ(x, v),
+                values.GT: lambda: z3.fpGT(x, v), values.GE: lambda: z3.fpGEQ(x, v),
             }[c.op]()
-        elif c.type == BOOL:
+        elif c.type == values.BOOL:
             v = z3.BoolVal(c.value)
-            cond = x == v if c.op == EQ else x != v
+            cond = x == v if c.op == values.EQ else x != v
         else:
             cond = {
-                EQ: lambda: x == c.value, NE: lambda: x != c.value,
-                LT: lambda: x < c.value, LE: lambda: x <= c.value,
-                GT: lambda: x > c.value, GE: lambda: x >= c.value,
+                values.EQ: lambda: x == c.value, values.NE: lambda: x != c.value,
+                values.LT: lambda: x < c.value, values.LE: lambda: x <= c.value,
+                values.GT: lambda: x > c.value, values.GE: lambda: x >= c.value,
             }[c.op]()
         return z3.And(has, cond)
 
-    def predicate(self, p: Predicate) -> z3.BoolRef:
+    def predicate(self, p: values.Predicate) -> z3.BoolRef:
         return z3.Or([z3.And([self.constraint(c) for c in f]) for f in p.filters])
 
     def domain(self) -> z3.BoolRef:
@@ -106,22 +86,24 @@ class _Encoder:
             # One attribute per name: at most one type present.
             facts.append(z3.AtMost(*flags, 1) if len(flags) > 1 else z3.BoolVal(True))
         for (_name, t), x in self.values.items():
-            if t == INT:
-                facts += [x >= INT_MIN, x <= INT_MAX]
-            elif t == FLOAT:
+            if t == values.INT:
+                facts += [x >= values.INT_MIN, x <= values.INT_MAX]
+            elif t == values.FLOAT:
                 facts += [z3.Not(z3.fpIsNaN(x)), z3.Not(z3.fpIsInf(x))]
         return z3.And(facts)
 
 
-def _as_predicate(x: object) -> Predicate:
-    if isinstance(x, Filter):
-        return Predicate((x,))
-    if isinstance(x, Predicate):
+def _as_predicate(x: object) -> values.Predicate:
+    if isinstance(x, values.Filter):
+        return values.Predicate((x,))
+    if isinstance(x, values.Predicate):
         return x
     raise TypeError(f"the oracle decides filters and predicates, not {type(x).__name__}")
 
 
-def oracle_covers(x: Filter | Predicate, y: Filter | Predicate, timeout_ms: int = 5_000) -> bool:
+def oracle_covers(
+    x: values.Filter | values.Predicate, y: values.Filter | values.Predicate, timeout_ms: int = 5_000
+) -> bool:
     """x covers y, decided by z3's own theories; raises UndecidedError on unknown."""
     px, py = _as_predicate(x), _as_predicate(y)
     enc = _Encoder()

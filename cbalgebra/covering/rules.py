@@ -29,6 +29,7 @@ from cbalgebra.values import (
     Constraint,
     Filter,
     Message,
+    derived,
     group_by_name,
 )
 
@@ -245,11 +246,8 @@ class FilterForm:
 
 
 def form_of(f: Filter) -> FilterForm:
-    form = f._cache.get("form")
-    if form is None:
-        form = FilterForm(f)
-        f._cache["form"] = form
-    return form
+    """The filter's per-attribute normal form (computed once per filter)."""
+    return derived(f, "form", FilterForm)
 
 
 def filter_satisfiable(f: Filter) -> bool:

@@ -26,9 +26,10 @@ automata (docs/design.md, §5 "Deciding covering", layer 2):
   and atoms that can no longer change their verdict are dropped (satisfied for
   good) or prune the state (violated for good).
 
-Atoms over ``=, !=, <, <=, >, >=`` and prefix alone take a faster path: each is
-a union of at most two half-open intervals of the code-point order, so the
-conjunction is an interval intersection. The ``!=`` atoms are sorted once and
+Atoms over ``=, !=, <, <=, >, >=`` and prefix alone take a faster path
+(:mod:`cbalgebra.covering.string_intervals`): each is a union of at most two
+half-open intervals of the code-point order, so the conjunction is an
+interval intersection. The ``!=`` atoms are sorted once and
 subtracted in one merge, and in the product they share one trie automaton,
 so thousands of them cost about a sort, not a pass each.
 
@@ -48,8 +49,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
+from cbalgebra.covering.string_intervals import (
+    MAX_CP,
+    SURROGATE_FIRST,
+    SURROGATE_LAST,
+    interval_region,
+    pick,
+    solve_intervals,
+)
 from cbalgebra.values import ANY, EQ, GE, GT, LE, LT, NE, OPERATOR_OF, OPERATORS, PREFIX, SUFFIX, SUBSTRING
 
 __all__ = [
@@ -63,9 +72,6 @@ __all__ = [
 
 Atom = tuple[str, "str | None", bool]
 
-MAX_CP = 0x10FFFF
-MAX_CHAR = chr(MAX_CP)
-SURROGATE_FIRST, SURROGATE_LAST = 0xD800, 0xDFFF
 
 #: Operators whose atoms (either polarity) are unions of intervals of the order.
 INTERVAL_OPERATORS = frozenset((EQ, NE, LT, LE, GT, GE, PREFIX))
@@ -144,212 +150,6 @@ def _directly_contradictory(atoms: tuple[tuple[str, str, bool], ...]) -> bool:
     """An atom required both to hold and not to hold (cheap, common in covering)."""
     present = set(atoms)
     return any((op, value, not positive) in present for op, value, positive in atoms)
-
-
-# --------------------------------------------------------------------------
-# Code points and readable representatives
-
-
-def _next_cp(cp: int) -> int:
-    """The next code point a string may contain (skips the surrogates)."""
-    return SURROGATE_LAST + 1 if cp + 1 == SURROGATE_FIRST else cp + 1
-
-
-def _prev_cp(cp: int) -> int:
-    return SURROGATE_FIRST - 1 if cp - 1 == SURROGATE_LAST else cp - 1
-
-
-# Ranges tried in order when choosing a character inside a run: lowercase,
-# uppercase, digits, printable ASCII, then space (legal but easy to misread).
-_READABLE_RANGES = ((0x61, 0x7A), (0x41, 0x5A), (0x30, 0x39), (0x21, 0x7E), (0x20, 0x20))
-_PRINTABLE_SCAN_LIMIT = 512
-
-
-@lru_cache(maxsize=65536)
-def _pick(first: int, last: int) -> str:
-    """A readable character of a run known to hold one (see ``_pick_in``)."""
-    char = _pick_in(first, last)
-    if char is None:
-        raise ValueError(f"no character has a code point in [{first:#x}, {last:#x}]")
-    return char
-
-
-def _pick_in(first: int, last: int) -> str | None:
-    """A readable character with code point in ``[first, last]``, or ``None``.
-
-    Every character of a run behaves alike for all atoms, so any one will do;
-    witnesses are shown to users, hence letters first, control characters last.
-    """
-    for low, high in _READABLE_RANGES:
-        if first <= high and low <= last:
-            return chr(max(first, low))
-    cp = first
-    for cp in range(first, min(last, first + _PRINTABLE_SCAN_LIMIT) + 1):
-        if not SURROGATE_FIRST <= cp <= SURROGATE_LAST and chr(cp).isprintable():
-            return chr(cp)
-    if SURROGATE_FIRST <= first <= SURROGATE_LAST:
-        first = SURROGATE_LAST + 1
-    return chr(first) if first <= last else None
-
-
-# --------------------------------------------------------------------------
-# The fast path: intervals of the code-point order
-#
-# A set of strings is a sorted list of disjoint half-open intervals
-# [lo, hi), with hi None for "unbounded above". The immediate successor of s
-# is s + "\x00", so [v, v + "\x00") is exactly {v}. Holes (!=) are the
-# complement of such singletons, which is why a finite interval like
-# [a, a\0\0\0) minus {a, a\0, a\0\0} comes out empty with no special case.
-
-Interval = tuple[str, "str | None"]
-
-
-def _prefix_upper_bound(prefix: str) -> str | None:
-    """The least string above every extension of ``prefix`` (None: there is none).
-
-    Drop trailing U+10FFFF characters, then increment the last character.
-    """
-    stem = prefix.rstrip(MAX_CHAR)
-    if not stem:
-        return None
-    return stem[:-1] + chr(_next_cp(ord(stem[-1])))
-
-
-@lru_cache(maxsize=65536)
-def _atom_intervals(op: str, value: str, positive: bool) -> tuple[Interval, ...]:
-    """The strings satisfying one canonical interval atom."""
-    if op == "=":
-        lo, hi = value, value + "\x00"
-    elif op == ">":
-        lo, hi = value + "\x00", None
-    elif op == ">=":
-        lo, hi = value, None
-    elif op == ">*":
-        lo, hi = value, _prefix_upper_bound(value)
-    else:
-        raise ValueError(f"{op!r} is not an interval operator")
-    if positive:
-        return ((lo, hi),)
-    complement: list[Interval] = []
-    if lo != "":
-        complement.append(("", lo))
-    if hi is not None:
-        complement.append((hi, None))
-    return tuple(complement)
-
-
-def _ends_before(a: str | None, b: str | None) -> bool:
-    """Whether upper bound ``a`` is below upper bound ``b`` (None is infinity)."""
-    return a is not None and (b is None or a < b)
-
-
-def _intersect(first: Sequence[Interval], second: Sequence[Interval]) -> list[Interval]:
-    """Intersection of two sorted lists of disjoint half-open intervals."""
-    out: list[Interval] = []
-    i = j = 0
-    while i < len(first) and j < len(second):
-        (lo1, hi1), (lo2, hi2) = first[i], second[j]
-        lo = max(lo1, lo2)
-        hi = hi1 if _ends_before(hi1, hi2) else hi2
-        if hi is None or lo < hi:
-            out.append((lo, hi))
-        if _ends_before(hi1, hi2):
-            i += 1
-        else:
-            j += 1
-    return out
-
-
-def _shortest_at_least(floor: str) -> str:
-    """A shortest string ``>= floor``, readable where there is a choice."""
-    if floor == "":
-        return ""
-    # A shorter string is >= floor only by exceeding it at some position j;
-    # the earliest position whose character can still grow gives the shortest.
-    for j in range(len(floor) - 1):
-        if floor[j] != MAX_CHAR:
-            return floor[:j] + _pick(_next_cp(ord(floor[j])), MAX_CP)
-    return floor[:-1] + _pick(ord(floor[-1]), MAX_CP)
-
-
-def _shortest_in(lo: str, hi: str | None) -> str:
-    """A shortest string in the non-empty interval [lo, hi)."""
-    if lo == "":
-        return ""
-    if hi is None:
-        return _shortest_at_least(lo)
-    d = 0
-    limit = min(len(lo), len(hi))
-    while d < limit and lo[d] == hi[d]:
-        d += 1
-    if d == len(lo):
-        # lo is a proper prefix of hi: nothing shorter than lo lies between.
-        return lo
-    # lo and hi first differ at d. A string of length d + 1 in the interval is
-    # lo[:d] + c, with c from lo[d] (only if that is all of lo) up to hi[d]
-    # (only if hi goes on after it, else c + ... would be >= hi).
-    first = ord(lo[d]) if len(lo) == d + 1 else _next_cp(ord(lo[d]))
-    last = ord(hi[d]) if len(hi) > d + 1 else _prev_cp(ord(hi[d]))
-    if first <= last:
-        char = _pick_in(first, last)
-        if char is not None:
-            return lo[:d] + char
-    # Otherwise every string of the interval extends lo[:d + 1] (and all of
-    # those are below hi), so it is the shortest such extension that is >= lo.
-    return lo[: d + 1] + _shortest_at_least(lo[d + 1 :])
-
-
-def _solve_intervals(atoms: tuple[tuple[str, str, bool], ...]) -> tuple[bool, str | None]:
-    """(satisfiable, shortest witness) for canonical interval atoms."""
-    region = _interval_region(atoms)
-    if not region:
-        return False, None
-    witness = _shortest_in(*region[0])
-    for lo, hi in region[1:]:
-        if len(witness) <= 1:
-            break  # only the first interval can hold "", so nothing is shorter
-        candidate = _shortest_in(lo, hi)
-        if len(candidate) < len(witness):
-            witness = candidate
-    return True, witness
-
-
-def _interval_region(atoms: Sequence[tuple[str, str, bool]]) -> list[Interval]:
-    """The strings satisfying every canonical interval atom, as sorted intervals.
-
-    Exclusions (``!=``, canonically ``("=", v, False)``) are not intersected
-    one by one, which would cost a pass over the growing region per exclusion
-    (quadratic: 4,000 exclusions took seconds). They are sorted once into the
-    complement of their union and intersected in a single merge.
-    """
-    region: list[Interval] = [("", None)]
-    holes = []
-    for atom in atoms:
-        if atom[0] == "=" and not atom[2]:
-            holes.append(atom[1])
-            continue
-        region = _intersect(region, _atom_intervals(*atom))
-        if not region:
-            return region
-    if holes:
-        region = _intersect(region, _complement_of_points(holes))
-    return region
-
-
-def _complement_of_points(points: Sequence[str]) -> list[Interval]:
-    """All strings except ``points``: the gaps between the sorted singletons.
-
-    The singleton {p} is [p, p + "\\x00"); the gap after p is empty exactly
-    when the next point is p's immediate successor p + "\\x00".
-    """
-    gaps: list[Interval] = []
-    lo = ""
-    for p in sorted(set(points)):
-        if lo < p:
-            gaps.append((lo, p))
-        lo = p + "\x00"
-    gaps.append((lo, None))
-    return gaps
 
 
 # --------------------------------------------------------------------------
@@ -452,20 +252,22 @@ def _kmp_automaton(value: str, *, anywhere: bool) -> _RawAutomaton:
     return _RawAutomaton(0, accepting, tuple(runs))
 
 
+#: The automaton of each canonical operator (the others are their negations).
+_RAW_AUTOMATA: dict[str, Callable[[str], _RawAutomaton]] = {
+    "=": partial(_match_automaton, whole=True),
+    ">*": partial(_match_automaton, whole=False),
+    ">": partial(_order_automaton, or_equal=False),
+    ">=": partial(_order_automaton, or_equal=True),
+    "*<": partial(_kmp_automaton, anywhere=False),
+    "*": partial(_kmp_automaton, anywhere=True),
+}
+
+
 def _raw_automaton(op: str, value: str) -> _RawAutomaton:
-    if op == "=":
-        return _match_automaton(value, whole=True)
-    if op == ">*":
-        return _match_automaton(value, whole=False)
-    if op == ">":
-        return _order_automaton(value, or_equal=False)
-    if op == ">=":
-        return _order_automaton(value, or_equal=True)
-    if op == "*<":
-        return _kmp_automaton(value, anywhere=False)
-    if op == "*":
-        return _kmp_automaton(value, anywhere=True)
-    raise ValueError(f"no automaton for operator {op!r}")
+    build = _RAW_AUTOMATA.get(op)
+    if build is None:
+        raise ValueError(f"no automaton for operator {op!r}")
+    return build(value)
 
 
 @dataclass(frozen=True)
@@ -623,7 +425,7 @@ def _spell(parent: _Parents, state: tuple[int, ...]) -> str:
     step = parent[state]
     while step is not None:
         previous, first, last = step
-        chars.append(_pick(first, last))
+        chars.append(pick(first, last))
         step = parent[previous]
     return "".join(reversed(chars))
 
@@ -803,9 +605,9 @@ def _solve_canonical(atoms: tuple[tuple[str, str, bool], ...]) -> str | None:
         return value if _holds_all(atoms, holes, value) else None
     interval_atoms = tuple(a for a in atoms if a[0] in _INTERVAL_CANONICAL)
     if len(interval_atoms) == len(atoms):
-        return _solve_intervals(atoms)[1]
+        return solve_intervals(atoms)[1]
     # Mixed: the interval atoms alone are a cheap necessary condition.
-    if interval_atoms and not _interval_region(interval_atoms):
+    if interval_atoms and not interval_region(interval_atoms):
         return None
     occurrences = sum(1 for op, _, positive in atoms if positive and op in _OCCURRENCE)
     if occurrences < 2:
@@ -860,4 +662,4 @@ def solve_string_intervals(atoms: Sequence[Atom]) -> str | None:
         return None
     if any(op not in _INTERVAL_CANONICAL for op, _, _ in canonical):
         raise ValueError("the interval path takes only = != < <= > >= >* and any")
-    return _solve_intervals(canonical)[1]
+    return solve_intervals(canonical)[1]

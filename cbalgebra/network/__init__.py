@@ -13,7 +13,8 @@ integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
 - :mod:`cbalgebra.network.schemes` builds the routing schemes of §3 (PSF,
   iPS, PIF, DRP) and Siena's subscription forwarding
   (:mod:`cbalgebra.network.siena`) and delivers messages with them:
-  ``build(scheme, graph, predicates)``, ``Routing.deliver``, ``Routing.memory``.
+  ``build(scheme, graph, predicates)``, ``Routing.deliver``, ``Routing.memory``;
+  ``Network`` and ``Server`` are Siena's servers themselves.
 - :mod:`cbalgebra.network.workload` draws processor predicates (Carzaniga, Rembert & Wolf 2006's
   DNF generator) and messages; :mod:`cbalgebra.network.draw` pictures one
   delivery.
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     )
     from .paths import ShortestPaths, shortest_paths
     from .schemes import SCHEMES, Delivery, Routing, RoutingError, build
+    from .siena import Network, Server
     from .topology import TopologyError, generator_names, real_networks, topology
 
 __all__ = [
@@ -49,9 +51,11 @@ __all__ = [
     "Delivery",
     "DeliveryError",
     "DeliveryReport",
+    "Network",
     "Packet",
     "Routing",
     "RoutingError",
+    "Server",
     "ShortestPaths",
     "SteinerResult",
     "TopologyError",
@@ -72,6 +76,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "delivery": ("DeliveryError", "DeliveryReport", "Packet", "SteinerResult", "check_delivery",
                  "smallest_latency_minimal_tree"),
     "schemes": ("SCHEMES", "Delivery", "Routing", "RoutingError", "build"),
+    "siena": ("Network", "Server"),
 }, globals())
 
 

@@ -42,15 +42,20 @@ from typing import Any
 
 import cbalgebra
 from cbalgebra.parse import parse_advertisement, parse_filter
-from cbalgebra.poset.core import (
+from cbalgebra.poset import (
+    DOWN,
     SUBSCRIPTIONS,
+    UP,
     Element,
     InsertResult,
     Poset,
     RemoveResult,
+    by_age,
+    descendants_within,
+    match,
+    walk,
 )
 from cbalgebra.poset.html import to_html
-from cbalgebra.poset.queries import descendants_within, match
 from cbalgebra.poset.render import to_dot
 from cbalgebra.semantics import matches
 
@@ -95,7 +100,7 @@ class Server:
 
     def sent_to(self, neighbor: Hashable) -> list:
         """The values this server has forwarded to ``neighbor`` (an antichain)."""
-        return [e.value for e in sorted(self.forwarded[neighbor], key=lambda e: e._seq)]
+        return [e.value for e in sorted(self.forwarded[neighbor], key=by_age)]
 
     def _forwards_line(self, e: Element) -> list[str]:
         to = sorted(str(y) for y in self.neighbors if e in self.forwarded[y])
@@ -116,7 +121,7 @@ class Server:
 
 
 def _ineligible(e: Element, y: Hashable) -> bool:
-    return all(s == y for s in e._subs)
+    return all(s == y for s in e.subscriber_view)
 
 
 @dataclass
@@ -195,7 +200,7 @@ class Network:
         if client not in self.clients:
             raise KeyError(f"unknown client {client!r} (add_client first)")
         server = self.servers[self.clients[client]]
-        value = server.poset._coerce(x, register=False) if not isinstance(x, str) else _parse(x, self.kind)
+        value = server.poset.coerce(x) if not isinstance(x, str) else _parse(x, self.kind)
         self._model(op, client, value)
         self.traffic.client_requests += 1
         self.traffic.flooding += self._component_edges[server.name]
@@ -222,8 +227,8 @@ class Network:
         if target is not None:
             changed.append(target)
         for v in result.cancelled:
-            e = poset._by_value.get(v)
-            if e is not None and e._alive:
+            e = poset.holding(v)
+            if e is not None and e.alive:
                 changed.append(e)
         changed.extend(result.released)
         changed_set = set(changed)
@@ -237,11 +242,11 @@ class Network:
             target_enters = target is not None and target in entering
             leaving = []
             for m in old:
-                if not m._alive or m in changed_set:
-                    if not (m._alive and self._is_member(m, y)):
+                if not m.alive or m in changed_set:
+                    if not (m.alive and self._is_member(m, y)):
                         leaving.append(m)
                 elif target_enters and target is not None and m is not target and (
-                    m in below_target if below_target is not None else self._covered_by(poset, target, m)
+                    m in below_target if below_target is not None else poset.element_covers(target, m)
                 ):
                     leaving.append(m)
             if not entering and not leaving:
@@ -250,51 +255,30 @@ class Network:
                 del old[m]
             for n in entering:
                 old[n] = None
-            for m in sorted(leaving, key=lambda e: e._seq):
-                if not any(self._covered_by(poset, n, m) for n in entering):
+            for m in sorted(leaving, key=by_age):
+                if not any(poset.element_covers(n, m) for n in entering):
                     self._send(queue, Sent("unsubscribe", server.name, y, m.value))
-            for n in sorted(entering, key=lambda e: e._seq):
+            for n in sorted(entering, key=by_age):
                 self._send(queue, Sent("subscribe", server.name, y, n.value))
-
-    @staticmethod
-    def _covered_by(poset: Poset, a: Element, b: Element) -> bool:
-        if not poset._may_cover(a._sig, a._bottom, b._sig, b._bottom):
-            return False
-        return poset._check(a.value, b.value, "lookup_checks")
 
     @staticmethod
     def _frontier(start: list[Element], y: Hashable) -> list[Element]:
         """Highest eligible elements at or below ``start``."""
-        out: dict[Element, None] = {}
-        seen: set[Element] = set()
-        stack = [e for e in start if e._alive]
-        while stack:
-            e = stack.pop()
-            if e in seen:
-                continue
-            seen.add(e)
-            if not _ineligible(e, y):
-                out[e] = None
-            else:
-                stack.extend(e._succs)
-        return list(out)
+        out: list[Element] = []
+
+        def ineligible(e: Element) -> bool:
+            if _ineligible(e, y):
+                return True  # look below it
+            out.append(e)
+            return False
+
+        walk([e for e in start if e.alive], DOWN, visit=ineligible)
+        return out
 
     @staticmethod
     def _is_member(e: Element, y: Hashable) -> bool:
         """Eligible for y, with no eligible element strictly covering it."""
-        if _ineligible(e, y):
-            return False
-        seen: set[Element] = set()
-        stack = list(e._preds)
-        while stack:
-            a = stack.pop()
-            if a in seen:
-                continue
-            seen.add(a)
-            if not _ineligible(a, y):
-                return False
-            stack.extend(a._preds)
-        return True
+        return not _ineligible(e, y) and all(_ineligible(a, y) for a in walk(e.predecessor_view, UP, lazy=True))
 
     def _send(self, queue: deque, msg: Sent) -> None:
         t = self.traffic

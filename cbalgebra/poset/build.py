@@ -10,7 +10,8 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from cbalgebra.parse import parse_document, parse_predicate
-from cbalgebra.poset.core import ADVERTISEMENTS, SUBSCRIPTIONS, InsertResult, Poset, RemoveResult
+from cbalgebra.poset.core import InsertResult, Poset, RemoveResult
+from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS
 from cbalgebra.values import Filter, Predicate
 
 __all__ = ["from_document", "insert_predicate", "remove_predicate"]

@@ -42,7 +42,8 @@ from cbalgebra.clibase import (
 from cbalgebra.covering import UndecidedError
 from cbalgebra.parse import ParseError, parse_document
 from cbalgebra.poset.build import from_document
-from cbalgebra.poset.core import ADVERTISEMENTS, Poset
+from cbalgebra.poset.core import Poset
+from cbalgebra.poset.element import ADVERTISEMENTS
 from cbalgebra.poset.html import to_html
 from cbalgebra.poset.render import to_dot, to_png, to_svg
 from cbalgebra.poset.stats import shape

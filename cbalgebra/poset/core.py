@@ -23,6 +23,8 @@ x, and elements left without subscribers are dropped. An unsubscription
 
 Everything else is a function over the core, in the style of networkx:
 
+- :mod:`cbalgebra.poset.traversal`: the one traversal of the diagram, up or
+  down, pruned by a visitor, that every search and query below uses;
 - :mod:`cbalgebra.poset.search`: where insert puts a new value (the
   searches over the diagram and the signature and bound indexes);
 - :mod:`cbalgebra.poset.points`: the witness indexes those searches ask
@@ -52,6 +54,7 @@ from cbalgebra.poset.element import ADVERTISEMENTS, KINDS, SUBSCRIPTIONS, Elemen
 from cbalgebra.poset.points import WitnessIndex
 from cbalgebra.poset.queries import descendants_within
 from cbalgebra.poset.stats import PosetStats, shape
+from cbalgebra.poset.traversal import UP, walk
 from cbalgebra.values import (
     FLOAT,
     INT,
@@ -63,17 +66,7 @@ from cbalgebra.values import (
     Predicate,
 )
 
-__all__ = [
-    "ADVERTISEMENTS",
-    "COVERED",
-    "INSERTED",
-    "MERGED",
-    "SUBSCRIPTIONS",
-    "Element",
-    "InsertResult",
-    "Poset",
-    "RemoveResult",
-]
+__all__ = ["COVERED", "INSERTED", "MERGED", "InsertResult", "Poset", "RemoveResult"]
 
 #: The three cases of insert (§3.5).
 COVERED, MERGED, INSERTED = "covered", "merged", "inserted"
@@ -242,6 +235,26 @@ class Poset:
         """The immediate covering pairs (covering, covered)."""
         return [(p.value, s.value) for p in self.elements() for s in p.successors]
 
+    def holding(self, value: Value) -> Element | None:
+        """The element that holds exactly ``value`` (its value or one of its
+        equivalent spellings), or None: one dictionary lookup, no covering
+        check. :meth:`element` also finds an equivalent value never inserted."""
+        return self._by_value.get(value)
+
+    def coerce(self, x: Value | Predicate | str) -> Value:
+        """x as a value this poset can hold: text parsed by the poset's kind,
+        a one-filter predicate unwrapped. TypeError for anything else (or a
+        value of the other kind); the poset's kind is not fixed by this."""
+        return self._coerce(x, register=False)
+
+    def element_covers(self, a: Element, b: Element) -> bool:
+        """Whether a's value covers b's, by the poset's covering relation,
+        with the attribute-name test of the signature index first (most
+        pairs need no covering check). Counted in ``stats.lookup_checks``."""
+        if not self._may_cover(a._sig, a._bottom, b._sig, b._bottom):
+            return False
+        return self._check(a.value, b.value, "lookup_checks")
+
     def subscriptions(self, subscriber: Hashable) -> list[Value]:
         """The values holding ``subscriber`` (an antichain: none covers another)."""
         return [e.value for e in sorted(self._by_sub.get(subscriber, ()), key=by_age)]
@@ -340,8 +353,8 @@ class Poset:
     ) -> tuple[tuple[Value, ...], tuple[Value, ...], tuple[Element, ...]]:
         """Remove ``subscriber`` from the elements x covers (except ``keep``)."""
         held = self._by_sub.get(subscriber)
-        if not held:
-            return (), (), ()
+        if not held or (len(held) == 1 and keep in held):
+            return (), (), ()  # nothing held, or only what x is stored as
         below = descendants_within(keep, len(held)) if keep is not None else None
         if below is not None:
             # x is stored as ``keep``: what it covers is exactly what lies below.
@@ -586,19 +599,14 @@ class Poset:
 
 
 def _ancestors_among(s: Element, targets: list[Element]) -> set[Element]:
-    """Which of ``targets`` are ancestors of s (search stops once all are found)."""
+    """Which of ``targets`` are ancestors of s (the walk stops once all are found)."""
     want = set(targets)
     found: set[Element] = set()
-    seen: set[Element] = set()
-    stack = list(s._preds)
-    while stack and len(found) < len(want):
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+    for n in walk(s._preds, UP, lazy=True):
         if n in want:
             found.add(n)
-        stack.extend(n._preds)
+            if len(found) == len(want):
+                break
     return found
 
 

@@ -7,7 +7,7 @@ the statistics and the drawings) reads elements; only the core changes them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, KeysView
 
 from cbalgebra.values import Advertisement, Filter
 
@@ -29,10 +29,18 @@ class Element:
     An element removed from its poset keeps its value and last subscribers
     but has ``alive`` False and no neighbours.
 
-    The underscored slots are shared with the rest of the package (the
-    insert search and the queries walk ``_preds`` and ``_succs`` directly:
-    the sorted tuples of the public properties would cost an allocation per
-    step of every walk).
+    Two ways to read the neighbours and subscribers, as networkx offers
+    ``G.succ[n]`` beside ``sorted(G.successors(n))``:
+
+    - ``predecessors``, ``successors`` (tuples oldest first) and
+      ``subscribers`` (a frozenset): snapshots, stable to print and to keep;
+    - ``predecessor_view``, ``successor_view`` and ``subscriber_view``: live,
+      read-only set views of the element's own tables. They copy nothing
+      (one small view object per call) and follow every later change, so
+      walks and hot loops outside the core read these.
+
+    The underscored slots are the core's; inside the package the insert
+    search reads them directly too.
     """
 
     __slots__ = ("_aliases", "_alive", "_bottom", "_preds", "_seq", "_sig", "_size", "_subs", "_succs", "value")
@@ -56,7 +64,29 @@ class Element:
 
     @property
     def subscribers(self) -> frozenset:
+        """A snapshot of the subscribers (see :attr:`subscriber_view` for a live view)."""
         return frozenset(self._subs)
+
+    @property
+    def subscriber_view(self) -> KeysView[Hashable]:
+        """The subscribers as a live read-only set view: no copy, no order."""
+        return self._subs.keys()
+
+    @property
+    def predecessor_view(self) -> KeysView[Element]:
+        """The immediate predecessors as a live read-only set view: no copy, no order."""
+        return self._preds.keys()
+
+    @property
+    def successor_view(self) -> KeysView[Element]:
+        """The immediate successors as a live read-only set view: no copy, no order."""
+        return self._succs.keys()
+
+    @property
+    def age(self) -> int:
+        """When the element was created in its poset (0 for the first): every
+        listing breaks ties by age, so it is stable (see :func:`by_age`)."""
+        return self._seq
 
     @property
     def predecessors(self) -> tuple[Element, ...]:

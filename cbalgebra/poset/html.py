@@ -16,12 +16,10 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from cbalgebra.poset.queries import descendants
-from cbalgebra.poset.render import MAX_NODES, draw, select, summary_line
+from cbalgebra.poset.render import draw, select, summary_line
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from cbalgebra.poset.core import Element, Poset
+    from cbalgebra.poset.core import Poset
 
 __all__ = ["to_html"]
 
@@ -46,16 +44,11 @@ def _json_for_script(data: Any) -> str:
     )
 
 
-def to_html(
-    poset: Poset,
-    *,
-    max_nodes: int = MAX_NODES,
-    top_levels: int | None = None,
-    title: str | None = None,
-    annotate: Callable[[Element], list[str]] | None = None,
-) -> str:
-    """The interactive page as a string. ``annotate(element)`` may add label lines."""
-    view = select(poset, max_nodes=max_nodes, top_levels=top_levels, title=title, annotate=annotate)
+def to_html(poset: Poset, **options: Any) -> str:
+    """The interactive page as a string. ``options`` choose what is drawn,
+    as for :func:`cbalgebra.poset.render.select` (``max_nodes``,
+    ``top_levels``, ``title``, ``annotate(element)`` for extra label lines)."""
+    view = select(poset, **options)
     drawing = draw(view)
     drawn = set(view.elements)
     nodes: dict[str, Any] = {}

@@ -8,10 +8,10 @@ change nothing.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Set
 from typing import TYPE_CHECKING
 
+from cbalgebra.poset.traversal import DOWN, UP, walk
 from cbalgebra.semantics import matches
 from cbalgebra.values import Message
 
@@ -24,40 +24,22 @@ __all__ = ["ancestors", "covered", "covering", "descendants", "descendants_withi
 
 def descendants(e: Element) -> list[Element]:
     """The elements strictly covered by ``e``, breadth first."""
-    return _breadth_first(e, upwards=False)
+    return list(walk(e._succs, DOWN, breadth_first=True))
 
 
 def ancestors(e: Element) -> list[Element]:
     """The elements strictly covering ``e``, breadth first."""
-    return _breadth_first(e, upwards=True)
+    return list(walk(e._preds, UP, breadth_first=True))
 
 
-def _breadth_first(e: Element, upwards: bool) -> list[Element]:
-    seen: dict[Element, None] = {}
-    queue = deque(e._preds if upwards else e._succs)
-    while queue:
-        n = queue.popleft()
-        if n in seen:
-            continue
-        seen[n] = None
-        queue.extend(n._preds if upwards else n._succs)
-    return list(seen)
-
-
-def descendants_within(e: Element, budget: int) -> set[Element] | None:
+def descendants_within(e: Element, budget: int) -> Set[Element] | None:
     """The elements strictly below ``e``, or None if there are more than ``budget``
     (a caller that would otherwise compare with each of ``budget`` candidates)."""
-    seen: set[Element] = set()
-    stack = list(e._succs)
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if len(seen) > budget:
+    below: dict[Element, None] = {}
+    for _ in walk(e._succs, DOWN, seen=below, lazy=True):
+        if len(below) > budget:
             return None
-        stack.extend(n._succs)
-    return seen
+    return below.keys()
 
 
 def covered(poset: Poset, x: Value | str) -> list[Value]:
@@ -78,14 +60,12 @@ def match(poset: Poset, message: Message) -> set[Hashable]:
     Wolf, Content-Based Addressing and Routing, 2000, §3.7).
     """
     out: set[Hashable] = set()
-    seen: set[Element] = set()
-    stack = list(poset.root_elements())
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
-        if matches(e.value, message):
-            out.update(e._subs)
-            stack.extend(e._succs)
+
+    def reached(e: Element) -> bool:
+        if not matches(e.value, message):
+            return False
+        out.update(e._subs)
+        return True
+
+    walk(poset.root_elements(), DOWN, visit=reached)
     return out

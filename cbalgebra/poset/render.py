@@ -25,7 +25,8 @@ from cbalgebra.poset.layout import Box, layered_layout
 from cbalgebra.poset.stats import shape as shape_of
 
 if TYPE_CHECKING:
-    from cbalgebra.poset.core import Element, Poset
+    from cbalgebra.poset.core import Poset
+    from cbalgebra.poset.element import Element
     from cbalgebra.poset.stats import Shape
 
 __all__ = [

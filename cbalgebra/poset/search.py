@@ -40,13 +40,14 @@ users ask :mod:`cbalgebra.poset.queries`.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from typing import TYPE_CHECKING
 
 from cbalgebra.covering import constraint_covers_filter
 from cbalgebra.poset.element import ADVERTISEMENTS, SUBSCRIPTIONS, Element, Value
 from cbalgebra.poset.points import matches_witness
 from cbalgebra.poset.queries import ancestors, descendants_within
+from cbalgebra.poset.traversal import DOWN, UP, walk
 from cbalgebra.values import GE, GT, RANGE_OPERATORS, Constraint, Filter
 
 if TYPE_CHECKING:
@@ -109,18 +110,16 @@ def coverers(
         for a in ancestors(known):
             up[a] = None
         return up
-    seen: set[Element] = set()
     if xbot:  # only with a custom covering relation: check everything
-        stack = list(poset._roots)
-        while stack:
-            e = stack.pop()
-            if e not in seen:
-                seen.add(e)
-                if poset._check(e.value, x, counter):
-                    up[e] = None
-                    stack.extend(e._succs)
+
+        def checked(e: Element) -> bool:
+            if not poset._check(e.value, x, counter):
+                return False
+            up[e] = None
+            return True
+
+        walk(poset._roots, DOWN, visit=checked)
         return up
-    # The loop of every insert: the necessary condition inlined.
     ads = poset._kind == ADVERTISEMENTS
     covers = poset._covers
     if poset._exact and not ads:
@@ -128,21 +127,37 @@ def coverers(
         covers = implied_by(x)
         few = poset._witnesses.may_cover(x, _candidate_limit(poset)) if poset._witness_share > 0 else None
         if few is not None:
-            return _coverers_among(poset, x, xsig, few, covers, counter)
+            # Every ancestor of a coverer covers x, so is a candidate: the
+            # search from the roots steps onto candidates only.
+            roots = poset._roots
+            return _up_set(poset, x, xsig, [c for c in few if c in roots], covers, counter, set(few))
     assert covers is not None
-    stack = _root_candidates(poset, xsig, xbot)
+    return _up_set(poset, x, xsig, _root_candidates(poset, xsig, xbot), covers, counter)
+
+
+def _up_set(
+    poset: Poset, x: Value, xsig: frozenset, start: list[Element], covers: Callable[[Value, Value], bool],
+    counter: str, within: set[Element] | None = None,
+) -> dict[Element, None]:
+    """The elements covering x: the walk down from ``start`` (the roots
+    that may cover x) goes on only past elements covering x, as the set is
+    up-closed; ``within``, a superset of the coverers, narrows its steps."""
+    ads = poset._kind == ADVERTISEMENTS
+    up: dict[Element, None] = {}
     checks = 0
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
+
+    def covering(e: Element) -> bool:
+        # The loop of every insert: the necessary condition inlined.
+        nonlocal checks
         if e._bottom or not (xsig <= e._sig if ads else e._sig <= xsig):
-            continue
+            return False
         checks += 1
         if covers(e.value, x):
             up[e] = None
-            stack.extend(e._succs)
+            return True
+        return False
+
+    walk(start, DOWN, visit=covering, within=within)
     _count(poset, counter, checks)
     return up
 
@@ -154,40 +169,6 @@ def _candidate_limit(poset: Poset) -> int:
     are left to the search over the diagram, which prunes by the up-set and
     the signatures."""
     return int(min(len(poset._elements) * poset._witness_share, 1 << 62))
-
-
-def _coverers_among(
-    poset: Poset, x: Filter, xsig: frozenset, candidates: list[Element], covers: Callable[[Value, Value], bool],
-    counter: str,
-) -> dict[Element, None]:
-    """The elements covering x, given a superset of them: the up-set search
-    from the roots, through candidates only (every ancestor of a coverer
-    covers x, so is a candidate). An element with more successors than there
-    are candidates (a root above a wide antichain) is expanded by scanning
-    the candidates instead."""
-    cset = set(candidates)
-    roots = poset._roots
-    stack = [c for c in candidates if c in roots]
-    up: dict[Element, None] = {}
-    seen: set[Element] = set()
-    checks = 0
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
-        if not e._sig <= xsig:
-            continue
-        checks += 1
-        if covers(e.value, x):
-            up[e] = None
-            succs = e._succs
-            if len(succs) > len(cset):
-                stack.extend(c for c in cset if c in succs)
-            else:
-                stack.extend(s for s in succs if s in cset)
-    _count(poset, counter, checks)
-    return up
 
 
 def coverers_or_minimal(
@@ -223,23 +204,20 @@ def coverers_or_minimal(
         return coverers(poset, x, xsig, xbot, known, counter), True
     covers = implied_by(x)
     found: dict[Element, None] = {}
-    seen: set[Element] = set()
-    stack = start
+    seen: dict[Element, None] = {}
     checks = 0
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
+
+    def below_x(e: Element) -> bool:
+        nonlocal checks
         if e._bottom or not e._sig <= xsig:
-            # Not a coverer (names), yet what is above it may be.
-            stack.extend(e._preds)
-            continue
+            return True  # not a coverer (names), yet what is above it may be
         checks += 1
         if covers(e.value, x):
             found[e] = None
-        else:
-            stack.extend(e._preds)
+            return False
+        return True
+
+    walk(start, UP, visit=below_x, seen=seen)
     _count(poset, counter, checks)
     # A coverer met is minimal unless one of its successors covers x.
     out: dict[Element, None] = {}
@@ -299,12 +277,7 @@ def _nearest_bound(poset: Poset, x: Filter, xsig: frozenset, want: str, counter:
 def upward_closure(minimal: dict[Element, None]) -> dict[Element, None]:
     """All elements covering x, from its minimal coverers (no check)."""
     up = dict(minimal)
-    stack = list(minimal)
-    while stack:
-        for p in stack.pop()._preds:
-            if p not in up:
-                up[p] = None
-                stack.append(p)
+    up.update(dict.fromkeys(walk(minimal, UP)))
     return up
 
 
@@ -387,7 +360,14 @@ def maximal_covered(
     # Everything below a covered candidate is covered: mark it without a
     # check. A covered candidate is maximal unless reached from above.
     inside: set[Element] = set()
-    below: set[Element] = set()
+    below: dict[Element, None] = {}  # met by a walk from a covered candidate
+
+    def unmarked(n: Element) -> bool:
+        if n in inside:
+            return False  # marked already, with all it covers
+        inside.add(n)
+        return True
+
     positives = []
     for c in cands:
         if c in inside:
@@ -395,14 +375,7 @@ def maximal_covered(
         if poset._check(x, c.value, counter):
             positives.append(c)
             inside.add(c)
-            stack = list(c._succs)
-            while stack:
-                n = stack.pop()
-                below.add(n)
-                if n in inside:
-                    continue
-                inside.add(n)
-                stack.extend(n._succs)
+            walk(c._succs, DOWN, visit=unmarked, seen=below)
     return [c for c in positives if c not in below]
 
 
@@ -467,22 +440,21 @@ def _maximal_covered_from_frontier(
 
     if up:
         m = min(minimal(poset, up), key=lambda u: (len(u._succs), u._seq))
-        stack = list(m._succs)
+        start: Iterable[Element] = m._succs
     else:
-        stack = list(poset._roots)
-    seen: set[Element] = set()
+        start = poset._roots
+    seen: dict[Element, None] = {}
     covered: set[Element] = set()
     positives: list[Element] = []
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
+
+    def uncovered(e: Element) -> bool:
         if may(e) and poset._check(x, e.value, counter):
             covered.add(e)
             positives.append(e)
-        else:
-            stack.extend(e._succs)
+            return False
+        return True
+
+    walk(start, DOWN, visit=uncovered, seen=seen)
     out = []
     for c in positives:
         for p in c._preds:
@@ -497,7 +469,7 @@ def _maximal_covered_from_frontier(
     return out
 
 
-def _below_some_predecessor(poset: Poset, up: dict[Element, None], budget: int) -> set[Element] | None:
+def _below_some_predecessor(poset: Poset, up: dict[Element, None], budget: int) -> Set[Element] | None:
     """The descendants of a minimal element of ``up`` (the one that looks
     most specific), or None when there are more than ``budget``."""
     return descendants_within(min(minimal(poset, up), key=lambda u: len(u._succs)), budget)
