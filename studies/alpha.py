@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from cbalgebra.clibase import UsageError
+from cbalgebra.errors import UsageError
 from cbalgebra.reducers import REDUCERS
 from cbalgebra.studies import dnf, general
 from cbalgebra.studies.flags import name_list, positive_float_type, positive_int_type, whole_number

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from cbalgebra.clibase import UsageError
+from cbalgebra.errors import UsageError
 from cbalgebra.matchmaker.names import SHARED_TREES
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.flags import int_list, positive_int_type

@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cbalgebra.clibase import UsageError
+from cbalgebra.errors import UsageError
 from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.network.names import PIF_UNIONS
 from cbalgebra.semantics import matches

@@ -47,8 +47,19 @@ def node_of(module: boundaries.Module) -> str:
     return CLI if is_cli(module.name) else module.unit
 
 
+def type_checking_nodes(tree: ast.Module) -> set[int]:
+    """The nodes under ``if TYPE_CHECKING:``: imports for the type checker, which never run."""
+    return {
+        id(inner)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for statement in block.body for inner in ast.walk(statement)
+    }
+
+
 def imported_units(module: boundaries.Module) -> dict[str, bool]:
-    """Every other unit ``module`` imports -> whether some import of it runs at load time."""
+    """Every other unit ``module`` imports (at run time) -> whether some import of it runs at load time."""
+    type_only = type_checking_nodes(module.tree)
     deferred_nodes = {
         id(inner)
         for function in ast.walk(module.tree) if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -56,6 +67,8 @@ def imported_units(module: boundaries.Module) -> dict[str, bool]:
     }
     found: dict[str, bool] = {}
     for node in ast.walk(module.tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.ImportFrom):
             source = boundaries.resolve(module, node)
             targets = [f"{source}.{alias.name}" for alias in node.names] if source == "cbalgebra" else [source]
