@@ -34,10 +34,11 @@ import time
 from pathlib import Path
 
 import networkx as nx
+from _harness import RESULTS, each, load_average, timed
 
 import cbalgebra as cb
 from cbalgebra.poset import COVERED, INSERTED, MERGED, Poset
-from cbalgebra.poset.network import Network
+from cbalgebra.network.siena import Network
 from cbalgebra.poset.stats import shape as shape_of
 from cbalgebra.workloads import dnf_predicates
 
@@ -75,17 +76,14 @@ def bench_insert(n: int, seed: int) -> dict:
 
     order = list(range(n))
     random.Random(seed).shuffle(order)
-    t1 = time.perf_counter()
-    for i in order:
-        poset.remove(fs[i], i)
-    remove_seconds = time.perf_counter() - t1
+    remove_seconds, _ = timed(lambda: each(lambda i: poset.remove(fs[i], i), order))
     assert len(poset) == 0
     return {
         "n": n,
         "workload": f"dnf_predicates({n}, 500, 'zipf', seed={seed}); one subscriber per filter",
         "insert_seconds": round(insert_seconds, 2),
         "insert_cpu_seconds": round(insert_cpu, 2),
-        "load_average_1min": round(os.getloadavg()[0], 2),
+        "load_average_1min": load_average(),
         "inserts_per_second": round(n / insert_seconds),
         "cases": cases,
         "stats": {k: (round(v, 4) if isinstance(v, float) else v) for k, v in stats.items()},
@@ -116,10 +114,7 @@ def run_network(graph: nx.Graph, fs: list, covering: bool, seed: int, probes: in
             net.add_client(c, s)
             clients.append(c)
     plan = [(rng.choice(clients), f) for f in fs]
-    t0 = time.perf_counter()
-    for c, f in plan:
-        net.subscribe(c, f)
-    sub_seconds = time.perf_counter() - t0
+    sub_seconds, _ = timed(lambda: each(lambda cf: net.subscribe(*cf), plan))
     after_sub = (net.traffic.subscribe, net.traffic.unsubscribe, net.traffic.flooding)
     tables = net.table_sizes()
     net.check()
@@ -134,10 +129,7 @@ def run_network(graph: nx.Graph, fs: list, covering: bool, seed: int, probes: in
         if net.publish(m, at=where) != net.interested(m):
             wrong += 1
     rng.shuffle(plan)
-    t1 = time.perf_counter()
-    for c, f in plan:
-        net.unsubscribe(c, f)
-    unsub_seconds = time.perf_counter() - t1
+    unsub_seconds, _ = timed(lambda: each(lambda cf: net.unsubscribe(*cf), plan))
     net.check()
     assert all(v == 0 for v in net.table_sizes().values())
     return {
@@ -249,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip-insert", action="store_true")
     ap.add_argument("--skip-traffic", action="store_true")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
 
     result: dict = {
