@@ -153,7 +153,7 @@ def solve(n: int, publishers: int, subscribers: int, seed: int, shared_tree: str
         row[column(tree, "all_valid")] = all(valid(inst, m) for m in markings.values())
         row[column(tree, "mcm_s_links")] = sum(1 for v in markings["mcm"].values() if v == "s")
         row[column(tree, "matchmakers")] = len(matchmaking_nodes(inst, markings["mcm"]))
-        union = nx.DiGraph((i, j) for i, below in enumerate(inst._d.down) for j in below)
+        union = nx.DiGraph((i, j) for i, below in enumerate(inst.multicast.downstream) for j in below)
         row[column(tree, "cyclic")] = not nx.is_directed_acyclic_graph(union)
         row[column(tree, "gen_seconds")] = t1 - t0
         row[column(tree, "solve_seconds")] = t2 - t1
@@ -201,7 +201,7 @@ def code_fingerprint(shared_tree: str = "pruned") -> str:
     matchmaker's model and algorithms, the transit-stub generator
     (``cbalgebra.studies.fingerprint``) and, when it is not the paper's, the
     shared-tree variant (so a rerun refuses to mix the two in one folder)."""
-    modules = [f"cbalgebra.matchmaker.{name}" for name in ("instance", "costs", "algorithms", "pareto")]
+    modules = [f"cbalgebra.matchmaker.{name}" for name in ("instance", "trees", "costs", "algorithms", "pareto")]
     variant = "" if shared_tree == "pruned" else f"-shared-tree-{shared_tree}"
     return fingerprint.code_fingerprint(
         f"matchmaker-model-{MODEL_VERSION}{variant}", (*modules, "cbalgebra.network.topology"))
