@@ -64,8 +64,8 @@ from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-#: Folders beside ``cbalgebra/`` that are installed as its subpackages (as in setup.py).
-MAPPED_FOLDERS = ("grammar", "reducers", "matcher", "studies")
+sys.path.insert(0, str(ROOT / "tools"))  # tools/ is not a package: its layout module is read from there
+from layout import MAPPED_FOLDERS  # noqa: E402 - the folders installed as subpackages, declared once in pyproject.toml
 
 T = TypeVar("T")
 Clock = Callable[[], float]
