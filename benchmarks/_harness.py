@@ -7,9 +7,9 @@ Timing
     work a rate times), :func:`per_item` (one time per item, for
     medians and percentiles per message), :func:`rate` (items per second of
     one pass), :func:`child_usage` (wall, CPU and peak memory of a child
-    process), :func:`load_average` and :func:`cpus_and_load`. On the shared machine CPU time
-    (``time.process_time`` / ``time.thread_time``) is the clock to compare:
-    wall time also counts waiting for a core.
+    process), :func:`load_average` and :func:`cpus_and_load`. On the shared
+    machine CPU time (``time.process_time`` / ``time.thread_time``) is the
+    clock to compare: wall time also counts waiting for a core.
 
 A/B against a baseline revision
     The baseline is a git revision, by default where this branch left
@@ -31,10 +31,11 @@ A/B against a baseline revision
     such a script's command line), and :func:`ab_table` prints the ratios.
     Scripts that compare one part side by side in one process load the
     baseline's matcher package under another name
-    (:func:`load_baseline_matcher`, :func:`matcher_sources`) or its
-    ``values.py`` (:func:`load_baseline_values`). :func:`interleaved` is the
-    one alternation loop: every side once per round, so that both see the
-    same machine.
+    (:func:`load_baseline_matcher`, :func:`matcher_sources`,
+    :func:`write_package`) or its ``values.py`` (:func:`load_baseline_values`),
+    with the command line :func:`side_by_side_parser` (and :func:`output_folder`,
+    :func:`show_log`). :func:`interleaved` is the one alternation loop: every
+    side once per round, so that both see the same machine.
 
 CSV
     :func:`write_csv` (under ``benchmarks/results/`` unless told otherwise;
