@@ -18,15 +18,14 @@ every row. CSV: benchmarks/results/amsp.csv.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import sys
 from pathlib import Path
+
+from _harness import RESULTS, load_average, write_csv
 
 from cbalgebra.matchmaker import Instance
 from cbalgebra.matchmaker.amsp import ProtocolConfig, WorldConfig, simulate
 
-ROOT = Path(__file__).resolve().parent
 GOAL_SECONDS = 60.0
 
 
@@ -36,11 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="instance and world seed (default 1)")
     parser.add_argument("--protocols", default="BP,BS,AMSP")
     parser.add_argument("--no-baseline", action="store_true", help="skip the every-hop-queued baseline")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "amsp.csv")
+    parser.add_argument("--out", type=Path, default=RESULTS / "amsp.csv")
     args = parser.parse_args(argv)
     instance = Instance.generate(args.seed, 20, 20, trees="per-source")
     rows = []
-    print(f"Figure 11 scenario: {instance!r}, {args.duration:g} s simulated, load {os.getloadavg()[0]:.1f}")
+    print(f"Figure 11 scenario: {instance!r}, {args.duration:g} s simulated, load {load_average():.1f}")
     print(f"{'protocol':8} {'transport':9} {'wall s':>8} {'events':>10} {'events/s':>10} {'msgs/s sim':>10} "
           f"{'vs queue':>8}")
     for protocol in args.protocols.split(","):
@@ -63,14 +62,9 @@ def main(argv: list[str] | None = None) -> int:
                 "wall_seconds": round(run.wall_seconds, 3), "events": run.events,
                 "events_per_second": round(run.events / run.wall_seconds), "messages": run.total,
                 "rate_after_60s": round(rate, 1), "goal_met": run.wall_seconds <= GOAL_SECONDS,
-                "load_1min": round(os.getloadavg()[0], 2),
+                "load_1min": load_average(),
             })
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {args.out}")
+    write_csv(args.out, rows)
     return 0
 
 

@@ -23,7 +23,7 @@ Each (family, n, operation) runs in a fresh interpreter: once with this
 checkout's package and once with a baseline package extracted by ``git
 archive`` from ``--baseline`` (default: the merge base of HEAD and ``main``,
 the code this branch started from) into a temporary directory (see
-``_baseline.py``; the worker checks which package it imported).
+``_harness.py``; the worker checks which package it imported).
 Every cache is cleared before each timed repetition. A baseline run that
 exceeds ``--timeout`` seconds is reported as such and larger n of the same
 family and operation are not tried; the speedup shown for a timeout is a
@@ -38,21 +38,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import itertools
 import json
 import sys
-import time
 from pathlib import Path
 
-from _baseline import default_ref, extracted, run_json
+from _harness import RESULTS, best_of, default_ref, extracted, run_json, write_csv
 
 import cbalgebra as cb
 from cbalgebra.covering import rules, strings
 from cbalgebra.values import Constraint, Filter
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "cliffs_covering.csv"
 
 SUBSTRING_SIZES = (4, 8, 16, 20, 32, 64)
 EXCLUSION_SIZES = (1_000, 4_000, 10_000)
@@ -108,24 +104,29 @@ def clear_caches() -> None:
             fn.cache_clear()
 
 
+def decide(operation: str, f: Filter, h: Filter) -> bool:
+    """The operation on the family's filter ``f`` and its half ``h``: True when
+    the answer is the right one (every case is satisfiable, covered, refuted)."""
+    if operation == "satisfiable":
+        return cb.satisfiable(f)
+    if operation == "self-cover":
+        return cb.covers(f, f)
+    if operation == "subset-cover":
+        return cb.covers(h, f)
+    m = cb.counterexample(f, h)
+    return m is not None and cb.matches(h, m) and not cb.matches(f, m)
+
+
 def run_worker(family: str, n: int, operation: str, repeats: int) -> dict:
     constraints = family_constraints(family, n)
-    best = float("inf")
-    answer = None
-    for _ in range(repeats):
+    values: list[Filter] = []
+
+    def fresh_values() -> None:
+        """Empty caches and new filters: no memo or per-filter cache carried over."""
         clear_caches()
-        f, h = Filter(constraints), Filter(constraints[::2])  # fresh values: no per-filter cache
-        start = time.perf_counter()
-        if operation == "satisfiable":
-            answer = cb.satisfiable(f)
-        elif operation == "self-cover":
-            answer = cb.covers(f, f)
-        elif operation == "subset-cover":
-            answer = cb.covers(h, f)
-        else:
-            m = cb.counterexample(f, h)
-            answer = m is not None and cb.matches(h, m) and not cb.matches(f, m)
-        best = min(best, time.perf_counter() - start)
+        values[:] = [Filter(constraints), Filter(constraints[::2])]
+
+    best, answer = best_of(repeats, lambda: decide(operation, *values), setup=fresh_values)
     return {"seconds": best, "answer": answer, "package": cb.__file__}
 
 
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per baseline case")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--max-n", type=int, default=None, help="only the sizes up to N (a quick check)")
-    ap.add_argument("--csv", default=str(RESULTS))
+    ap.add_argument("--csv", default=str(RESULTS / "cliffs_covering.csv"))
     ap.add_argument("--worker", nargs=4, metavar=("FAMILY", "N", "OPERATION", "REPEATS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -209,13 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                         "speedup": f"{speedup:.1f}" if speedup else "",
                         "speedup_at_least": f"{speedup_floor:.0f}" if speedup_floor else "",
                     })
-    path = Path(args.csv)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(args.csv, rows)
     return 1 if failures else 0
 
 

@@ -56,6 +56,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from _harness import RESULTS, load_baseline_matcher, median_of, read_csv, write_csv
 
 import cbalgebra as cb
 from cbalgebra.matcher import ForwardingTable
@@ -203,14 +204,11 @@ def reference(table_text: str, message: cb.Message) -> list[int]:
                    if item.kind == "ifconfig" and cb.matches(item.value, message)})
 
 
-def timed(table, message, repeats: int) -> tuple[float, list[int]]:
+def timed_forward(table, message, repeats: int) -> tuple[float, list[int]]:
+    """(median CPU seconds of ``repeats`` forward() calls after one warm call, the interfaces it answers)."""
     answer = sorted(int(i) for i in table.forward(message))
-    cpu = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        table.forward(message)
-        cpu.append(time.process_time() - t0)
-    return float(np.median(cpu)), answer
+    seconds, _ = median_of(repeats, lambda: table.forward(message), clock=time.process_time)
+    return seconds, answer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,14 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", default="HEAD", help="git revision of the baseline matcher (default HEAD)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     ap.add_argument("--crafted-interfaces", type=int, default=20_000, metavar="N",
                     help="interfaces of the not-equal-crafted family (default 20000)")
     ap.add_argument("--families", default=None, metavar="NAME,...",
                     help="run only these families; their rows replace those in the CSV")
     args = ap.parse_args(argv)
-    from forward import load_baseline_matcher, read_csv, write_csv
-
     every = families(args.seed, args.crafted_interfaces)
     names = [name for name, _, _ in every]
     chosen = every
@@ -242,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'family':<22} {'baseline ms':>12} {'now ms':>10} {'ratio':>8}  within 50 ms  answers")
         for family, table_text, message in chosen:
             want = reference(table_text, message)
-            t_base, a_base = timed(Base.from_document(table_text), message, args.repeats)
-            t_now, a_now = timed(ForwardingTable.from_document(table_text), message, args.repeats)
+            t_base, a_base = timed_forward(Base.from_document(table_text), message, args.repeats)
+            t_now, a_now = timed_forward(ForwardingTable.from_document(table_text), message, args.repeats)
             right = a_base == want and a_now == want
             wrong += not right
             ratio = t_now / t_base if t_base else float("nan")
@@ -254,15 +250,12 @@ def main(argv: list[str] | None = None) -> int:
                          "now_ms": round(1e3 * t_now, 3), "now_over_baseline": round(ratio, 5),
                          "bound_ms": 1e3 * BOUND_SECONDS, "within_bound": t_now <= BOUND_SECONDS,
                          "interfaces_matched": len(want), "answers_right": right})
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "cliffs_forward.csv"
+    path = Path(args.out) / "cliffs_forward.csv"
     if args.families is not None:  # the other families' rows stay, in the order of families()
         fresh = {row["family"]: row for row in rows}
         kept = {row["family"]: row for row in read_csv(path) if row["family"] not in fresh}
         rows = [both[name] for name in names for both in (fresh, kept) if name in both]
     write_csv(path, rows)
-    print(f"wrote {path}")
     return 1 if wrong else 0
 
 

@@ -30,19 +30,13 @@ Writes benchmarks/results/cliffs_parse.csv.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import random
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _baseline import default_ref, environment, extracted
+from _harness import RESULTS, child_usage, default_ref, environment, extracted, load_average, write_csv
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
 NAMES = ["price", "stock", "quantity", "exchange", "currency", "volume", "trader", "sector", "rating", "flag"]
 KEYWORD_NAMES = ["from", "select", "timer", "int", "any", "or"]
 
@@ -96,23 +90,6 @@ def generate(path: Path, megabytes: float, seed: int = 1, keyword_share: float =
     return count
 
 
-def measure(argv: list[str], env: dict, cwd: str) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one
-    child process; stdout discarded. CPU time is the figure to compare on a
-    shared machine, where wall time also counts waiting for a core."""
-    start = time.perf_counter()
-    with open(os.devnull, "w") as sink:
-        child = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, env=env, cwd=cwd)
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        err = child.stderr.read().decode()
-        child.stderr.close()
-    seconds = time.perf_counter() - start
-    if child.returncode != 0:
-        raise RuntimeError(f"{argv} failed ({child.returncode}): {err[:500]}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=50.0, help="size of the big document (MB)")
@@ -149,13 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         for variant, env, cmd, doc, mb, n in runs:
             # The child runs in the temporary folder so that the baseline's
             # package on PYTHONPATH is not shadowed by the working tree.
-            load_before = os.getloadavg()[0]
-            seconds, cpu, rss = measure([*cmd, str(doc)], env, cwd=tmp)
+            load_before = load_average()
+            seconds, cpu, rss = child_usage([*cmd, str(doc)], env, cwd=tmp)
             rows.append({"variant": variant, "document_mb": mb, "statements": n, "seconds": round(seconds, 2),
                          "cpu_seconds": round(cpu, 2), "peak_rss_mb": round(rss, 1),
-                         "load_average": round(os.getloadavg()[0], 2), "load_before": round(load_before, 2)})
+                         "load_average": load_average(), "load_before": load_before})
             print(f"{variant:28s} {mb:6.1f} MB {n:8d} statements {seconds:8.2f} s wall {cpu:8.2f} s CPU "
-                  f"{rss:9.1f} MB peak RSS (load {os.getloadavg()[0]:.1f})", flush=True)
+                  f"{rss:9.1f} MB peak RSS (load {load_average():.1f})", flush=True)
     for mb in dict.fromkeys([args.mb, args.baseline_mb]):
         for mode in ("--json", "plain"):
             new = [r for r in rows if r["variant"] == f"direct {mode}" and r["document_mb"] == mb]
@@ -165,12 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{old[0]['cpu_seconds'] / new[0]['cpu_seconds']:.2f}, wall time "
                       f"{old[0]['seconds'] / new[0]['seconds']:.2f}, peak RSS "
                       f"{old[0]['peak_rss_mb'] / new[0]['peak_rss_mb']:.2f}")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {args.out}")
+    write_csv(args.out, rows)
     return 0
 
 

@@ -46,7 +46,7 @@ Every case runs in a fresh interpreter (no warm caches), once with this
 checkout and once with the baseline: the tree of ``--baseline-ref`` (default:
 where this branch left ``main``, ``git merge-base HEAD main``) extracted with
 ``git archive`` into a temporary directory and imported instead of this
-checkout (``_baseline.py``). Times are CPU seconds of the timed call
+checkout (``_harness.py``). Times are CPU seconds of the timed call
 (``time.process_time``): the machine is shared, and wall time under load
 says more about the neighbours than about the code; wall seconds are in the
 CSV too. A baseline run longer than ``--baseline-timeout`` is stopped and
@@ -57,22 +57,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
-import os
 import platform
 import random
 import sys
-import time
 from pathlib import Path
 
-from _baseline import default_ref, extracted, run_json
+from _harness import RESULTS, cpu_and_wall, cpus_and_load, default_ref, extracted, run_json, write_csv
 
 import cbalgebra as cb
 from cbalgebra.poset.core import Poset
 from cbalgebra.reducers import reduce
 from cbalgebra.values import INT, STRING, Constraint, Filter, Predicate
-
-ROOT = Path(__file__).resolve().parent.parent
 
 REDUCE_BOUND_10K = 2.0  # seconds, every reducer but minimal, at n = 10,000
 SIENA_BOUND_100K = 10.0
@@ -136,16 +131,16 @@ def run_case(kind: str, workload: str, n: int, reducer: str) -> dict:
     """One timed case in this process (called in a fresh interpreter)."""
     if kind == "reduce":
         p = Predicate(WORKLOADS[workload](n))
-        w, c = time.perf_counter(), time.process_time()
-        q = reduce(p, reducer)
-        cpu, wall = time.process_time() - c, time.perf_counter() - w
+        cpu, wall, q = cpu_and_wall(lambda: reduce(p, reducer))
         return {"cpu": cpu, "wall": wall, "size_before": p.size, "size_after": q.size}
     filters = WORKLOADS[workload](n)
     poset = Poset()
-    w, c = time.perf_counter(), time.process_time()
-    for k, f in enumerate(filters):
-        poset.insert(f, k)
-    cpu, wall = time.process_time() - c, time.perf_counter() - w
+
+    def insert_all() -> None:
+        for k, f in enumerate(filters):
+            poset.insert(f, k)
+
+    cpu, wall, _ = cpu_and_wall(insert_all)
     return {"cpu": cpu, "wall": wall, "size_before": n, "size_after": len(poset),
             "checks_per_insert": round(poset.stats.checks_per_insert, 2)}
 
@@ -207,14 +202,14 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline-timeout", type=float, default=90.0, help="seconds before a baseline run is stopped")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--only", help="comma list of kind:workload filters, e.g. reduce:same,poset:chain")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     ap.add_argument("--csv", default="cliffs_reduce_poset.csv",
                     help="file name of the CSV under --out (a run with --only writes part of the table)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}; "
-          f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}; CPU seconds of the timed call, fresh process each")
+          f"{cpus_and_load()}; CPU seconds of the timed call, fresh process each")
     ref = args.baseline_ref or default_ref()
     with contextlib.ExitStack() as stack:
         base = None if args.no_baseline else stack.enter_context(extracted(ref))
@@ -257,12 +252,7 @@ def main(argv=None) -> int:
                          "speedup": round(old["cpu"] / new["cpu"], 2) if old else "",
                          "checks_per_insert": new.get("checks_per_insert", ""),
                          "baseline_checks_per_insert": old.get("checks_per_insert", "") if old else ""})
-    path = out / args.csv
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(out / args.csv, rows)
     return 0
 
 

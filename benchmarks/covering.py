@@ -11,12 +11,12 @@ benchmarks/results/covering.csv).
 from __future__ import annotations
 
 import argparse
-import csv
 import random
 import statistics
 import sys
 import time
-from pathlib import Path
+
+from _harness import RESULTS, best_of, per_item, timed, write_csv
 
 import cbalgebra as cb
 from cbalgebra import parse as parse_module
@@ -77,14 +77,16 @@ def fresh(f: Filter) -> Filter:
     return Filter(f.constraints)
 
 
+def fresh_value(v: Filter | Predicate) -> Filter | Predicate:
+    """An equal filter or predicate without cached normal forms."""
+    return Predicate(v.filters) if isinstance(v, Predicate) else fresh(v)
+
+
 def time_each(fn, items) -> tuple[float, list[float], list]:
-    times, results = [], []
-    start = time.perf_counter()
-    for item in items:
-        t = time.perf_counter()
-        results.append(fn(item))
-        times.append(time.perf_counter() - t)
-    return time.perf_counter() - start, times, results
+    """(wall seconds of the pass, wall seconds of each item, the values)."""
+    results: list = []
+    total, times = timed(lambda: per_item(fn, items, time.perf_counter, results))
+    return total, times, results
 
 
 def bench_parse(n: int, seed: int) -> dict:
@@ -94,9 +96,7 @@ def bench_parse(n: int, seed: int) -> dict:
     total, _, _ = time_each(cb.parse_filter, texts)
     lark_total, _, _ = time_each(lambda t: parse_module._run(t, "predicate_text"), texts[: n // 4])
     doc = "\n".join("subscribe " + t for t in texts[: n // 4])
-    t = time.perf_counter()
-    cb.parse_document(doc)
-    doc_total = time.perf_counter() - t
+    doc_total, _ = timed(lambda: cb.parse_document(doc))
     return {
         "parse_filters_per_s": n / total,
         "lark_only_filters_per_s": (n // 4) / lark_total,
@@ -152,8 +152,7 @@ def bench_public(n: int, seed: int) -> dict:
     items = [(x, y) for x, y in mixed_workload(n, seed)]
     cb.covers(*items[0])
     # Fresh values: no cached forms carried over from the warm-up.
-    items = [(Predicate(x.filters) if isinstance(x, Predicate) else fresh(x),
-              Predicate(y.filters) if isinstance(y, Predicate) else fresh(y)) for x, y in items]
+    items = [(fresh_value(x), fresh_value(y)) for x, y in items]
     layer = solver.layer()
     checks_before = layer.checks
     total, times, answers = time_each(lambda p: cb.covers(p[0], p[1]), items)
@@ -163,12 +162,8 @@ def bench_public(n: int, seed: int) -> dict:
     slowest = sorted(range(n), key=times.__getitem__, reverse=True)[:10]
     retimed = []
     for i in slowest:
-        best = float("inf")
-        for _ in range(3):
-            x, y = (Predicate(v.filters) if isinstance(v, Predicate) else fresh(v) for v in items[i])
-            t = time.perf_counter()
-            cb.covers(x, y)
-            best = min(best, time.perf_counter() - t)
+        copies = iter([[fresh_value(v) for v in items[i]] for _ in range(3)])
+        best, _ = best_of(3, lambda copies=copies: cb.covers(*next(copies)))
         retimed.append(best)
     return {
         "decisions": n,
@@ -186,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--csv", default=str(Path(__file__).parent / "results" / "covering.csv"))
+    ap.add_argument("--csv", default=str(RESULTS / "covering.csv"))
     args = ap.parse_args(argv)
 
     rows = []
@@ -203,15 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     for group, key, value in rows:
         shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
         print(f"{group + ': ' + key:<{width}}  {shown}")
-    path = Path(args.csv)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["workload", "metric", "value"])
-        w.writerows(rows)
-    tmp.replace(path)
-    print(f"wrote {path}")
+    write_csv(args.csv, [{"workload": group, "metric": key, "value": value} for group, key, value in rows])
     bad = [r for r in rows if r[1] == "disagreements" and r[2]]
     return 1 if bad else 0
 

@@ -40,7 +40,6 @@ is wall clock with the CPU utilization it got; the load average is recorded.
 from __future__ import annotations
 
 import argparse
-import csv
 import gc
 import importlib
 import importlib.util
@@ -53,14 +52,26 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+from _harness import (
+    RESULTS,
+    best_of,
+    load_average,
+    load_baseline_matcher,
+    load_baseline_values,
+    per_item,
+    read_csv,
+    show_log,
+    timed,
+    write_csv,
+)
 
 import cbalgebra as cb
 from cbalgebra.matcher import ForwardingTable, compile_times, warm_up
 
-ROOT = Path(__file__).resolve().parent.parent
 BATCH_ATTEMPTS, BATCH_PAUSE = 12, 2.0
 log = logging.getLogger("forward-bench")
 
@@ -78,23 +89,12 @@ PAPER = {
 
 
 # ------------------------------------------------------------------ helpers
-def loadavg() -> float:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return float("nan")
-
-
 def kernel_seconds_per_message(table: ForwardingTable, batch, repeats: int = 3, threads: int = 1,
                                clock=time.process_time) -> float:
     """Best of ``repeats`` runs of the batch kernel, per message. With one
     thread the default clock is the process's CPU time, which a shared
     machine does not inflate; pass ``time.perf_counter`` for wall time."""
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = clock()
-        table.forward_batch_csr(batch, threads=threads)
-        best = min(best, clock() - t0)
+    best, _ = best_of(repeats, lambda: table.forward_batch_csr(batch, threads=threads), clock=clock)
     return best / max(1, len(batch))
 
 
@@ -117,40 +117,8 @@ def forward_times(table: ForwardingTable, messages, passes: int = 3) -> tuple[np
 
 
 def naive_seconds_per_message(predicates: dict, messages) -> float:
-    t0 = time.perf_counter()
-    for m in messages:
-        [i for i, p in predicates.items() if cb.matches(p, m)]
-    return (time.perf_counter() - t0) / max(1, len(messages))
-
-
-def write_csv(path: Path, rows: list[dict]) -> None:
-    if not rows:
-        return
-    keys = list(rows[0])
-    for r in rows[1:]:
-        keys += [k for k in r if k not in keys]
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=keys)
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-
-
-def read_csv(path: Path) -> list[dict]:
-    """Rows of a CSV this script wrote, numbers converted back."""
-    if not path.exists():
-        return []
-
-    def conv(v: str):
-        for f in (int, float):
-            try:
-                return f(v)
-            except ValueError:
-                pass
-        return v
-
-    with open(path, newline="") as fh:
-        return [{k: conv(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+    seconds, _ = timed(lambda: [[i for i, p in predicates.items() if cb.matches(p, m)] for m in messages])
+    return seconds / max(1, len(messages))
 
 
 def workload_for(constraints: int, interfaces: int | None, seed: int, messages: int,
@@ -175,10 +143,10 @@ def section_numba(env: dict) -> None:
             "import json; print(json.dumps({'total': time.perf_counter() - t, 'kernels': compile_times()}))")
     with tempfile.TemporaryDirectory() as tmp:
         envv = dict(os.environ, NUMBA_CACHE_DIR=tmp)
-        t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", code], env=envv, capture_output=True, text=True, check=True)
+        wall, out = timed(lambda: subprocess.run([sys.executable, "-c", code], env=envv, capture_output=True,
+                                                 text=True, check=True))
         cold = json.loads(out.stdout.strip().splitlines()[-1])
-        cold["wall"] = time.perf_counter() - t0
+        cold["wall"] = wall
     env["numba_cold"] = cold
     log.info("numba cold compile (fresh cache): %.1f s of kernels %s", sum(cold["kernels"].values()),
              {k: round(v, 2) for k, v in cold["kernels"].items()})
@@ -207,10 +175,23 @@ def add_batch(add, tag, table, batch, msgs, target) -> None:
             best[0], "msg/s", target if threads == 2 else None, better="high",
             note=f"CPU utilization {best[1]:.2f} cores")
     add(f"{tag}: speed-up 2 threads / 1 thread", rates[2][0] / rates[1][0], "x")
-    t0 = time.perf_counter()
-    table.forward_batch(msgs)
-    add(f"{tag}: forward_batch(list of Message) end to end, 2 threads (wall)", len(msgs) / (time.perf_counter() - t0),
-        "msg/s")
+    seconds, _ = timed(lambda: table.forward_batch(msgs))
+    add(f"{tag}: forward_batch(list of Message) end to end, 2 threads (wall)", len(msgs) / seconds, "msg/s")
+
+
+def compiled_and_forwarded(add, tag: str, w: cb.workloads.ForwardingWorkload):
+    """Compile ``w``'s table with 10 pre-processing rounds (rows: the time, the
+    bytes per constraint) and time forward() on its messages, r = 10 and r = 0:
+    (table, the table at r = 0, messages, CPU and wall times at r = 10, CPU times at r = 0)."""
+    seconds, table = timed(lambda: w.table(preprocessing_rounds=10))
+    add(f"{tag}: compile from arrays", seconds, "s")
+    add(f"{tag}: compiled table bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
+    msgs = w.messages
+    table.forward(msgs[0])
+    t0r = table.with_preprocessing_rounds(0)
+    ft, fw = forward_times(table, msgs)
+    ft0, _ = forward_times(t0r, msgs)
+    return table, t0r, msgs, ft, fw, ft0
 
 
 def section_targets(quick: bool, seed: int) -> list[dict]:
@@ -219,7 +200,7 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     def add(metric, value, unit, target=None, better="low", note=""):
         ok = "" if target is None else ("yes" if (value <= target if better == "low" else value >= target) else "no")
         rows.append({"metric": metric, "value": round(float(value), 3), "unit": unit,
-                     "target": "" if target is None else target, "met": ok, "note": note, "load": loadavg()})
+                     "target": "" if target is None else target, "met": ok, "note": note, "load": load_average()})
         log.info("%-55s %12.3f %-10s target %s %s", metric, value, unit, target, ok)
 
     # -- I = 20, 250,000 filters of U[1,10) constraints, 10-attribute messages
@@ -228,17 +209,8 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     w = cb.workloads.forwarding(interfaces=20, filters_per_interface=n_f // 20, messages=n_m,
                                 attributes_per_message=10, seed=seed)
     tag = f"I=20 F={n_f} C={w.n_constraints}"
-    t0 = time.perf_counter()
-    table = w.table(preprocessing_rounds=10)
-    add(f"{tag}: compile from arrays", time.perf_counter() - t0, "s")
-    st = table.stats()
-    add(f"{tag}: compiled table bytes per constraint", st["bytes_per_constraint"], "B", 24)
-    add(f"{tag}: compiled table size", st["nbytes"] / 2**20, "MiB")
-    msgs = w.messages
-    table.forward(msgs[0])
-    t0r = table.with_preprocessing_rounds(0)
-    ft, fw = forward_times(table, msgs)
-    ft0, _ = forward_times(t0r, msgs)
+    table, t0r, msgs, ft, fw, ft0 = compiled_and_forwarded(add, tag, w)
+    add(f"{tag}: compiled table size", table.stats()["nbytes"] / 2**20, "MiB")
     add(f"{tag}: forward() median per message, r=10 (CPU time)", 1e6 * np.median(ft), "us", 90)
     add(f"{tag}: forward() median per message, r=10 (wall)", 1e6 * np.median(fw), "us", 90)
     add(f"{tag}: forward() p90 per message, r=10 (CPU time)", 1e6 * np.percentile(ft, 90), "us")
@@ -257,24 +229,14 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     naive = naive_seconds_per_message(preds, sub)
     add(f"{tag}: naive Python loop over cb.matches per message", 1e6 * naive, "us", note=f"{len(sub)} messages")
     add(f"{tag}: speed-up of forward() over the naive loop", naive / np.median(fw), "x")
-    t0 = time.perf_counter()
-    ForwardingTable.compile(preds)
-    add(f"{tag}: compile(dict of Predicate)", time.perf_counter() - t0, "s")
+    add(f"{tag}: compile(dict of Predicate)", timed(partial(ForwardingTable.compile, preds))[0], "s")
     del preds, table, t0r, w
 
     # -- centralized: 200,000 interfaces of one filter
     n_i = 20_000 if quick else 200_000
     w = cb.workloads.forwarding(interfaces=n_i, filters_per_interface=1, messages=n_m // 2, seed=seed)
     tag = f"I=F={n_i} C={w.n_constraints}"
-    t0 = time.perf_counter()
-    table = w.table(preprocessing_rounds=10)
-    add(f"{tag}: compile from arrays", time.perf_counter() - t0, "s")
-    add(f"{tag}: compiled table bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
-    msgs = w.messages
-    table.forward(msgs[0])
-    t0r = table.with_preprocessing_rounds(0)
-    ft, fw = forward_times(table, msgs)
-    ft0, _ = forward_times(t0r, msgs)
+    table, t0r, msgs, ft, fw, ft0 = compiled_and_forwarded(add, tag, w)
     add(f"{tag}: forward() median per message, r=10 (CPU time)", 1e3 * np.median(ft), "ms", 1.0)
     add(f"{tag}: forward() median per message, r=10 (wall)", 1e3 * np.median(fw), "ms", 1.0)
     add(f"{tag}: forward() median per message, r=0 (CPU time)", 1e3 * np.median(ft0), "ms")
@@ -287,9 +249,7 @@ def section_targets(quick: bool, seed: int) -> list[dict]:
     n_f = 100_000 if quick else 1_000_000
     for interfaces, fpi in ((20, n_f // 20), (n_f, 1)):
         w = cb.workloads.forwarding(interfaces=interfaces, filters_per_interface=fpi, messages=10, seed=seed)
-        t0 = time.perf_counter()
-        table = w.table()
-        dt = time.perf_counter() - t0
+        dt, table = timed(w.table)
         add(f"compile I={interfaces} F={n_f} C={w.n_constraints} from arrays", dt, "s", None if quick else 30)
         add("  ... bytes per constraint", table.stats()["bytes_per_constraint"], "B", 24)
         del table, w
@@ -358,55 +318,14 @@ def _readable_by(load, text: str, w: cb.workloads.ForwardingWorkload, **kw) -> s
     return text
 
 
-def load_baseline_matcher(rev: str, folder: Path):
-    """The matcher package of ``rev``, importable as ``baseline_matcher``."""
-    package = folder / "baseline_matcher"
-    package.mkdir()
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:matcher"], check=True,
-                            capture_output=True, text=True).stdout.split()
-    for name in listed:
-        if name.endswith(".py"):
-            source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}"], check=True,
-                                    capture_output=True, text=True).stdout
-            (package / name).write_text(source.replace("cbalgebra.matcher", "baseline_matcher"))
-    sys.path.insert(0, str(folder))
-    return importlib.import_module("baseline_matcher.table")
+def _cpu(fn) -> float:
+    """CPU seconds of this process for one call of ``fn``."""
+    return timed(fn, clock=time.process_time)[0]
 
 
-def load_baseline_values(rev: str, folder: Path):
-    """``cbalgebra/values.py`` of ``rev`` (it imports nothing of cbalgebra),
-    importable as ``baseline_values``: its Message, built side by side with
-    this checkout's."""
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:cbalgebra/values.py"], check=True,
-                            capture_output=True, text=True).stdout
-    (folder / "baseline_values.py").write_text(source)
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    return importlib.import_module("baseline_values")
-
-
-def _median_cpu(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return float(np.median(times))
-
-
-def _forward_median(table, messages) -> float:
-    cpu = np.empty(len(messages))
-    for k, m in enumerate(messages):
-        c0 = time.thread_time()
-        table.forward(m)
-        cpu[k] = time.thread_time() - c0
-    return float(np.median(cpu))
-
-
-def _kernel(table, batch) -> float:
-    t0 = time.process_time()
-    table.forward_batch_csr(batch, threads=1)
-    return (time.process_time() - t0) / len(batch)
+def forward_median(table, messages) -> float:
+    """The median CPU time (this thread) of ``table.forward`` over the messages."""
+    return float(np.median(per_item(table.forward, messages)))
 
 
 def _sff_driver_seconds(binary: str, text: str, folder: Path) -> tuple[float, float]:
@@ -416,17 +335,15 @@ def _sff_driver_seconds(binary: str, text: str, folder: Path) -> tuple[float, fl
     microseconds for us, else seconds."""
     path = folder / "driver.sff"
     path.write_text(text)
-    t0 = time.perf_counter()
-    done = subprocess.run([binary, str(path)], capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - t0
-    timed = float("nan")
+    wall, done = timed(lambda: subprocess.run([binary, str(path)], capture_output=True, text=True, check=True))
+    between_timers = float("nan")
     for line in done.stdout.splitlines():
         if "time" in line.lower():
             numbers = [float(x) for x in re.findall(r"[0-9]+(?:\.[0-9]+)?", line)]
             if numbers:
                 scale = 1e-3 if "ms" in line else 1e-6 if ("us" in line or "µs" in line) else 1.0
-                timed = numbers[-1] * scale
-    return wall, timed
+                between_timers = numbers[-1] * scale
+    return wall, between_timers
 
 
 def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> list[dict]:
@@ -441,7 +358,7 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
         met = "" if target is None else ("yes" if (now <= target if better == "low" else now >= target) else "no")
         rows.append({"measure": measure, "unit": unit, "sff_2_0_1": sff, "baseline": round(base, 3),
                      "now": round(now, 3), "now_over_baseline": round(ratio, 3), "target": target, "met": met,
-                     "baseline_rev": baseline_rev, "load": loadavg()})
+                     "baseline_rev": baseline_rev, "load": load_average()})
         log.info("%-66s baseline %10.3f  now %10.3f %-8s (x%.3f) target %s %s", measure, base, now, unit, ratio,
                  target, met)
 
@@ -463,12 +380,12 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
         base_columns = getattr(importlib.import_module("baseline_matcher._bulk"), "table_columns", None) \
             if importlib.util.find_spec("baseline_matcher._bulk") else None
         for _ in range(repeats):
-            load["base"].append(_median_cpu(lambda: Base.from_document(base_text), 1))
-            load["now"].append(_median_cpu(lambda: Now.from_document(table_text), 1))
+            load["base"].append(_cpu(lambda: Base.from_document(base_text)))
+            load["now"].append(_cpu(lambda: Now.from_document(table_text)))
             # the baseline's bulk reader if it has one, else its only reader: the object parser
-            parse["base"].append(_median_cpu(lambda: (base_columns or cb.parse_document)(base_text), 1))
-            parse["now"].append(_median_cpu(lambda: table_columns(table_text), 1))
-            objects.append(_median_cpu(lambda: cb.parse_document(table_text), 1))
+            parse["base"].append(_cpu(lambda: (base_columns or cb.parse_document)(base_text)))
+            parse["now"].append(_cpu(lambda: table_columns(table_text)))
+            objects.append(_cpu(lambda: cb.parse_document(table_text)))
         add(f"load {tag} from a driver file and compile (from_document)", "s", ISSUE15_SFF["load"],
             np.median(load["base"]), np.median(load["now"]), None if quick else 3.0)
         add(f"parse a driver file ({tag}) into table columns (bulk reader), filters per second", "filters/s",
@@ -495,10 +412,9 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
             got = {k: {"kernel": [], "batch": [], "forward": []} for k in tables}
             for _ in range(repeats):
                 for k, t in tables.items():
-                    got[k]["kernel"].append(_kernel(t, batches[k]))
-                    got[k]["batch"].append(_median_cpu(lambda t=t, msgs=msgs: t.forward_batch(msgs, threads=1), 1)
-                                           / len(msgs))
-                    got[k]["forward"].append(_forward_median(t, msgs))
+                    got[k]["kernel"].append(kernel_seconds_per_message(t, batches[k], repeats=1))
+                    got[k]["batch"].append(_cpu(lambda t=t, msgs=msgs: t.forward_batch(msgs, threads=1)) / len(msgs))
+                    got[k]["forward"].append(forward_median(t, msgs))
             med = {k: {m: 1e6 * float(np.median(v)) for m, v in got[k].items()} for k in got}
             name = (f"mixed table of {w.n_filters:,} filters (all types and operators)" if key == "mixed"
                     else f"I = 20, {w.n_filters:,} filters, 10 attributes")
@@ -525,8 +441,7 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
                 try:
                     for _ in range(repeats):
                         for side, make in (("base", BaseMessage), ("now", cb.Message)):
-                            built[side].append(_median_cpu(lambda raw=raw, make=make: [make(r) for r in raw], 1)
-                                               / len(raw))
+                            built[side].append(_cpu(lambda raw=raw, make=make: [make(r) for r in raw]) / len(raw))
                 finally:
                     gc.enable()
                 b_us, n_us = 1e6 * float(np.median(built["base"])), 1e6 * float(np.median(built["now"]))
@@ -539,7 +454,7 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
             log.info("SFF_BINARY is not set: the comparison with an external SFF driver is skipped")
             rows.append({"measure": "external SFF driver (SFF_BINARY)", "unit": "", "sff_2_0_1": "",
                          "baseline": "", "now": "", "now_over_baseline": "", "target": "",
-                         "met": "skipped: SFF_BINARY is not set", "baseline_rev": baseline_rev, "load": loadavg()})
+                         "met": "skipped: SFF_BINARY is not set", "baseline_rev": baseline_rev, "load": load_average()})
         else:
             for key, w in (("mixed", mixed_workload(seed, 2_000 if quick else 10_000)), ("i20", big)):
                 with_table = driver_file(w, timer=True)
@@ -550,11 +465,11 @@ def section_issue15(quick: bool, seed: int, baseline_rev: str, repeats: int) -> 
                 rows.append({"measure": f"external SFF driver, {key}: per message (timer, minus the empty table)",
                              "unit": "us", "sff_2_0_1": ISSUE15_SFF[key], "baseline": "", "now": round(per, 3),
                              "now_over_baseline": "", "target": "", "met": "", "baseline_rev": binary,
-                             "load": loadavg()})
+                             "load": load_average()})
                 rows.append({"measure": f"external SFF driver, {key}: whole run minus the empty-table run (wall)",
                              "unit": "s", "sff_2_0_1": "", "baseline": "", "now": round(wall_t - wall_e, 3),
                              "now_over_baseline": "", "target": "", "met": "", "baseline_rev": binary,
-                             "load": loadavg()})
+                             "load": load_average()})
                 log.info("external SFF driver %s: %.2f us per message, run %.2f s", key, per, wall_t - wall_e)
     return rows
 
@@ -630,7 +545,7 @@ def section_cli(quick: bool, seed: int, baseline_python: str | None, repeats: in
                     for form, path in files.items():
                         row = {"side": side, "python": python, "filters": n, "constraints": w.n_constraints,
                                "form": form, "file_mb": round(path.stat().st_size / 2**20, 1),
-                               **_timed_cli(python, path), "load": loadavg()}
+                               **_timed_cli(python, path), "load": load_average()}
                         rows.append(row)
                         log.info("forward CLI %-13s %9d filters %-7s: exit %d, wall %.1f s, cpu %.1f s, "
                                  "peak %.0f MB", side, n, form, row["exit"], row.get("wall_s", float("nan")),
@@ -640,9 +555,7 @@ def section_cli(quick: bool, seed: int, baseline_python: str | None, repeats: in
 
 # ------------------------------------------------------------------ figures
 def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
-    t_build = time.perf_counter()
-    table = w.table(preprocessing_rounds=max(rounds))
-    build = time.perf_counter() - t_build
+    build, table = timed(lambda: w.table(preprocessing_rounds=max(rounds)))
     tables = {r: table.with_preprocessing_rounds(r) for r in rounds}
     msgs = w.messages
     batches = {r: t.encode(msgs) for r, t in tables.items()}
@@ -670,7 +583,7 @@ def measure_point(w, rounds=(0, 10), passes: int = 3) -> list[dict]:
             "forward_wall_median_us": round(1e6 * float(np.median(fwd[r][1])), 2),
             "forward_p90_us": round(1e6 * float(np.percentile(fwd[r][0], 90)), 2), "matched": round(matched, 2),
             "messages": len(msgs), "compile_s": round(build, 3),
-            "bytes_per_constraint": round(table.stats()["bytes_per_constraint"], 2), "load": loadavg(),
+            "bytes_per_constraint": round(table.stats()["bytes_per_constraint"], 2), "load": load_average(),
         })
     return rows
 
@@ -728,7 +641,7 @@ def section_fig11(quick: bool, seed: int) -> list[dict]:
             gain = 100.0 * (best[0] - best[r]) / best[0]
             rows.append({"constraints": w.n_constraints, "interfaces": w.n_interfaces, "rounds": r,
                          "effective_rounds": tables[r].preprocessing_rounds, "kernel_us": round(1e6 * best[r], 2),
-                         "gain_percent": round(gain, 2), "load": loadavg()})
+                         "gain_percent": round(gain, 2), "load": load_average()})
             log.info("fig11 C=%-8d r=%-3d kernel %9.1f us  gain %6.1f %%", w.n_constraints, r, 1e6 * best[r], gain)
         del w, base, tables
     return rows
@@ -742,39 +655,38 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
     import matplotlib.pyplot as plt
 
     made = []
+    log_log = {"xscale": "log", "yscale": "log", "ylabel": "time per message (ms)"}
 
     def series(rows, config, r, key):
         pts = sorted((row["constraints"], row[key]) for row in rows if row.get("config") == config
                      and row["rounds"] == r)
         return [p[0] for p in pts], [p[1] for p in pts]
 
+    def save(fig, ax, name: str, grid: str = "both", legend: dict | None = None, **labels) -> None:
+        """Label, grid and legend ``ax``, write ``fig`` as ``out/name``."""
+        ax.set(**labels)
+        ax.grid(True, which=grid, alpha=0.3)
+        ax.legend(**(legend or {}))
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=120)
+        plt.close(fig)
+        made.append(name)
+
     if fig89:
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
         for r, style in ((0, "o--"), (10, "s-")):
             x, y = series(fig89, "I=F", r, "kernel_us")
             ax.plot(x, [v / 1000 for v in y], style, label=f"I = F, r = {r}")
-        ax.set(xscale="log", yscale="log", xlabel="total constraints", ylabel="time per message (ms)",
-               title="Figure 8 shape: centralized router (one filter per interface)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / "forward_fig8.png", dpi=120)
-        plt.close(fig)
-        made.append("forward_fig8.png")
+        save(fig, ax, "forward_fig8.png", xlabel="total constraints", **log_log,
+             title="Figure 8 shape: centralized router (one filter per interface)")
 
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
         for config, color in (("I=10", "C0"), ("I=20", "C1"), ("I=40", "C2")):
             for r, style in ((0, "o--"), (10, "s-")):
                 x, y = series(fig89, config, r, "kernel_us")
                 ax.plot(x, [v / 1000 for v in y], style, color=color, label=f"{config.replace('=', ' = ')}, r = {r}")
-        ax.set(xscale="log", yscale="log", xlabel="total constraints", ylabel="time per message (ms)",
-               title="Figure 9 shape: routers with I = 10, 20, 40 interfaces")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(ncol=2, fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / "forward_fig9.png", dpi=120)
-        plt.close(fig)
-        made.append("forward_fig9.png")
+        save(fig, ax, "forward_fig9.png", legend={"ncol": 2, "fontsize": 8}, xlabel="total constraints", **log_log,
+             title="Figure 9 shape: routers with I = 10, 20, 40 interfaces")
 
     if fig10:
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
@@ -782,14 +694,8 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
             pts = sorted((row["filters_per_interface"], row["kernel_us"]) for row in fig10 if row["rounds"] == r)
             ax.plot([p[0] for p in pts], [p[1] / 1000 for p in pts], style, label=f"r = {r}")
         c = fig10[0]["constraints"]
-        ax.set(xscale="log", yscale="log", xlabel="filters per interface (F / I)", ylabel="time per message (ms)",
-               title=f"Figure 10 shape: about {c:,} constraints, F = {fig10[0]['filters']:,}")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / "forward_fig10.png", dpi=120)
-        plt.close(fig)
-        made.append("forward_fig10.png")
+        save(fig, ax, "forward_fig10.png", xlabel="filters per interface (F / I)", **log_log,
+             title=f"Figure 10 shape: about {c:,} constraints, F = {fig10[0]['filters']:,}")
 
     if fig11:
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
@@ -797,14 +703,8 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
             pts = sorted((row["rounds"], row["gain_percent"]) for row in fig11 if row["constraints"] == c)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{c:,} constraints")
         ax.axhline(0, color="black", lw=0.8)
-        ax.set(xlabel="pre-processing rounds", ylabel="gain over r = 0 (%)",
-               title="Figure 11 shape: cost/benefit of pre-processing (I = F)")
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / "forward_fig11.png", dpi=120)
-        plt.close(fig)
-        made.append("forward_fig11.png")
+        save(fig, ax, "forward_fig11.png", grid="major", xlabel="pre-processing rounds",
+             ylabel="gain over r = 0 (%)", title="Figure 11 shape: cost/benefit of pre-processing (I = F)")
     return made
 
 
@@ -860,6 +760,15 @@ def report(out: Path, env: dict, targets: list[dict], fig89: list[dict], fig10: 
 
 
 # ------------------------------------------------------------------ main
+#: The sections of the report: their CSV and what measures them (quick, seed).
+REPORTED_SECTIONS = {
+    "targets": ("forward_targets.csv", section_targets),
+    "fig89": ("forward_fig8_9.csv", section_fig89),
+    "fig10": ("forward_fig10.csv", section_fig10),
+    "fig11": ("forward_fig11.csv", section_fig11),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
@@ -873,9 +782,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="another checkout's interpreter to time beside this one (section cli)")
     ap.add_argument("--cli-repeats", type=int, default=1, help="runs per file and side (section cli)")
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    show_log()
     if args.out is None:
-        out = Path(tempfile.mkdtemp(prefix="forward-quick-")) if args.quick else ROOT / "benchmarks" / "results"
+        out = Path(tempfile.mkdtemp(prefix="forward-quick-")) if args.quick else RESULTS
     else:
         out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -887,7 +796,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {
         "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(), "python": platform.python_version(),
         "numba": numba.__version__, "numpy": np.__version__, "quick": args.quick, "seed": args.seed,
-        "load_start": loadavg(), "sections": sorted(sections),
+        "load_start": load_average(), "sections": sorted(sections),
     }
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -898,36 +807,25 @@ def main(argv: list[str] | None = None) -> int:
         pass
     if "numba" in sections:
         section_numba(env)
-    t0 = time.perf_counter()
-    warm_up()
-    env["warm_up_seconds"] = time.perf_counter() - t0
+    env["warm_up_seconds"] = timed(warm_up)[0]
     env["threading_layer"] = numba.threading_layer()
-    targets = fig89 = fig10 = fig11 = []
     if "issue15" in sections:
         issue15 = section_issue15(args.quick, args.seed, args.baseline, args.repeats)
-        write_csv(out / "forward_issue15.csv", issue15)
+        write_csv(out / "forward_issue15.csv", issue15, say=None)
         env["issue15_rows"] = len(issue15)
     if "cli" in sections:
-        write_csv(out / "forward_cli.csv", section_cli(args.quick, args.seed, args.cli_baseline, args.cli_repeats))
-    if "targets" in sections:
-        targets = section_targets(args.quick, args.seed)
-        write_csv(out / "forward_targets.csv", targets)
-    if "fig89" in sections:
-        fig89 = section_fig89(args.quick, args.seed)
-        write_csv(out / "forward_fig8_9.csv", fig89)
-    if "fig10" in sections:
-        fig10 = section_fig10(args.quick, args.seed)
-        write_csv(out / "forward_fig10.csv", fig10)
-    if "fig11" in sections:
-        fig11 = section_fig11(args.quick, args.seed)
-        write_csv(out / "forward_fig11.csv", fig11)
-    # sections not run this time keep their previous results in the report
-    targets = targets or read_csv(out / "forward_targets.csv")
-    fig89 = fig89 or read_csv(out / "forward_fig8_9.csv")
-    fig10 = fig10 or read_csv(out / "forward_fig10.csv")
-    fig11 = fig11 or read_csv(out / "forward_fig11.csv")
+        cli_rows = section_cli(args.quick, args.seed, args.cli_baseline, args.cli_repeats)
+        write_csv(out / "forward_cli.csv", cli_rows, say=None)
+    reported = {}
+    for section, (file_name, measure) in REPORTED_SECTIONS.items():
+        rows = measure(args.quick, args.seed) if section in sections else []
+        if rows:
+            write_csv(out / file_name, rows, say=None)
+        # sections not run this time keep their previous results in the report
+        reported[section] = rows or read_csv(out / file_name)
+    targets, fig89, fig10, fig11 = (reported[section] for section in REPORTED_SECTIONS)
     env["numba_this_process"] = compile_times()
-    env["load_end"] = loadavg()
+    env["load_end"] = load_average()
     env["wall_seconds"] = time.perf_counter() - t_start
     env["plots"] = plots(out, fig89, fig10, fig11)
     report(out, env, targets, fig89, fig10, fig11)

@@ -19,17 +19,27 @@ the best of each is kept. Not a test: nothing is asserted. Writes
 
 from __future__ import annotations
 
-import argparse
-import csv
 import json
 import logging
 import os
 import subprocess
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _harness import (
+    ROOT,
+    interleaved,
+    load_average,
+    matcher_sources,
+    output_folder,
+    show_log,
+    side_by_side_parser,
+    write_csv,
+    write_package,
+)
+
 log = logging.getLogger("forward-compile")
 
 #: the name under which a revision's matcher package is imported
@@ -68,27 +78,10 @@ print(json.dumps(timing))
 """
 
 
-def matcher_sources(rev: str | None) -> dict[str, str]:
-    """The modules of the matcher package at git revision ``rev`` (the
-    working tree for None), renamed to import each other as ``PACKAGE``."""
-    if rev is None:
-        sources = {path.name: path.read_text() for path in (ROOT / "matcher").glob("*.py")}
-    else:
-        listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:matcher"], check=True,
-                                capture_output=True, text=True).stdout.split()
-        sources = {name: subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:matcher/{name}"], check=True,
-                                        capture_output=True, text=True).stdout
-                   for name in listed if name.endswith(".py")}
-    return {name: text.replace("cbalgebra.matcher", PACKAGE) for name, text in sources.items()}
-
-
 def cold_compile(sources: dict[str, str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as folder:
         # a private copy, so that numba's cache index cannot be shared with another run
-        package = Path(folder) / PACKAGE
-        package.mkdir()
-        for name, text in sources.items():
-            (package / name).write_text(text)
+        write_package(Path(folder), PACKAGE, sources)
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         code = _CHILD.format(bench=str(ROOT / "benchmarks"), package=PACKAGE)
         done = subprocess.run([sys.executable, "-c", code, folder], env=env, capture_output=True, text=True)
@@ -97,41 +90,31 @@ def cold_compile(sources: dict[str, str]) -> dict[str, float]:
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def logged_cold_compile(which: str, sources: dict[str, str]) -> dict[str, float]:
+    timing = cold_compile(sources)
+    log.info("%-8s serial %.1f s CPU (%.1f wall), parallel %.1f s CPU (%.1f wall)", which,
+             timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"], timing["parallel_wall"])
+    return timing
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--baseline", default="HEAD~1", help="git revision of the baseline kernel (default HEAD~1)")
-    ap.add_argument("--rounds", type=int, default=2, help="alternations of baseline and current (best kept)")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    packages = {"baseline": matcher_sources(args.baseline), "current": matcher_sources(None)}
-    best: dict[str, dict[str, float]] = {}
-    for _ in range(args.rounds):
-        for which, sources in packages.items():
-            timing = cold_compile(sources)
-            log.info("%-8s serial %.1f s CPU (%.1f wall), parallel %.1f s CPU (%.1f wall)", which,
-                     timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"], timing["parallel_wall"])
-            prev = best.get(which)
-            total = timing["serial_cpu"] + timing["parallel_cpu"]
-            if prev is None or total < prev["serial_cpu"] + prev["parallel_cpu"]:
-                best[which] = timing
+    args = side_by_side_parser(__doc__.split("\n\n")[0], "kernel", rounds=(
+        "--rounds", 2, "alternations of baseline and current (best kept)"), quick=False).parse_args(argv)
+    show_log()
+    packages = {"baseline": matcher_sources(args.baseline, PACKAGE), "current": matcher_sources(None, PACKAGE)}
+    timings = interleaved(args.rounds, {which: partial(logged_cold_compile, which, sources)
+                                        for which, sources in packages.items()})
+    best = {which: min(runs, key=lambda t: t["serial_cpu"] + t["parallel_cpu"]) for which, runs in timings.items()}
     rows = []
     for which, timing in best.items():
         rows.append({"kernels": which, "revision": args.baseline if which == "baseline" else "working tree",
                      **{k: round(v, 2) for k, v in timing.items()},
                      "total_cpu": round(timing["serial_cpu"] + timing["parallel_cpu"], 2),
-                     "load": round(os.getloadavg()[0], 2)})
+                     "load": load_average()})
     ratio = rows[1]["total_cpu"] / rows[0]["total_cpu"]
     log.info("cold compile, CPU: baseline %.1f s, current %.1f s (x%.2f)", rows[0]["total_cpu"], rows[1]["total_cpu"],
              ratio)
-    path = out / "forward_compile.csv"
-    with open(path, "w", newline="") as fh:
-        wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
-    log.info("wrote %s", path)
+    write_csv(output_folder(args.out) / "forward_compile.csv", rows, say=log.info)
     return 0
 
 

@@ -29,23 +29,30 @@ kernel in strict mode, their ratio, and the current kernel under
 
 from __future__ import annotations
 
-import argparse
-import csv
 import importlib
 import inspect
 import logging
-import os
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+from _harness import (
+    interleaved,
+    load_average,
+    load_baseline_matcher,
+    output_folder,
+    show_log,
+    side_by_side_parser,
+    timed,
+    write_csv,
+)
 
 import cbalgebra as cb
 from cbalgebra.matcher import warm_up
 
-ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger("forward-numbers")
 
 
@@ -54,8 +61,6 @@ def load_baseline(rev: str, folder: Path):
     (its modules refer to each other under that name): returns its table
     module, whose ``ForwardingTable`` compiles a table into that revision's
     arrays, and its kernel module."""
-    from forward import load_baseline_matcher
-
     return load_baseline_matcher(rev, folder), importlib.import_module("baseline_matcher._kernels")
 
 
@@ -91,13 +96,12 @@ def kernel_cpu(kernels, table, batch, results: list | None = None) -> float:
     out = np.empty(max(1, n * max(1, compiled.n_live)), dtype=np.int32)
     counts = np.zeros(n, dtype=np.int64)
     every_interface = np.full(n, -1, np.int64)
-    t0 = time.process_time()
     # kernels before issue 15's last changes took the first message's stamp;
     # later ones keep it in the scratch
     stamp = (0,) if "stamp0" in inspect.signature(kernels.forward_serial.py_func).parameters else ()
-    kernels.forward_serial(arrays, params, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, every_interface,
-                           np.zeros(1, np.int64), np.zeros(0, np.int32), scratch, *stamp, out, counts)
-    seconds = time.process_time() - t0
+    seconds, _ = timed(lambda: kernels.forward_serial(
+        arrays, params, batch.attrs, batch.m_off, batch.s_chars, batch.s_off, every_interface, np.zeros(1, np.int64),
+        np.zeros(0, np.int32), scratch, *stamp, out, counts), clock=time.process_time)
     if results is not None:
         results.append((counts, out[: int(counts.sum())].copy()))
     return seconds
@@ -117,16 +121,9 @@ def workloads(quick: bool, seed: int):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--baseline", default="HEAD~1", help="git revision of the baseline kernel (default HEAD~1)")
-    ap.add_argument("--rounds", type=int, default=7, help="alternations of baseline and current (best kept)")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results"
-    out.mkdir(parents=True, exist_ok=True)
+    args = side_by_side_parser(__doc__.split("\n\n")[0], "kernel", rounds=(
+        "--rounds", 7, "alternations of baseline and current (best kept)")).parse_args(argv)
+    show_log()
     from cbalgebra.matcher import _kernels as current
 
     warm_up()
@@ -142,16 +139,16 @@ def main(argv: list[str] | None = None) -> int:
                 sff = table.with_numbers("sff")
                 batch, sff_batch = table.encode(w.messages), sff.encode(w.messages)
                 old_batch = old.encode(w.messages)
-                best = {"baseline": np.inf, "strict": np.inf, "sff": np.inf}
                 first: list = []  # compile / load both before timing, and check they agree
                 kernel_cpu(baseline, old, old_batch, first)
                 kernel_cpu(current, table, batch, first)
                 if not all(np.array_equal(a, b) for a, b in zip(first[0], first[1], strict=True)):
                     raise SystemExit(f"{name} r={r}: the baseline and current kernels forward differently")
-                for _ in range(args.rounds):
-                    best["baseline"] = min(best["baseline"], kernel_cpu(baseline, old, old_batch))
-                    best["strict"] = min(best["strict"], kernel_cpu(current, table, batch))
-                    best["sff"] = min(best["sff"], kernel_cpu(current, sff, sff_batch))
+                rounds = interleaved(args.rounds, {
+                    "baseline": partial(kernel_cpu, baseline, old, old_batch),
+                    "strict": partial(kernel_cpu, current, table, batch),
+                    "sff": partial(kernel_cpu, current, sff, sff_batch)})
+                best = {side: min(seconds) for side, seconds in rounds.items()}
                 n = len(batch)
                 row = {
                     "workload": name, "constraints": w.n_constraints, "messages": n, "rounds": r,
@@ -161,18 +158,13 @@ def main(argv: list[str] | None = None) -> int:
                     "sff_us": round(1e6 * best["sff"] / n, 3),
                     "sff_over_strict": round(best["sff"] / best["strict"], 3),
                     "extra_rows_sff": int(sff_batch.attrs.shape[0] - batch.attrs.shape[0]),
-                    "baseline_rev": args.baseline, "load": round(os.getloadavg()[0], 2),
+                    "baseline_rev": args.baseline, "load": load_average(),
                 }
                 rows.append(row)
                 log.info("%-28s r=%-2d baseline %8.2f us  strict %8.2f us (x%.3f)  sff %8.2f us (x%.3f of strict)",
                          name, r, row["baseline_us"], row["strict_us"], row["strict_over_baseline"],
                          row["sff_us"], row["sff_over_strict"])
-    path = out / "forward_numbers.csv"
-    with open(path, "w", newline="") as fh:
-        wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
-    log.info("wrote %s", path)
+    write_csv(output_folder(args.out) / "forward_numbers.csv", rows, say=log.info)
     return 0
 
 

@@ -13,17 +13,13 @@ machine's load average is recorded beside each row).
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import subprocess
 import time
 from pathlib import Path
 
-import numpy as np
+from _harness import RESULTS, append_csv, load_average, median_of
 
 import cbalgebra as cb
-
-RESULTS = Path(__file__).resolve().parent / "results" / "forward_objects.csv"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,23 +37,16 @@ def main(argv: list[str] | None = None) -> int:
     canonical = "".join(f"{item}\n" for item in cb.parse_document(sff_text))
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parent).stdout.strip()
-    new = not RESULTS.exists()
-    with RESULTS.open("a", newline="") as fh:
-        out = csv.writer(fh)
-        if new:
-            out.writerow(["label", "revision", "syntax", "filters", "filters_per_s", "repeats", "load"])
-        for syntax, text in (("sff", sff_text), ("canonical", canonical)):
-            times = []
-            for _ in range(args.repeats):
-                t0 = time.process_time()
-                items = cb.parse_document(text)
-                times.append(time.process_time() - t0)
-            n_filters = sum(len(item.value) for item in items if isinstance(item.value, cb.Predicate))
-            rate = n_filters / float(np.median(times))
-            load = os.getloadavg()[0]
-            print(f"{args.label} ({rev}): parse_document, {syntax} syntax, {n_filters:,} filters: "
-                  f"{rate:,.0f} filters/s (median of {args.repeats}, load {load:.1f})")
-            out.writerow([args.label, rev, syntax, n_filters, round(rate), args.repeats, round(load, 2)])
+    for syntax, text in (("sff", sff_text), ("canonical", canonical)):
+        seconds, items = median_of(args.repeats, lambda text=text: cb.parse_document(text), clock=time.process_time)
+        n_filters = sum(len(item.value) for item in items if isinstance(item.value, cb.Predicate))
+        rate = n_filters / seconds
+        load = load_average(None)
+        print(f"{args.label} ({rev}): parse_document, {syntax} syntax, {n_filters:,} filters: "
+              f"{rate:,.0f} filters/s (median of {args.repeats}, load {load:.1f})")
+        append_csv(RESULTS / "forward_objects.csv", {
+            "label": args.label, "revision": rev, "syntax": syntax, "filters": n_filters, "filters_per_s": round(rate),
+            "repeats": args.repeats, "load": round(load, 2)})
     return 0
 
 

@@ -21,36 +21,26 @@ limits are for an idle 2-core machine). Not a test.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from _harness import RESULTS, cpus_and_load, each, load_average, median_of, timed, write_csv
+
 from cbalgebra.matchmaker import Instance, closure, cost, tdm
-
-
-def timed(fn, repeats: int) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), value
 
 
 def solver_rows(repeats: int) -> list[dict]:
     rows = []
     for members in (20, 400):
-        t_gen, inst = timed(lambda members=members: Instance.generate(
-            1, members, members, trees="per-source", transit_domains=20), repeats)
+        t_gen, inst = median_of(repeats, lambda members=members: Instance.generate(
+            1, members, members, trees="per-source", transit_domains=20))
         assert isinstance(inst, Instance)
-        t_scipy, m_scipy = timed(lambda inst=inst: closure(inst, "scipy"), repeats)
-        t_nx, m_nx = timed(lambda inst=inst: closure(inst, "networkx"), repeats)
-        t_tdm, m_tdm = timed(lambda inst=inst: tdm(inst), repeats)
-        t_cost, c = timed(lambda inst=inst, m=m_scipy: cost(inst, m), repeats)
+        t_scipy, m_scipy = median_of(repeats, lambda inst=inst: closure(inst, "scipy"))
+        t_nx, m_nx = median_of(repeats, lambda inst=inst: closure(inst, "networkx"))
+        t_tdm, m_tdm = median_of(repeats, lambda inst=inst: tdm(inst))
+        t_cost, c = median_of(repeats, lambda inst=inst, m=m_scipy: cost(inst, m))
         assert c == cost(inst, m_nx)
         row = {"part": "solver", "what": f"n=2000 per-source |P|=|S|={members}",
                "links": len(inst.links), "tree_links": sum(len(t) for t in inst.trees.values()),
@@ -69,19 +59,14 @@ def study_rows(samples: int, master: str, skip_spark: bool) -> list[dict]:
     from cbalgebra.studies.matchmaker import matchmaker_study, run_cell
 
     study = matchmaker_study(samples=samples, sweep_samples=0, dense_samples=0, sizes=(100,), asymmetry=())
-    t0 = time.perf_counter()
-    for cell in study.cells:
-        run_cell(cell)
-    serial = time.perf_counter() - t0
+    serial, _ = timed(lambda: each(run_cell, study.cells))
     rows = [{"part": "study", "what": f"{samples} samples in one process", "wall_s": serial,
              "samples": samples}]
     print(f"{samples} samples (both trees, 4 algorithms) in one process: {serial:.1f} s", flush=True)
     if skip_spark:
         return rows
     with tempfile.TemporaryDirectory(prefix="mm-bench-") as tmp:
-        t0 = time.perf_counter()
-        jobs.execute(study, Path(tmp), master=master, progress=False)
-        total = time.perf_counter() - t0
+        total, _ = timed(lambda: jobs.execute(study, Path(tmp), master=master, progress=False))
         timing = jobs.read_timing(Path(tmp)) or {}
     wall = float(timing.get("wall_seconds", float("nan")))
     rows.append({"part": "study", "what": f"{samples} samples on {master}", "samples": samples,
@@ -99,19 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--skip-spark", action="store_true")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    load = os.getloadavg()[0]
-    print(f"{os.cpu_count()} cpus, load {load:.1f}", flush=True)
+    load = load_average(None)
+    print(cpus_and_load(), flush=True)
     rows = solver_rows(args.repeats) + study_rows(args.samples, args.master, args.skip_spark)
-    args.out.mkdir(parents=True, exist_ok=True)
     fields = sorted({k for row in rows for k in row} | {"load", "cpus"})
-    with open(args.out / "matchmaker.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=["part", "what", *(k for k in fields if k not in ("part", "what"))])
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({**row, "load": f"{load:.1f}", "cpus": os.cpu_count()})
-    print(f"wrote {args.out / 'matchmaker.csv'}")
+    write_csv(args.out / "matchmaker.csv", [{**row, "load": f"{load:.1f}", "cpus": os.cpu_count()} for row in rows],
+              ["part", "what", *(k for k in fields if k not in ("part", "what"))])
     return 0
 
 

@@ -11,7 +11,7 @@ and 2,000 selects.
 
 Each reader runs in a child process that imports either this checkout or
 the baseline's package (a git ref, by default where this branch left
-``main``, extracted by benchmarks/_baseline.py), and reports the median CPU
+``main``, extracted by benchmarks/_harness.py), and reports the median CPU
 time of ``--repeats`` parses (the baseline's default is one repeat: its
 grammar reads a 250,000-filter file in about a minute) and a digest of the
 printed items, which must be the same on both sides.
@@ -37,10 +37,8 @@ times; the load average is recorded with each run.
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -50,7 +48,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _baseline import default_ref, extracted, run_json  # noqa: E402 - a sibling of this script, found through sys.path
+from _harness import (  # noqa: E402 - a sibling of this script, found through sys.path
+    RESULTS,
+    default_ref,
+    extracted,
+    load_average,
+    median_of,
+    run_json,
+    write_csv,
+)
 
 FIELDS = ["file", "reader", "side", "statements", "filters", "messages", "cpu_s", "rate", "unit",
           "speedup", "digest", "load_average"]
@@ -84,16 +90,10 @@ def child(path: str, reader: str, repeats: int) -> None:
 
     text = Path(path).read_text(encoding="utf-8")
     read = parse.parse_document if reader == "parse_document" else (lambda t: list(parse.iter_document(t)))
-    times = []
-    items: list = []
-    for _ in range(repeats):
-        items = []
-        start = time.process_time()
-        items = read(text)
-        times.append(time.process_time() - start)
+    seconds, items = median_of(repeats, lambda: read(text), clock=time.process_time)
     digest = hashlib.sha256("\n".join(str(i) for i in items).encode()).hexdigest()[:16]
     print(json.dumps({
-        "package": cbalgebra.__file__, "cpu_s": statistics.median(times), "statements": len(items),
+        "package": cbalgebra.__file__, "cpu_s": seconds, "statements": len(items),
         "filters": sum(len(i.value) for i in items if i.kind == "ifconfig"),
         "messages": sum(i.kind == "select" for i in items), "digest": digest,
     }))
@@ -192,7 +192,7 @@ def measure(paths: dict[str, Path], package_root: Path | None, readers: list[str
                 "statements": result["statements"], "filters": result["filters"], "messages": result["messages"],
                 "cpu_s": round(result["cpu_s"], 3), "rate": round(count / result["cpu_s"]),
                 "unit": "filters/s" if tables else "messages/s", "speedup": "", "digest": result["digest"],
-                "load_average": round(os.getloadavg()[0], 2),
+                "load_average": load_average(),
             })
     return rows
 
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--cliffs", type=int, default=20_000, metavar="FILTERS",
                         help="filters in each cliff table (0: no cliffs)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "parse_speed.csv")
+    parser.add_argument("--out", type=Path, default=RESULTS / "parse_speed.csv")
     parser.add_argument("--child", nargs=3, metavar=("FILE", "READER", "REPEATS"), help=argparse.SUPPRESS)
     parser.add_argument("--floor-child", nargs=2, metavar=("FILE", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                     "filters": floor["filters"], "messages": 0, "cpu_s": round(floor[how], 3),
                     "rate": round(floor["filters"] / floor[how]), "unit": "filters/s", "speedup": "",
                     "digest": f"{floor['constraints']} distinct constraints",
-                    "load_average": round(os.getloadavg()[0], 2)})
+                    "load_average": load_average()})
         if args.cliffs:
             rows += cliffs(Path(scratch), args.cliffs, args.seed, args.repeats, None)
         if not args.no_baseline:
@@ -252,12 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['file']:<28} {r['reader']:<24} {r['side']:<22} {r['cpu_s']:>8.3f} {r['rate']:>12,} "
               f"{r['unit']:<11} {r['speedup']!s:>7}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {args.out}")
+    write_csv(args.out, rows, FIELDS)
     return 0
 
 

@@ -24,7 +24,6 @@ Not a test: it prints tables and writes CSV into benchmarks/results/
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import platform
@@ -35,6 +34,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _harness import RESULTS, timed, write_csv
 
 import cbalgebra as cb
 from cbalgebra.reducers import REDUCERS, ReductionBudgetError, reduce
@@ -49,13 +50,16 @@ def union(preds) -> Predicate:
     return Predicate([f for p in preds for f in p.filters])
 
 
-def timed(p: Predicate, reducer: str) -> tuple[float, Predicate | None]:
-    t = time.perf_counter()
-    try:
-        q = reduce(p, reducer)
-    except ReductionBudgetError:
-        return time.perf_counter() - t, None
-    return time.perf_counter() - t, q
+def timed_reduce(p: Predicate, reducer: str) -> tuple[float, Predicate | None]:
+    """(seconds, the reduced predicate or None where the reducer ran out of its budget)."""
+
+    def run() -> Predicate | None:
+        try:
+            return reduce(p, reducer)
+        except ReductionBudgetError:
+            return None
+
+    return timed(run)
 
 
 def fit_exponent(ns, ts) -> float:
@@ -76,7 +80,7 @@ def cold(n: int, names: int, dist: str, seed: int, reducer: str) -> tuple[float,
 
 def _one(n, names, dist, seed, reducer):
     preds = cb.workloads.dnf_predicates(n, names, dist, seed)
-    dt, q = timed(union(preds), reducer)
+    dt, q = timed_reduce(union(preds), reducer)
     return dt, sum(p.size for p in preds), (q.size if q is not None else None)
 
 
@@ -110,12 +114,7 @@ def part_scaling(args, out: Path) -> None:
             k = fit_exponent(*zip(*pts, strict=True))
             print(f"  {r:>7}: k = {k:.2f}")
             rows.append({"n": "exponent", "reducer": r, "seconds": round(k, 3), "size_before": "", "size_after": ""})
-    path = out / "reduce_scaling.csv"
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, ["n", "reducer", "seconds", "size_before", "size_after"])
-        w.writeheader()
-        w.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(out / "reduce_scaling.csv", rows, ["n", "reducer", "seconds", "size_before", "size_after"])
 
 
 def part_alpha(args, out: Path) -> None:
@@ -135,7 +134,7 @@ def part_alpha(args, out: Path) -> None:
                     rows.append({"scenario": scenario, "n": n, "reducer": r, "alpha": "", "seconds": "",
                                  "note": f"not run above n={args.cover_max_n}"})
                     continue
-                dt, q = timed(union(preds), r)
+                dt, q = timed_reduce(union(preds), r)
                 if q is None:
                     cells.append(f" {'budget':>9}")
                     note = f"ReductionBudgetError (> {M.MAX_ATOMS} atoms in a group)"
@@ -148,12 +147,7 @@ def part_alpha(args, out: Path) -> None:
                                  "seconds": round(dt, 3), "note": ""})
                 secs.append(f"{dt:.2f}")
             print(f"{scenario:>12} {n:>6}" + "".join(cells) + "   " + "/".join(secs), flush=True)
-    path = out / "reduce_alpha.csv"
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, ["scenario", "n", "reducer", "alpha", "seconds", "note"])
-        w.writeheader()
-        w.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(out / "reduce_alpha.csv", rows, ["scenario", "n", "reducer", "alpha", "seconds", "note"])
 
 
 class _Timeout(Exception):
@@ -203,12 +197,8 @@ def part_sympy(args, out: Path) -> None:
         ts = samples[k]
         med = statistics.median(ts)
         print(f"{k:>5} {len(ts):>3} {med:>10.4f} {max(ts):>10.4f}")
-    path = out / "reduce_sympy_budget.csv"
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, ["atoms", "seconds"])
-        w.writeheader()
-        w.writerows(sorted(rows, key=lambda r: r["atoms"]))
-    print(f"MAX_ATOMS = {M.MAX_ATOMS}; wrote {path}")
+    write_csv(out / "reduce_sympy_budget.csv", sorted(rows, key=lambda r: r["atoms"]), ["atoms", "seconds"],
+              say=lambda wrote: print(f"MAX_ATOMS = {M.MAX_ATOMS}; {wrote}"))
 
 
 def main(argv=None) -> int:
@@ -219,7 +209,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cover-max-n", type=int, default=10000)
     ap.add_argument("--sympy-samples", type=int, default=5)
     ap.add_argument("--sympy-timeout", type=int, default=60)
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

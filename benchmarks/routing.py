@@ -31,14 +31,11 @@ and written with every row. CSV: benchmarks/results/routing.csv.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import random
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
+from _harness import RESULTS, load_average, timed, write_csv
 from cbalgebra.matcher.table import warm_up
 
 from cbalgebra.network import topology
@@ -46,18 +43,9 @@ from cbalgebra.network.paths import ShortestPaths
 from cbalgebra.network.schemes import build
 from cbalgebra.network.workload import messages, processor_predicates
 
-ROOT = Path(__file__).resolve().parent
-
 FIELDS = ["part", "scheme", "n", "links", "k", "build_s", "deliveries", "deliver_s", "per_10000_s",
           "packets", "checked", "correct", "latency_minimal", "memory_bits", "predicate_constraints",
           "compiled_constraints", "load_avg"]
-
-
-def load() -> float:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover
-        return float("nan")
 
 
 def psf_constraints(n: int, k: int, seed: int = 0) -> int:
@@ -74,14 +62,10 @@ def run_one(scheme: str, n: int, k: int, deliveries: int, check: int, seed: int 
     preds = processor_predicates(n, k, seed=seed)
     pool = messages(min(deliveries, 2000), seed=seed, aim_at=preds)
     paths = ShortestPaths(g)
-    t0 = time.perf_counter()
-    routing = build(scheme, g, preds, paths=paths)
-    build_s = time.perf_counter() - t0
+    build_s, routing = timed(lambda: build(scheme, g, preds, paths=paths))
     msgs = [pool[i % len(pool)] for i in range(deliveries)]
     sources = [i % n for i in range(deliveries)]
-    t0 = time.perf_counter()
-    done = routing.deliver_many(msgs, sources)
-    deliver_s = time.perf_counter() - t0
+    deliver_s, done = timed(lambda: routing.deliver_many(msgs, sources))
     # A seeded random sample: with sources cycling through 0..n-1, a stride
     # would check only a few sources.
     picks = random.Random(seed).sample(range(len(done)), min(check, len(done)))
@@ -95,7 +79,7 @@ def run_one(scheme: str, n: int, k: int, deliveries: int, check: int, seed: int 
         "correct": sum(d.correct for d in sample), "latency_minimal": sum(d.latency_minimal for d in sample),
         "memory_bits": mem["total_bits"], "predicate_constraints": mem["predicate_constraints"],
         "compiled_constraints": sum(p["compiled_constraints"] for p in mem["per_processor"].values()),
-        "load_avg": load(),
+        "load_avg": load_average(),
     }
 
 
@@ -115,7 +99,7 @@ def main(argv=None) -> int:
     ap.add_argument("--check", type=int, default=100, help="deliveries checked per run")
     ap.add_argument("--max-constraints", type=float, default=150e6,
                     help="skip PSF/iPS where M(PSF) at α = 1 exceeds this many constraints (memory)")
-    ap.add_argument("--out", default=str(ROOT / "results" / "routing.csv"))
+    ap.add_argument("--out", default=str(RESULTS / "routing.csv"))
     args = ap.parse_args(argv)
     schemes = [s for s in args.schemes.split(",") if s] + (["siena"] if args.siena else [])
     deliveries = args.deliveries or (2000 if args.quick else 10000)
@@ -123,7 +107,7 @@ def main(argv=None) -> int:
     growth_deliveries = args.growth_deliveries or (500 if args.quick else 1000)
     budget = args.build_budget or (60.0 if args.quick else 300.0)
 
-    print(f"numba warm-up {warm_up():.1f} s; load average {load()}", flush=True)
+    print(f"numba warm-up {warm_up():.1f} s; load average {load_average()}", flush=True)
     rows = []
     print(f"\n# Part 1: power-law n={args.n}, k={args.k}, every processor a sender and a receiver, "
           f"{deliveries} deliveries (goals: build <= 60 s, 10,000 deliveries <= 30 s)")
@@ -170,14 +154,8 @@ def main(argv=None) -> int:
             if r["build_s"] > budget:
                 stopped = (n, r["build_s"])
 
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k) for k in FIELDS})
-    print(f"\nwrote {out}")
+    print()
+    write_csv(args.out, rows, FIELDS)
     return 0
 
 

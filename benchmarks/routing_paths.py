@@ -25,27 +25,16 @@ Not a test.
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import platform
 import random
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from _harness import RESULTS, best_of, cpus_and_load, write_csv
 
 from cbalgebra.network import topology
 from cbalgebra.network.paths import ShortestPaths, dist
-
-
-def best_of(repeat: int, fn):
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), value
 
 
 def networks(n: int, seed: int):
@@ -69,13 +58,13 @@ def networks(n: int, seed: int):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--n", type=int, default=1000, help="about how many processors a network has")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each computation (best kept)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated networks")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder of routing_paths.csv")
     args = parser.parse_args(argv)
 
-    print(f"python {platform.python_version()}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")
+    print(f"python {platform.python_version()}, {cpus_and_load()}")
     print(f"{'network':28} {'n':>5} {'m':>6} {'scipy s':>9} {'networkx s':>11} {'nx/scipy':>9} "
           f"{'ShortestPaths s':>16}  exact in")
     rows = []
@@ -94,13 +83,7 @@ def main(argv=None) -> int:
         rows.append(row)
         print(f"{name:28} {row['n']:5} {row['m']:6} {t_scipy:9.3f} {t_nx:11.3f} "
               f"{t_nx / t_scipy:9.1f} {t_full:16.3f}  {row['exact_arithmetic']}", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "routing_paths.csv"
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(args.out / "routing_paths.csv", rows)
     return 0
 
 

@@ -18,13 +18,13 @@ grows fast with the grid (a 30 x 30 grid with 10 interested processors took
 from __future__ import annotations
 
 import argparse
-import csv
-import os
 import random
 import statistics
 import sys
-import time
+from functools import partial
 from pathlib import Path
+
+from _harness import RESULTS, cpus_and_load, timed, write_csv
 
 from cbalgebra.network import topology
 from cbalgebra.network.delivery import (
@@ -45,11 +45,11 @@ NETWORKS = [
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--trials", type=int, default=5, help="random (source, interested set) draws per cell")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the networks and the draws")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder of routing_steiner.csv")
     args = parser.parse_args(argv)
-    print(f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")
+    print(cpus_and_load())
     print(f"{'network':28} {'k':>3} {'exact s mean':>12} {'max':>7} {'|exact|':>8} {'|union|':>8} "
           f"{'ratio mean':>10} {'max':>6}")
     rows = []
@@ -65,9 +65,9 @@ def main(argv=None) -> int:
             for _ in range(args.trials):
                 source = rng.randrange(n)
                 interested = rng.sample(range(n), k)
-                start = time.perf_counter()
-                best = smallest_latency_minimal_tree(g, source, interested, paths=sp, exact_limit=n)
-                times.append(time.perf_counter() - start)
+                seconds, best = timed(partial(smallest_latency_minimal_tree, g, source, interested, paths=sp,
+                                              exact_limit=n))
+                times.append(seconds)
                 assert best.exact
                 union = union_of_tree_paths(sp, source, interested)
                 exact_sizes.append(best.size)
@@ -82,13 +82,7 @@ def main(argv=None) -> int:
             print(f"{name:28} {k:3} {row['exact_s_mean']:12.3f} {row['exact_s_max']:7.3f} "
                   f"{row['exact_size_mean']:8.1f} {row['union_size_mean']:8.1f} "
                   f"{row['ratio_mean']:10.3f} {row['ratio_max']:6.3f}", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "routing_steiner.csv"
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(args.out / "routing_steiner.csv", rows)
     return 0
 
 

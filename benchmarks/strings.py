@@ -19,13 +19,13 @@ check). Prints decisions per second side by side and writes
 from __future__ import annotations
 
 import argparse
-import csv
 import random
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import z3
+from _harness import RESULTS as RESULTS_FOLDER
+from _harness import best_of, each, write_csv
 
 from cbalgebra.covering import strings as S
 
@@ -40,7 +40,7 @@ WORKLOADS = {
 # A small alphabet, so constants share prefixes, suffixes and substrings and
 # the atoms interact (random words over 26 letters would rarely meet).
 LETTERS = "abcd"
-RESULTS = Path(__file__).resolve().parent / "results" / "strings.csv"
+RESULTS = RESULTS_FOLDER / "strings.csv"
 
 
 def generate(rng: random.Random, operators: Sequence[str], count: int) -> list[list[Atom]]:
@@ -58,14 +58,16 @@ def generate(rng: random.Random, operators: Sequence[str], count: int) -> list[l
 def best_rate(decide: Callable[[list[Atom]], object], cases: list[list[Atom]], repeats: int,
               before_pass: Callable[[], None] = lambda: None) -> float:
     """Decisions per second, best of ``repeats`` passes over the cases."""
-    best = float("inf")
-    for _ in range(repeats):
-        before_pass()
-        start = time.perf_counter()
-        for atoms in cases:
-            decide(atoms)
-        best = min(best, time.perf_counter() - start)
+    best, _ = best_of(repeats, lambda: each(decide, cases), setup=before_pass)
     return len(cases) / best
+
+
+FIELDS = ("workload", "method", "decisions", "per_second", "sat_fraction", "unknown", "disagreements")
+
+
+def row(*values: object) -> dict:
+    """One row of the CSV, the values in the order of FIELDS."""
+    return dict(zip(FIELDS, values, strict=True))
 
 
 def z3_formula(s: z3.SeqRef, op: str, value: str | None) -> z3.BoolRef:
@@ -128,23 +130,17 @@ def main() -> None:
         rates = {}
         for method, (decide, before_pass) in methods.items():
             rates[method] = best_rate(decide, cases, args.repeats, before_pass)
-            rows.append((name, method, len(cases), round(rates[method], 1), round(sat, 3), 0, 0))
+            rows.append(row(name, method, len(cases), round(rates[method], 1), round(sat, 3), 0, 0))
             print(f"{name:<10} {method:<13} {len(cases):>9} {rates[method]:>11.0f} {sat:>5.2f} {'':>7}")
         z3_cases = cases[: args.z3_cases]
         z3_rate, unknown, disagreements = z3_run(z3_cases, args.timeout_ms)
-        rows.append((name, "z3", len(z3_cases), round(z3_rate, 1), round(sat, 3), unknown, disagreements))
+        rows.append(row(name, "z3", len(z3_cases), round(z3_rate, 1), round(sat, 3), unknown, disagreements))
         print(f"{name:<10} {'z3':<13} {len(z3_cases):>9} {z3_rate:>11.1f} {sat:>5.2f} {unknown:>7}")
         print(f"{name:<10} automaton / z3 = {rates['automaton'] / z3_rate:,.0f}x"
               f"  (z3 timeout {args.timeout_ms} ms, {disagreements} disagreements)")
         print()
 
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    with RESULTS.open("w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(["workload", "method", "decisions", "per_second", "sat_fraction",
-                         "unknown", "disagreements"])
-        writer.writerows(rows)
-    print(f"wrote {RESULTS}")
+    write_csv(RESULTS, rows)
 
 
 if __name__ == "__main__":

@@ -27,14 +27,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from _harness import load_average, timed
+
 
 def run_once(study: str, master: str, out: Path, extra: list[str]) -> dict:
     cmd = [sys.executable, "-m", "cbalgebra.cli", "study", f"alpha-{study}", "--out", str(out),
            "--master", master, *extra]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    started = time.monotonic()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.monotonic() - started
+    wall, done = timed(lambda: subprocess.run(cmd, env=env, capture_output=True, text=True), clock=time.monotonic)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     timing = json.loads((out / "timing.json").read_text())
@@ -50,7 +50,7 @@ def run_once(study: str, master: str, out: Path, extra: list[str]) -> dict:
         "reduction_s": round(timing["reduce_seconds"], 2),
         "task_s": round(timing["task_seconds"], 2),
         "spark_overhead_slot_s": round(timing["overhead_seconds"], 2),
-        "load_before": os.getloadavg()[0],
+        "load_before": load_average(None),
         "args": extra,
     }
 

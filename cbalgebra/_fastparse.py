@@ -407,8 +407,8 @@ _new = object.__new__
 # setattr; its own __init__ goes through object.__setattr__, which costs more).
 _SET_TYPE, _SET_NAME, _SET_OP, _SET_VALUE, _SET_KEY, _SET_HASH = (
     Constraint.__dict__[f].__set__ for f in ("type", "name", "op", "value", "_key", "_hash"))
-_SET_CONSTRAINTS, _SET_FILTER_HASH, _SET_FILTER_CACHE = (
-    Filter.__dict__[f].__set__ for f in ("constraints", "_hash", "_cache"))
+_SET_CONSTRAINTS, _SET_FILTER_HASH, _SET_FILTER_CACHE = (  # slots Filter shares with Advertisement (its base's)
+    getattr(Filter, f).__set__ for f in ("constraints", "_hash", "_cache"))
 _SET_FILTERS, _SET_PREDICATE_HASH, _SET_PREDICATE_CACHE = (
     Predicate.__dict__[f].__set__ for f in ("filters", "_hash", "_cache"))
 

@@ -8,18 +8,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from cbalgebra.values import (
-    ANYTYPE,
-    FLOAT,
-    INT,
-    HOLDS,
-    Advertisement,
-    Attribute,
-    Constraint,
-    Filter,
-    Message,
-    Predicate,
-)
+from cbalgebra.values import ANYTYPE, FLOAT, HOLDS, INT
+from cbalgebra.values import Advertisement, Attribute, Constraint, Filter, Message, Predicate
 
 __all__ = ["NUMBERS", "constraint_holds", "matches", "sff_int_of_double", "value_satisfies"]
 

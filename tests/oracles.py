@@ -22,22 +22,8 @@ import sys
 from collections.abc import Iterable, Iterator
 
 from cbalgebra.semantics import matches
-from cbalgebra.values import (
-    ANYTYPE,
-    BOOL,
-    FLOAT,
-    INT,
-    INT_MAX,
-    INT_MIN,
-    STRING,
-    TYPES,
-    Advertisement,
-    Attribute,
-    Constraint,
-    Filter,
-    Message,
-    Predicate,
-)
+from cbalgebra.values import ANYTYPE, BOOL, FLOAT, INT, INT_MAX, INT_MIN, STRING, TYPES
+from cbalgebra.values import Advertisement, Attribute, Constraint, Filter, Message, Predicate
 
 STRING_ALPHABET = ("\x00", "a", "b", "z", "{")
 STRING_MAX_LENGTH = 3

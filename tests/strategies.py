@@ -16,24 +16,8 @@ import sys
 
 from hypothesis import strategies as st
 
-from cbalgebra.values import (
-    ANY,
-    ANYTYPE,
-    BOOL,
-    FLOAT,
-    INT,
-    INT_MAX,
-    INT_MIN,
-    OPERATORS_OF_TYPE,
-    STRING,
-    TYPES,
-    Advertisement,
-    Attribute,
-    Constraint,
-    Filter,
-    Message,
-    Predicate,
-)
+from cbalgebra.values import ANY, ANYTYPE, BOOL, FLOAT, INT, INT_MAX, INT_MIN, OPERATORS_OF_TYPE, STRING, TYPES
+from cbalgebra.values import Advertisement, Attribute, Constraint, Filter, Message, Predicate
 
 # ------------------------------------------------------------ arbitrary
 names = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
@@ -123,3 +107,32 @@ def dense_predicates(types=TYPES, max_filters: int = 3, max_size: int = 3,
 
 def dense_advertisements(types=TYPES, max_size: int = 4) -> st.SearchStrategy:
     return st.lists(dense_constraints(types), max_size=max_size).map(Advertisement)
+
+
+# ------------------------------------------------------------ damaged text
+@st.composite
+def edited(draw, text: str, pieces, actions, *, edits: int = 4, span: int = 4, copy: int = 8) -> str:
+    """``text`` after 1..``edits`` random edits, each at a random place: one of
+    ``actions``, from ``truncate``, ``insert`` or ``replace`` (a character) by
+    one of ``pieces``, ``delete`` (1..``span`` characters), ``duplicate`` (the
+    next ``copy`` characters) and ``duplicate_token`` (a space-separated word).
+    For the differential tests between the readers: they must fail alike."""
+    for _ in range(draw(st.integers(1, edits))):
+        i = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(actions))
+        piece = draw(st.sampled_from(pieces))
+        if action == "truncate":
+            text = text[:i]
+        elif action == "insert":
+            text = text[:i] + piece + text[i:]
+        elif action == "delete":
+            text = text[:i] + text[i + draw(st.integers(1, span)):]
+        elif action == "replace":
+            text = text[:i] + piece + text[i + 1:]
+        elif action == "duplicate":
+            text = text[:i] + text[i:i + copy] + text[i:]
+        else:
+            words = text.split(" ")
+            j = draw(st.integers(0, len(words) - 1))
+            text = " ".join([*words[:j], words[j], *words[j:]])
+    return text

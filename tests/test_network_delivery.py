@@ -72,19 +72,23 @@ def test_exact_tree_equals_brute_force_over_dag_edge_subsets(problem):
     exact = exact_dist(g)
     arcs = sorted(exact_tight_arcs(g, exact, source))
     assume(len(arcs) <= 13)
-    sp = ShortestPaths(g)
-    result = smallest_latency_minimal_tree(g, source, interested, paths=sp)
+    _, _, _, sp, result = solved(problem)
     assert result.exact
     assert_is_latency_minimal_tree(g, sp, result, source, interested)
     assert result.size == brute_force_smallest_tree(sorted(g), arcs, source, set(interested) - {source})
 
 
+def solved(problem):
+    """(network, source, interested, its ShortestPaths, the smallest latency-minimal tree)."""
+    g, source, interested = problem
+    sp = ShortestPaths(g)
+    return g, source, interested, sp, smallest_latency_minimal_tree(g, source, interested, paths=sp)
+
+
 @settings(max_examples=100)
 @given(problems(max_n=9))
 def test_exact_tree_is_no_larger_than_any_union_of_shortest_paths(problem):
-    g, source, interested = problem
-    sp = ShortestPaths(g)
-    result = smallest_latency_minimal_tree(g, source, interested, paths=sp)
+    g, source, interested, sp, result = solved(problem)
     assert_is_latency_minimal_tree(g, sp, result, source, interested)
     arcs = exact_tight_arcs(g, exact_dist(g), source)
     targets = sorted(set(interested) - {source})
@@ -139,9 +143,7 @@ def test_trivial_and_forced_cases():
 @settings(max_examples=60)
 @given(problems(max_n=8))
 def test_optimal_and_psf_like_deliveries_pass_the_checks(problem):
-    g, source, interested = problem
-    sp = ShortestPaths(g)
-    best = smallest_latency_minimal_tree(g, source, interested, paths=sp)
+    g, source, interested, sp, best = solved(problem)
     report = check_delivery(g, source, interested, packets_of_tree(g, source, best.parents),
                             paths=sp, optimum=True)
     assert report.correct and report.latency_minimal and not report.duplicates

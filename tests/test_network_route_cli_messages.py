@@ -6,16 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_network_route_cli import FIGURE_3, FIGURE_3_PREDICATES, run
+from cli_helpers import run
+from test_network_route_cli import FIGURE_3_PREDICATES, figure_3_files
 
 
 @pytest.fixture
 def files(tmp_path):
-    net = tmp_path / "figure3.edges"
-    net.write_text(FIGURE_3)
-    preds = tmp_path / "preds.txt"
-    preds.write_text(FIGURE_3_PREDICATES)
-    return net, preds
+    return figure_3_files(tmp_path)
 
 
 def test_predicates_from_a_file_are_reported_as_read_from_it(capsys, files):

@@ -9,6 +9,7 @@ mutated inputs: both raise ParseError, or both give equal values.
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import edited
 
 import cbalgebra as cb
 from cbalgebra import parse as parse_module
@@ -75,23 +76,7 @@ TOKENS = (list('[](){}<>=!*|&,;"\\ \n.-+_/#0123456789abxyz') + ["\x00", "é", "\
 @st.composite
 def mutated(draw, kind):
     text = draw(st.sampled_from(SEEDS[kind]))
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(text)))
-        action = draw(st.sampled_from(["insert", "delete", "replace", "duplicate", "duplicate_token"]))
-        piece = draw(st.sampled_from(TOKENS))
-        if action == "insert":
-            text = text[:i] + piece + text[i:]
-        elif action == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 4)):]
-        elif action == "replace":
-            text = text[:i] + piece + text[i + 1:]
-        elif action == "duplicate":
-            text = text[:i] + text[i:i + 8] + text[i:]
-        else:
-            words = text.split(" ")
-            j = draw(st.integers(0, len(words) - 1))
-            text = " ".join([*words[:j], words[j], *words[j:]])
-    return text
+    return draw(edited(text, TOKENS, ["insert", "delete", "replace", "duplicate", "duplicate_token"]))
 
 
 @pytest.mark.parametrize("kind", list(PATHS))

@@ -18,6 +18,7 @@ import dataclasses
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import edited
 
 import cbalgebra as cb
 from cbalgebra import _fastparse
@@ -179,21 +180,8 @@ STRAY = [*"[](){}<>=!*|&,;\"\\.-+_/#0123456789ax \n",
 
 @st.composite
 def damaged(draw, text: str) -> str:
-    for _ in range(draw(st.integers(1, 3))):
-        i = draw(st.integers(0, len(text)))
-        action = draw(st.sampled_from(["truncate", "insert", "delete", "replace", "duplicate"]))
-        piece = draw(st.sampled_from(STRAY))
-        if action == "truncate":
-            text = text[:i]
-        elif action == "insert":
-            text = text[:i] + piece + text[i:]
-        elif action == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 3)):]
-        elif action == "replace":
-            text = text[:i] + piece + text[i + 1:]
-        else:
-            text = text[:i] + text[i:i + 6] + text[i:]
-    return text
+    return draw(edited(text, STRAY, ["truncate", "insert", "delete", "replace", "duplicate"], edits=3, span=3,
+                       copy=6))
 
 
 # ------------------------------------------------------------ comparisons

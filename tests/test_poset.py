@@ -19,6 +19,14 @@ from cbalgebra.values import Advertisement, Constraint, Filter, Message
 F = cb.parse_filter
 
 
+def poset_of(*subscriptions: tuple[object, object], poset: Poset | None = None) -> Poset:
+    """``poset`` (by default a new poset of filters) after inserting each (value, subscriber) in order."""
+    p = Poset() if poset is None else poset
+    for value, subscriber in subscriptions:
+        p.insert(value, subscriber)
+    return p
+
+
 def edges_of(p: Poset) -> set[tuple[str, str]]:
     return {(str(a), str(b)) for a, b in p.edges()}
 
@@ -42,10 +50,7 @@ def test_three_cases_of_insert():
 
 
 def test_insert_between_predecessors_and_successors():
-    p = Poset()
-    p.insert("[int x > 0]", "u")
-    p.insert("[int x > 10]", "v")
-    p.insert("[int x > 5]", "w")
+    p = poset_of(("[int x > 0]", "u"), ("[int x > 10]", "v"), ("[int x > 5]", "w"))
     assert p.successors("[int x > 0]") == [F("[int x > 5]")]
     assert p.successors("[int x > 5]") == [F("[int x > 10]")]
     assert p.predecessors("[int x > 10]") == [F("[int x > 5]")]
@@ -92,10 +97,7 @@ def test_unsatisfiable_filters_are_one_least_element():
 
 
 def test_remove_cancels_what_it_covers():
-    p = Poset()
-    p.insert("[int x > 10]", "u")
-    p.insert("[string s any]", "u")
-    p.insert("[int x > 20]", "v")
+    p = poset_of(("[int x > 10]", "u"), ("[string s any]", "u"), ("[int x > 20]", "v"))
     r = p.remove("[int x > 0]", "u")  # covers u's [x > 10], not [s any]
     assert r.cancelled == (F("[int x > 10]"),) and r.dropped == (F("[int x > 10]"),)
     assert p.subscriptions("u") == [F("[string s any]")]
@@ -106,10 +108,7 @@ def test_remove_cancels_what_it_covers():
 
 
 def test_match_prunes_below_non_matching_elements():
-    p = Poset()
-    p.insert("[int x > 0]", "a")
-    p.insert("[int x > 10]", "b")
-    p.insert('[string s >* "ab"]', "c")
+    p = poset_of(("[int x > 0]", "a"), ("[int x > 10]", "b"), ('[string s >* "ab"]', "c"))
     m = cb.parse_message("[int x = 5]")
     assert match(p, m) == {"a"}
     assert match(p, cb.parse_message('[int x = 50, string s = "abc"]')) == {"a", "b", "c"}
@@ -152,11 +151,9 @@ def test_kinds_do_not_mix():
 
 
 def test_advertisement_poset():
-    p = Poset("advertisements")
-    p.insert('[string what = "alarm", string what = "login", string user any]', "s1")
-    p.insert('[string what = "login", string user any]', "s2")
-    p.insert('[string what = "login"]', "s3")
-    p.insert("[int load < 10]", "s4")
+    p = poset_of(('[string what = "alarm", string what = "login", string user any]', "s1"),
+                 ('[string what = "login", string user any]', "s2"), ('[string what = "login"]', "s3"),
+                 ("[int load < 10]", "s4"), poset=Poset("advertisements"))
     assert p.roots() == [cb.parse_advertisement('[string what = "alarm", string what = "login", string user any]'),
                          cb.parse_advertisement("[int load < 10]")]
     login = cb.parse_advertisement('[string what = "login"]')
@@ -168,11 +165,8 @@ def test_advertisement_poset():
 def test_regression_successor_search_checks_covering():
     """An earlier implementation took all successors of the new element's
     predecessors as its successors, without checking covering."""
-    p = Poset()
-    p.insert("[string a any]", "r")
-    p.insert('[string a = "x"]', "u")
-    p.insert('[string a = "y"]', "v")
-    p.insert('[string a >* "x"]', "w")
+    p = poset_of(("[string a any]", "r"), ('[string a = "x"]', "u"), ('[string a = "y"]', "v"),
+                 ('[string a >* "x"]', "w"))
     assert p.successors('[string a >* "x"]') == [F('[string a = "x"]')]
     assert p.successors("[string a any]") == [F('[string a = "y"]'), F('[string a >* "x"]')]
     # A successor that is not below any predecessor of the new element.
@@ -184,11 +178,8 @@ def test_regression_successor_search_checks_covering():
 
 
 def test_regression_removal_leaves_no_stale_roots():
-    p = Poset()
-    p.insert("[string a any]", "r1")
-    p.insert("[int b any]", "r2")
-    p.insert('[string a = "x", int b = 1]', "c")
-    p.insert("[string a any]", "r1b")
+    p = poset_of(("[string a any]", "r1"), ("[int b any]", "r2"), ('[string a = "x", int b = 1]', "c"),
+                 ("[string a any]", "r1b"))
     p.remove("[string a any]", "r1")
     assert p.roots() == [F("[string a any]"), F("[int b any]")]
     p.remove("[string a any]", "r1b")
@@ -201,11 +192,8 @@ def test_regression_removal_leaves_no_stale_roots():
 
 
 def test_regression_removal_adds_no_shortcut_edges():
-    p = Poset()
-    p.insert("[int x > 0]", "a")
-    p.insert("[int x > 5]", "b")
-    p.insert("[int x > 0, int y any]", "c")
-    p.insert("[int x > 9, int y any]", "d")
+    p = poset_of(("[int x > 0]", "a"), ("[int x > 5]", "b"), ("[int x > 0, int y any]", "c"),
+                 ("[int x > 9, int y any]", "d"))
     assert edges_of(p) == {
         ("[int x > 0]", "[int x > 5]"),
         ("[int x > 0]", "[int x > 0, int y any]"),
@@ -336,14 +324,25 @@ class AdvertisementMachine(PosetMachine):
     values = advertisements
 
 
-TestPosetMachine = PosetMachine.TestCase
-TestPosetMachine.settings = settings(
-    max_examples=150, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-TestAdvertisementMachine = AdvertisementMachine.TestCase
-TestAdvertisementMachine.settings = settings(
-    max_examples=60, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+def machine_test(machine: type[PosetMachine], max_examples: int, steps: int) -> type:
+    """``machine``'s unittest case, ``max_examples`` runs of up to ``steps`` steps
+    (too_slow is expected: every step checks the whole structure against the reference)."""
+    case = machine.TestCase
+    case.settings = settings(max_examples=max_examples, stateful_step_count=steps, deadline=None,
+                             suppress_health_check=[HealthCheck.too_slow])
+    return case
+
+
+def assert_matches_reference(p: Poset) -> None:
+    """The poset is the transitive reduction of covering decided for every pair of its values."""
+    p.check_invariants()
+    edges, roots = reference_reduction(list(p))
+    assert edges_of(p) == edges
+    assert {str(r) for r in p.roots()} == roots
+
+
+TestPosetMachine = machine_test(PosetMachine, 150, 30)
+TestAdvertisementMachine = machine_test(AdvertisementMachine, 60, 25)
 
 
 def random_filter(rng) -> Filter:
@@ -376,20 +375,14 @@ def test_larger_random_poset_matches_reference(seed):
         inserted.append(f)
         if i % 7 == 6:
             p.remove(rng.choice(inserted), f"s{rng.randrange(250)}")
-    p.check_invariants()
-    values = list(p)
-    assert len(values) > 250
-    edges, roots = reference_reduction(values)
-    assert edges_of(p) == edges
-    assert {str(r) for r in p.roots()} == roots
+    assert len(p) > 250
+    assert_matches_reference(p)
     assert p.stats.insert_checks < p.stats.naive_checks / 4
 
 
 def test_custom_covering_relation_equality_gives_a_flat_poset():
-    p = Poset(covers=lambda a, b: a == b)
-    p.insert("[int x > 0]", "u")
-    p.insert("[int x > 5]", "v")
-    p.insert("[int x > 0]", "v")
+    equality = Poset(covers=lambda a, b: a == b)
+    p = poset_of(("[int x > 0]", "u"), ("[int x > 5]", "v"), ("[int x > 0]", "v"), poset=equality)
     assert len(p) == 2 and shape(p).edges == 0
     assert p.element("[int x > 0]").subscribers == {"u", "v"}
 
@@ -421,57 +414,43 @@ def same_name_filters(draw):
     return Filter(cs)
 
 
-class SameNameMachine(PosetMachine):
-    values = same_name_filters()
-
-    def __init__(self):
-        super().__init__()
-        self.poset._seed_above = 0  # search up from a covered element whenever one is found
-
-
-class SeededMachine(PosetMachine):
-    """The general machine with the search from below on at every size."""
+class Seeded(PosetMachine):
+    """The search up from a covered element whenever one is found (by default above 64 elements only)."""
 
     def __init__(self):
         super().__init__()
         self.poset._seed_above = 0
 
 
-TestSeededMachine = SeededMachine.TestCase
-TestSeededMachine.settings = settings(
-    max_examples=120, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-
-
-TestSameNameMachine = SameNameMachine.TestCase
-TestSameNameMachine.settings = settings(
-    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-
-
-class FromLeavesMachine(SameNameMachine):
-    """Same names, with the search up from the leaves tried whenever an
-    element just above the new filter covers it (whatever the leaf count)."""
+class FromLeaves(PosetMachine):
+    """The search up from the leaves tried whenever an element just above the
+    new filter covers it, whatever the leaf count."""
 
     def __init__(self):
         super().__init__()
         self.poset._leaves_limit = 1 << 30
 
 
-class SeededFromLeavesMachine(SeededMachine):
-    def __init__(self):
-        super().__init__()
-        self.poset._leaves_limit = 1 << 30
+class SameNameMachine(Seeded):
+    values = same_name_filters()
 
 
-TestFromLeavesMachine = FromLeavesMachine.TestCase
-TestFromLeavesMachine.settings = settings(
-    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-TestSeededFromLeavesMachine = SeededFromLeavesMachine.TestCase
-TestSeededFromLeavesMachine.settings = settings(
-    max_examples=80, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+class SeededMachine(Seeded):
+    """The general machine with the search from below on at every size."""
+
+
+class FromLeavesMachine(FromLeaves, SameNameMachine):
+    """Same names, searching up from the leaves too."""
+
+
+class SeededFromLeavesMachine(FromLeaves, SeededMachine):
+    """The general machine with both searches from below."""
+
+
+TestSeededMachine = machine_test(SeededMachine, 120, 30)
+TestSameNameMachine = machine_test(SameNameMachine, 120, 35)
+TestFromLeavesMachine = machine_test(FromLeavesMachine, 120, 35)
+TestSeededFromLeavesMachine = machine_test(SeededFromLeavesMachine, 80, 30)
 
 
 def _interleaved(n: int) -> list[int]:
@@ -512,11 +491,7 @@ def test_same_name_chains_match_reference(order, leaves_limit):
         p.insert(f'[int x > {r}, string s >* "{prefix}"]', f"u{k}")
         if order == "two-chains" and k % 9 == 4:
             p.insert(f"[int x > {r}, int x < {r + 40}, string s >* \"X\"]", f"v{k}")
-    p.check_invariants()
-    values = list(p)
-    edges, roots = reference_reduction(values)
-    assert edges_of(p) == edges
-    assert {str(r) for r in p.roots()} == roots
+    assert_matches_reference(p)
 
 
 def test_poset_cli_progress_only_when_asked(tmp_path, capsys, monkeypatch):
@@ -553,12 +528,9 @@ def test_ascending_chain_finds_predecessor_in_few_checks(op):
     bounds = range(n) if op == ">" else range(n, 0, -1)
     for k, r in enumerate(bounds):
         p.insert(Filter([Constraint("int", "x", op, r), Constraint("string", "s", ">*", "XY")]), f"u{k}")
-    p.check_invariants()
     assert len(p) == n and len(p.roots()) == 1
     assert p.stats.checks_per_insert < 8  # the search from the roots: about n/2
-    values = list(p)
-    edges, roots = reference_reduction(values)
-    assert edges_of(p) == edges and {str(r) for r in p.roots()} == roots
+    assert_matches_reference(p)
 
 
 # ------------------------------------------------------ adversarial families
@@ -612,20 +584,9 @@ class AdversarialMachine(PosetMachine):
     values = adversarial_filters()
 
 
-class AdversarialFromBelowMachine(AdversarialMachine):
+class AdversarialFromBelowMachine(FromLeaves, Seeded, AdversarialMachine):
     """The same families with the searches from below (nearest bounds, leaves) at every size."""
 
-    def __init__(self):
-        super().__init__()
-        self.poset._seed_above = 0
-        self.poset._leaves_limit = 1 << 30
 
-
-TestAdversarialMachine = AdversarialMachine.TestCase
-TestAdversarialMachine.settings = settings(
-    max_examples=120, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-TestAdversarialFromBelowMachine = AdversarialFromBelowMachine.TestCase
-TestAdversarialFromBelowMachine.settings = settings(
-    max_examples=100, stateful_step_count=35, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+TestAdversarialMachine = machine_test(AdversarialMachine, 120, 35)
+TestAdversarialFromBelowMachine = machine_test(AdversarialFromBelowMachine, 100, 35)

@@ -20,23 +20,8 @@ from hypothesis import strategies as st
 
 import cbalgebra as cb
 from cbalgebra.matcher import ForwardingTable, read_document
-from cbalgebra.values import (
-    ANY,
-    ANYTYPE,
-    FLOAT,
-    INT,
-    INT_MAX,
-    INT_MIN,
-    OPERATORS_OF_TYPE,
-    STRING,
-    TYPES,
-    Attribute,
-    Constraint,
-    Filter,
-    InvalidValueError,
-    Message,
-    Predicate,
-)
+from cbalgebra.values import ANY, ANYTYPE, FLOAT, INT, INT_MAX, INT_MIN, OPERATORS_OF_TYPE, STRING, TYPES
+from cbalgebra.values import Attribute, Constraint, Filter, InvalidValueError, Message, Predicate
 from cbalgebra.workloads._forwarding import sff_float, sff_string, write_sff_document
 
 import sff_oracle
