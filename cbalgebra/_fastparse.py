@@ -49,7 +49,6 @@ from cbalgebra.values import (
     Message,
     Op,
     Predicate,
-    message_wire,
 )
 
 # The lexical pieces, each written once. Names are read possessively (`*+`):
@@ -680,7 +679,7 @@ def _checked_message(index: dict[str, Attribute]) -> Message:
     _SET_ATTRIBUTES(m, attributes)
     _SET_INDEX(m, index)
     _SET_MESSAGE_HASH(m, None)
-    _SET_MESSAGE_WIRE(m, message_wire(attributes))
+    _SET_MESSAGE_WIRE(m, None)  # the matcher's, filled when it forwards m
     return m
 
 

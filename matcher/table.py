@@ -3,8 +3,9 @@
 Build a table once (``compile``, ``from_arrays`` or ``from_document``), then
 ``forward`` messages one at a time or ``forward_batch`` them on all cores.
 The work per message happens in compiled code (``_kernels`` and ``_wire``,
-which decodes each message from its ``Message.wire`` bytes); this module
-only validates input and hands over buffers and results.
+which decodes each message from its wire bytes, :func:`message_wire`,
+encoded when the message is first forwarded); this module only validates
+input and hands over buffers and results.
 """
 
 from __future__ import annotations
@@ -19,16 +20,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
-from cbalgebra.matcher._kernels import (
-    SCRATCH_DTYPES, T_FLOAT, T_STRING, TYPE_NAMES, Scratch, first_call,
-    forward_one, forward_parallel, forward_serial, new_scratch, pack_arrays,
-)
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
-from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message
+from cbalgebra.matcher._kernels import first_call, forward_one, forward_parallel, forward_serial, new_scratch
+from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message, message_wire
+from cbalgebra.matcher.layout import SCRATCH_DTYPES, T_FLOAT, T_STRING, TYPE_NAMES, Scratch, pack_arrays
 from cbalgebra.semantics import check_numbers
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
-__all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"]
+__all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "message_wire", "warm_up"]
 
 log = logging.getLogger("cbalgebra.matcher")
 
@@ -329,13 +328,14 @@ class ForwardingTable:
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls). The
-        messages' wire bytes (``Message.wire``) are decoded in compiled code
-        (``_wire.decode_wires``)."""
+        messages' wire bytes (:func:`message_wire`, encoded for those not
+        forwarded before) are decoded in compiled code (``_wire.decode_wires``)."""
         wires = []
         for msg in messages:
             if msg.__class__ is not Message and not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            wires.append(msg.wire)
+            wire = msg.wire
+            wires.append(message_wire(msg) if wire is None else wire)
         w_off = np.zeros(len(wires) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, wires), dtype=np.int64, count=len(wires)), out=w_off[1:])
         # writable, so that the decoder has the same argument types as in
@@ -459,8 +459,11 @@ class ForwardingTable:
             _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
             set_lo, set_hi = int(set_start[0]), int(set_start[1])
         # compiled code decodes the message from its wire bytes
-        # (matcher/_wire.py): no Python work per attribute here
+        # (matcher/_wire.py): no Python work per attribute here; a message
+        # forwarded for the first time is encoded first
         wire = message.wire
+        if wire is None:
+            wire = message_wire(message)
         # this runs once per message: thread-local state is read through the
         # instance dict
         state = self._local.__dict__
@@ -474,7 +477,7 @@ class ForwardingTable:
                            (self._one_table, scratch, wire, set_members, set_lo, set_hi, self._sff))
             self._warm_message = True
         if k < 0:
-            if k == NOT_A_WIRE:  # not made by values.message_wire
+            if k == NOT_A_WIRE:  # not made by _wire.message_wire
                 raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
             # longer than the scratch holds: grow it (at least twofold), once
             self._scratch(max(len(wire), 2 * self._local.string_capacity))
@@ -492,7 +495,7 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        wire = np.frombuffer(bytearray(message.wire), dtype=np.uint8)  # writable: see encode
+        wire = np.frombuffer(bytearray(message_wire(message)), dtype=np.uint8)  # writable: see encode
         data, maxlen = first_call("encode_wire", encode_wire, (self._compiled.name_lookup, wire, self._sff,
                                                                2 * self._compiled.params.n_names + 2))
         if data.shape[0] == 0:
