@@ -51,24 +51,13 @@ def _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mas
         # no interface is matched or excluded yet: every link counts, and
         # the filters are counted straight from the links until one matches
         while pos < end:
-            f = links[pos]
+            n_touched, i = _count_filter(links[pos], filter_info, shift, size_mask, counters, touched, n_touched)
             pos += one
-            info = np.uint64(filter_info[np.uint64(f)])
-            count = np.uint64(counters[np.uint64(f)]) + one
-            counters[np.uint64(f)] = count
-            touched[n_touched] = f
-            n_touched += np.uint64(count == one)
-            if count == info & size_mask:
-                i = np.int64(info >> shift)
-                done[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-                out[out_base + n_matched] = i
-                n_matched += 1
+            if i >= 0:
+                n_matched += _output(i, done, out, out_base + n_matched)
                 remaining -= 1
                 if remaining == 0:
-                    progress[TOUCHED] = np.int64(n_touched)
-                    progress[MATCHED] = n_matched
-                    progress[REMAINING] = 0
-                    return 0
+                    return _save_progress(progress, n_touched, n_matched, 0)
                 break
     interface_known = link_interface.shape[0] != 0
     while pos < end:
@@ -86,26 +75,49 @@ def _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mas
                 link_buffer[k] = f
                 k += ((done[i >> np.uint64(6)] >> (i & np.uint64(63))) & one) ^ one
         for j in range(k):
-            f = link_buffer[j]
-            info = np.uint64(filter_info[np.uint64(f)])
-            count = np.uint64(counters[np.uint64(f)]) + one
-            counters[np.uint64(f)] = count
-            touched[n_touched] = f
-            n_touched += np.uint64(count == one)
-            if count == info & size_mask:  # every constraint of f holds
-                i = np.int64(info >> shift)
-                bit = np.uint64(1) << np.uint64(i & 63)
-                if not (done[i >> 6] & bit):  # matched earlier in this block?
-                    done[i >> 6] |= bit
-                    out[out_base + n_matched] = i
-                    n_matched += 1
-                    remaining -= 1
-                    if remaining == 0:
-                        progress[TOUCHED] = np.int64(n_touched)
-                        progress[MATCHED] = n_matched
-                        progress[REMAINING] = 0
-                        return 0
+            n_touched, i = _count_filter(link_buffer[j], filter_info, shift, size_mask, counters, touched, n_touched)
+            # (an interface may have matched earlier in this block)
+            if i >= 0 and _output(i, done, out, out_base + n_matched):
+                n_matched += 1
+                remaining -= 1
+                if remaining == 0:
+                    return _save_progress(progress, n_touched, n_matched, 0)
         pos = hi
+    return _save_progress(progress, n_touched, n_matched, remaining)
+
+
+@njit(cache=CACHE, inline="always")
+def _count_filter(f, filter_info, shift, size_mask, counters, touched, n_touched):
+    """One more constraint of filter ``f`` holds: count it, and append ``f``
+    to ``touched`` (its end, ``n_touched``, moves only on f's first count).
+    Returns (the new ``n_touched``, f's interface if every constraint of f
+    now holds, else -1)."""
+    one = np.uint64(1)
+    info = np.uint64(filter_info[np.uint64(f)])
+    count = np.uint64(counters[np.uint64(f)]) + one
+    counters[np.uint64(f)] = count
+    touched[n_touched] = f
+    n_touched += np.uint64(count == one)
+    if count == info & size_mask:
+        return n_touched, np.int64(info >> shift)
+    return n_touched, np.int64(-1)
+
+
+@njit(cache=CACHE, inline="always")
+def _output(i, done, out, at):
+    """Interface ``i`` matches: unless it is done already, mark it done and
+    write it at ``out[at]``. Returns 1 if it was written, else 0."""
+    bit = np.uint64(1) << np.uint64(i & 63)
+    if done[i >> 6] & bit:
+        return 0
+    done[i >> 6] |= bit
+    out[at] = i
+    return 1
+
+
+@njit(cache=CACHE, inline="always")
+def _save_progress(progress, n_touched, n_matched, remaining):
+    """Leave the counting's state in ``progress``; returns ``remaining``."""
     progress[TOUCHED] = np.int64(n_touched)
     progress[MATCHED] = n_matched
     progress[REMAINING] = remaining

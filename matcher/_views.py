@@ -32,32 +32,29 @@ from cbalgebra.matcher.layout import N_PACKED_TABLE, Params, Scratch, TableArray
 
 
 # ------------------------------------------------------------------ helpers
-@intrinsic
-def _ctpop(typingctx, x):
-    """LLVM's population count (one instruction where the CPU has it)."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = x(x)
+def _bit_intrinsic(llvm_name: str, zero_undefined: bool) -> Any:
+    """An intrinsic calling LLVM's bit-counting intrinsic ``llvm_name`` on
+    an integer (one instruction where the CPU has it). ``zero_undefined``:
+    the intrinsic takes the flag saying its result for 0 may be anything
+    (``llvm.cttz``), which the caller then never passes."""
 
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
-        return builder.call(fn, args)
+    def typer(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
 
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            flag = [ir.Constant(ir.IntType(1), 1)] if zero_undefined else []
+            fn = builder.module.declare_intrinsic(llvm_name, [args[0].type] + [f.type for f in flag])
+            return builder.call(fn, [args[0], *flag])
+
+        return x(x), codegen
+
+    typer.__name__ = typer.__qualname__ = "_" + llvm_name.replace(".", "_")
+    return intrinsic(typer)
 
 
-@intrinsic
-def _cttz(typingctx, x):
-    """LLVM's count of trailing zero bits (x != 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-    sig = x(x)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.cttz", [args[0].type, ir.IntType(1)])
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
-
-    return sig, codegen
+_ctpop = _bit_intrinsic("llvm.ctpop", zero_undefined=False)  # population count
+_cttz = _bit_intrinsic("llvm.cttz", zero_undefined=True)  # trailing zero bits (x != 0)
 
 
 @intrinsic

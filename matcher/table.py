@@ -184,17 +184,8 @@ class ForwardingTable:
         values = np.array(constraint_value, dtype=np.int64)
         if float_rows:
             values[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
-        raw = RawTable(
-            interfaces=np.array(interfaces, dtype=np.int64),
-            filter_interface=np.array(filter_interface, dtype=np.int64),
-            c_filter=np.array(constraint_filter, dtype=np.int64),
-            c_name=np.array(constraint_name, dtype=np.int64),
-            c_type=np.array(constraint_type, dtype=np.int8),
-            c_op=np.array(constraint_op, dtype=np.int8),
-            c_value=values,
-            names=list(name_ids),
-            strings=list(string_ids),
-        )
+        raw = raw_table(interfaces, filter_interface, constraint_filter, constraint_name, constraint_type,
+                        constraint_op, values, list(name_ids), list(string_ids))
         return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
@@ -230,17 +221,7 @@ class ForwardingTable:
         t0 = time.perf_counter()
         rounds = _check_rounds(preprocessing_rounds)
         check_numbers(numbers)
-        raw = RawTable(
-            interfaces=np.asarray(interfaces, dtype=np.int64),
-            filter_interface=np.asarray(filter_interface, dtype=np.int64),
-            c_filter=np.asarray(c_filter, dtype=np.int64),
-            c_name=np.asarray(c_name, dtype=np.int64),
-            c_type=np.asarray(c_type, dtype=np.int8),
-            c_op=np.asarray(c_op, dtype=np.int8),
-            c_value=np.asarray(c_value, dtype=np.int64),
-            names=list(names),
-            strings=list(strings),
-        )
+        raw = raw_table(interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value, names, strings)
         return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
@@ -616,6 +597,23 @@ class ForwardingTable:
 
 _SERIAL_OUT_ENTRIES = 1 << 22
 _NO_MEMBERS = np.zeros(0, np.int32)  # the broadcast set of a message sent to every interface
+
+
+def raw_table(interfaces: Any, filter_interface: Any, c_filter: Any, c_name: Any, c_type: Any, c_op: Any,
+              c_value: Any, names: Sequence[str], strings: Sequence[str]) -> RawTable:
+    """The columns of ``ForwardingTable.from_arrays`` (any sequences or
+    arrays) as the :class:`RawTable` the compiler takes, of its dtypes."""
+    return RawTable(
+        interfaces=np.asarray(interfaces, dtype=np.int64),
+        filter_interface=np.asarray(filter_interface, dtype=np.int64),
+        c_filter=np.asarray(c_filter, dtype=np.int64),
+        c_name=np.asarray(c_name, dtype=np.int64),
+        c_type=np.asarray(c_type, dtype=np.int8),
+        c_op=np.asarray(c_op, dtype=np.int8),
+        c_value=np.asarray(c_value, dtype=np.int64),
+        names=list(names),
+        strings=list(strings),
+    )
 
 
 def _check_rounds(rounds: Any) -> int:
