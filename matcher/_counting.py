@@ -213,7 +213,7 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
         for w in range(n_words):
             candidates = ~done[w]  # padding and dead interfaces are set in done
             while candidates:
-                i = w * 64 + np.int64(_cttz(candidates))  # type: ignore[call-arg]  # an intrinsic, as above
+                i = w * 64 + np.int64(_cttz(candidates))
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])

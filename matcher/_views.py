@@ -117,7 +117,7 @@ _view_at = cast(Callable[[Any, Any, Any, Any], Any], _view_at_intrinsic)
 
 @njit(cache=CACHE, inline="always")
 def popcount64(x):
-    return np.int64(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # an intrinsic: numba passes the typing context
+    return np.int64(_ctpop(np.uint64(x)))
 
 
 # ------------------------------------------------ named tuples, derived
