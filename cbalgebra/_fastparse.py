@@ -56,7 +56,7 @@ from cbalgebra.lexicon import (
 )
 from cbalgebra.literals import PLAIN_FLOAT, Decline, LocatedError, fast_value, literal, unquote
 from cbalgebra.values import ANY, ANYTYPE, FLOAT, INT, OP_CODE, OPERATORS_OF_TYPE, TYPE_CODE, InvalidValueError
-from cbalgebra.values import Attribute, Constraint, Filter, Message, Predicate, message_wire
+from cbalgebra.values import Attribute, Constraint, Filter, Message, Predicate
 
 __all__ = ["FLAT_ATTRIBUTE", "FLAT_CONSTRAINT", "RESERVED", "SEPARATOR_AFTER", "STATEMENT", "DocumentMemo",
            "fast_dnf", "fast_message", "fast_statement", "skip"]
@@ -643,7 +643,7 @@ def _checked_message(index: dict[str, Attribute]) -> Message:
     _SET_ATTRIBUTES(m, attributes)
     _SET_INDEX(m, index)
     _SET_MESSAGE_HASH(m, None)
-    _SET_MESSAGE_WIRE(m, message_wire(attributes))
+    _SET_MESSAGE_WIRE(m, None)  # the matcher's, filled when it forwards m
     return m
 
 

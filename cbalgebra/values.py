@@ -9,7 +9,6 @@ and ``str(x)`` prints the one canonical spelling that the parser reads back.
 
 from __future__ import annotations
 
-import marshal
 import math
 import re
 import struct
@@ -698,32 +697,6 @@ def infer_type(value: Any) -> str:
     raise InvalidValueError(f"no Siena type for {value!r}")
 
 
-_VALUE_OF = operator.attrgetter("value")
-
-
-def message_wire(attributes: tuple[tuple[str, Attribute], ...]) -> bytes:
-    """The attributes of a message, (name, Attribute) pairs in name order, as
-    one bytes object that compiled code reads: ``marshal`` format version 2
-    of (the names, a list of the values).
-
-    Kept with every :class:`Message` (``Message.wire``; equal messages have
-    equal wires). The forwarding table's single-message kernel decodes it
-    (``cbalgebra.matcher._wire``), so ``forward()`` does no Python work per
-    attribute: on a message's Python objects that work costs a few hundred
-    nanoseconds per attribute, more than matching the attribute does.
-    Version 2 writes no back-references, and a value's Python class gives
-    its type (values are canonical: exact ``str``, ``int``, ``float`` and
-    ``bool``).
-    """
-    if not attributes:
-        return _EMPTY_WIRE
-    names, attrs = zip(*attributes, strict=True)
-    return marshal.dumps((names, list(map(_VALUE_OF, attrs))), 2)
-
-
-_EMPTY_WIRE = marshal.dumps(((), []), 2)
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Message(Mapping):
     """A read-only mapping from attribute name to :class:`Attribute`."""
@@ -732,8 +705,12 @@ class Message(Mapping):
     _index: dict = field(init=False, repr=False, compare=False)
     #: computed on first use: many messages are never hashed
     _hash: int | None = field(init=False, repr=False, compare=False)
-    #: :func:`message_wire` of the attributes
-    wire: bytes = field(init=False, repr=False, compare=False)
+    #: Reserved for the forwarding matcher (``cbalgebra.matcher``), which keeps
+    #: the message's encoding here the first time it forwards the message
+    #: (``cbalgebra.matcher.table.message_wire``). ``None`` until then: the core
+    #: neither fills nor reads it, and it takes no part in equality, hashing,
+    #: ``repr`` or pickling.
+    wire: bytes | None = field(init=False, repr=False, compare=False)
 
     def __init__(self, attributes: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
         items = attributes.items() if isinstance(attributes, Mapping) else attributes
@@ -754,7 +731,7 @@ class Message(Mapping):
         object.__setattr__(self, "attributes", attrs)
         object.__setattr__(self, "_index", index)
         object.__setattr__(self, "_hash", None)
-        object.__setattr__(self, "wire", message_wire(attrs))
+        object.__setattr__(self, "wire", None)
 
     def __getitem__(self, name: str) -> Attribute:
         return self._index[name]

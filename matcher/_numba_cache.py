@@ -1,12 +1,13 @@
 """numba's on-disk cache, stamped with every source the kernels' machine code holds.
 
 numba decides whether a cached function is fresh from the source of the file
-that defines it, and nothing else. Our kernels are spread over three files and
-compile in code and constants from elsewhere: ``_wire.forward_message`` holds
-the machine code of ``_kernels._match_message``, and every kernel holds the
-operator and type codes of ``cbalgebra.values``. After an edit to
-``_kernels.py`` alone, numba would load the old ``forward_message`` for the
-unchanged ``_wire.py``, now reading a table laid out differently: wrong
+that defines it, and nothing else. Our kernels are spread over several files
+(split by phase) and compile in code and constants from elsewhere:
+``_wire.forward_message`` holds the machine code of
+``_message.match_message``, and every kernel holds the operator and type
+codes of ``cbalgebra.values``. After an edit to ``_message.py`` alone, numba
+would load the old ``forward_message`` for the unchanged ``_wire.py``, now
+reading a table laid out differently: wrong
 interface sets, not an error. (It happened: after the table's fields were
 reordered, ``forward()`` on a warm cache returned ``[]`` for a matching
 message.)

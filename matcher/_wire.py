@@ -1,11 +1,12 @@
-"""Messages decoded in compiled code: the single-message entry that reads a
-:class:`cbalgebra.Message`'s ``wire`` bytes.
+"""Messages as the matcher's wire bytes, encoded in Python and decoded in
+compiled code: the single-message entry reads a :class:`cbalgebra.Message`'s
+wire.
 
-``Message.wire`` (built once, with the message, by
-:func:`cbalgebra.values.message_wire`) is ``marshal`` format version 2 of
-``(names, values)``: a tuple of the attribute names and a list of their
-values, in the same order. Version 2 writes no back-references, so the
-format read here is small:
+A message's wire (:func:`message_wire`: encoded the first time the matcher
+forwards the message, and kept in the slot ``Message.wire`` that the core
+reserves for it) is ``marshal`` format version 2 of ``(names, values)``: a
+tuple of the attribute names and a list of their values, in the same order.
+Version 2 writes no back-references, so the format read here is small:
 
 - ``(`` or ``[``, then the item count as int32;
 - a string: ``u`` (or ``t``, interned), the length in bytes as int32, then
@@ -18,13 +19,15 @@ format read here is small:
 :func:`forward_message` turns the wire into the attribute rows and the
 string pool the kernel takes, as ``ForwardingTable.encode`` describes them
 (``tests/test_matcher_wire.py`` checks them against an encoder written in
-Python), then matches it with the same ``_match_message`` as
+Python), then matches it with the same ``match_message`` as
 :func:`cbalgebra.matcher._kernels.forward_one`. :func:`decode_wires` does the
 same for a batch.
 """
 
 from __future__ import annotations
 
+import marshal
+import operator
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -32,12 +35,13 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from cbalgebra.matcher._lookup import HASH_BASE, slot_of
+from cbalgebra.matcher._message import match_message
 from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher._kernels import (
-    HASH_BASE, OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, _match_message, _unmanaged, _view_at,
-    slot_of, unpack_buffers,
-)
+from cbalgebra.matcher._views import _unmanaged, _view_at, unpack_buffers
+from cbalgebra.matcher.layout import OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN
+from cbalgebra.values import Message
 
 #: What :func:`forward_message` returns besides a count: the scratch cannot
 #: hold the message (grow it to ``len(wire)`` code points and call again), or
@@ -46,6 +50,45 @@ SCRATCH_TOO_SMALL = -1
 NOT_A_WIRE = -2
 
 _LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+# ------------------------------------------------------------ encoding
+_VALUE_OF = operator.attrgetter("value")
+_EMPTY_WIRE = marshal.dumps(((), []), 2)
+_SET_WIRE = Message.__dict__["wire"].__set__  # the slot Message reserves for the matcher
+
+
+def encode_attributes(attributes: tuple) -> bytes:
+    """A message's attributes, (name, Attribute) pairs in name order, as its
+    wire: ``marshal`` format version 2 of (the names, a list of the values).
+    Equal messages have equal wires. Values are canonical (exact ``str``,
+    ``int``, ``float`` and ``bool``), so a value's Python class gives its
+    type."""
+    if not attributes:
+        return _EMPTY_WIRE
+    names, attrs = zip(*attributes, strict=True)
+    return marshal.dumps((names, list(map(_VALUE_OF, attrs))), 2)
+
+
+def message_wire(message: Message) -> bytes:
+    """``message``'s wire, encoded on the first call and kept in
+    ``message.wire`` for the next ones.
+
+    Why the wire: the compiled entries decode it, so ``forward()`` does no
+    Python work per attribute (on a message's Python objects that work costs
+    a few hundred nanoseconds per attribute, more than matching the
+    attribute does). Why encoded here and not with the message: most
+    messages are never forwarded (issue 25), and a message forwarded again
+    (to several tables, or broadcast sets) is encoded once. Why a slot on the
+    message and not a table of the matcher's own: a slot costs one attribute
+    read per ``forward()``, where a ``WeakKeyDictionary`` would hash the
+    message (and Message, a slotted class, takes no weak references).
+    Two threads encoding one message at once store equal bytes."""
+    wire = message.wire
+    if wire is None:
+        wire = encode_attributes(message.attributes)
+        _SET_WIRE(message, wire)
+    return wire
 
 
 @intrinsic
@@ -348,5 +391,5 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     attrs = _view_at(rows.view(np.uint8), 0, 24 * n, np.int64).reshape(n, 3)
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
-    return _match_message(table, params, attrs, zero, n, scratch.message_chars, string_start,
+    return match_message(table, params, attrs, zero, n, scratch.message_chars, string_start,
                           _unmanaged(set_members), set_lo, set_hi, scratch, stamp, scratch.out, zero)

@@ -3,8 +3,9 @@
 Build a table once (``compile``, ``from_arrays`` or ``from_document``), then
 ``forward`` messages one at a time or ``forward_batch`` them on all cores.
 The work per message happens in compiled code (``_kernels`` and ``_wire``,
-which decodes each message from its ``Message.wire`` bytes); this module
-only validates input and hands over buffers and results.
+which decodes each message from its wire bytes, :func:`message_wire`,
+encoded when the message is first forwarded); this module only validates
+input and hands over buffers and results.
 """
 
 from __future__ import annotations
@@ -19,16 +20,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
-from cbalgebra.matcher._kernels import (
-    SCRATCH_DTYPES, T_FLOAT, T_STRING, TYPE_NAMES, Scratch, first_call,
-    forward_one, forward_parallel, forward_serial, new_scratch, pack_arrays,
-)
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
-from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message
+from cbalgebra.matcher._kernels import first_call, forward_one, forward_parallel, forward_serial, new_scratch
+from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message, message_wire
+from cbalgebra.matcher.layout import SCRATCH_DTYPES, T_FLOAT, T_STRING, TYPE_NAMES, Scratch, pack_arrays
 from cbalgebra.semantics import check_numbers
 from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
 
-__all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"]
+__all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "message_wire", "warm_up"]
 
 log = logging.getLogger("cbalgebra.matcher")
 
@@ -185,17 +184,8 @@ class ForwardingTable:
         values = np.array(constraint_value, dtype=np.int64)
         if float_rows:
             values[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
-        raw = RawTable(
-            interfaces=np.array(interfaces, dtype=np.int64),
-            filter_interface=np.array(filter_interface, dtype=np.int64),
-            c_filter=np.array(constraint_filter, dtype=np.int64),
-            c_name=np.array(constraint_name, dtype=np.int64),
-            c_type=np.array(constraint_type, dtype=np.int8),
-            c_op=np.array(constraint_op, dtype=np.int8),
-            c_value=values,
-            names=list(name_ids),
-            strings=list(string_ids),
-        )
+        raw = raw_table(interfaces, filter_interface, constraint_filter, constraint_name, constraint_type,
+                        constraint_op, values, list(name_ids), list(string_ids))
         return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
@@ -231,17 +221,7 @@ class ForwardingTable:
         t0 = time.perf_counter()
         rounds = _check_rounds(preprocessing_rounds)
         check_numbers(numbers)
-        raw = RawTable(
-            interfaces=np.asarray(interfaces, dtype=np.int64),
-            filter_interface=np.asarray(filter_interface, dtype=np.int64),
-            c_filter=np.asarray(c_filter, dtype=np.int64),
-            c_name=np.asarray(c_name, dtype=np.int64),
-            c_type=np.asarray(c_type, dtype=np.int8),
-            c_op=np.asarray(c_op, dtype=np.int8),
-            c_value=np.asarray(c_value, dtype=np.int64),
-            names=list(names),
-            strings=list(strings),
-        )
+        raw = raw_table(interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value, names, strings)
         return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
@@ -329,13 +309,14 @@ class ForwardingTable:
     # -------------------------------------------------------- messages
     def encode(self, messages: Iterable[Message]) -> MessageBatch:
         """Encode messages for this table (reusable across calls). The
-        messages' wire bytes (``Message.wire``) are decoded in compiled code
-        (``_wire.decode_wires``)."""
+        messages' wire bytes (:func:`message_wire`, encoded for those not
+        forwarded before) are decoded in compiled code (``_wire.decode_wires``)."""
         wires = []
         for msg in messages:
             if msg.__class__ is not Message and not isinstance(msg, Message):
                 raise TypeError(f"expected a Message, not {type(msg).__name__}")
-            wires.append(msg.wire)
+            wire = msg.wire
+            wires.append(message_wire(msg) if wire is None else wire)
         w_off = np.zeros(len(wires) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, wires), dtype=np.int64, count=len(wires)), out=w_off[1:])
         # writable, so that the decoder has the same argument types as in
@@ -459,8 +440,11 @@ class ForwardingTable:
             _, set_start, set_members = self._broadcast(broadcast, 1, per_message_ok=False)
             set_lo, set_hi = int(set_start[0]), int(set_start[1])
         # compiled code decodes the message from its wire bytes
-        # (matcher/_wire.py): no Python work per attribute here
+        # (matcher/_wire.py): no Python work per attribute here; a message
+        # forwarded for the first time is encoded first
         wire = message.wire
+        if wire is None:
+            wire = message_wire(message)
         # this runs once per message: thread-local state is read through the
         # instance dict
         state = self._local.__dict__
@@ -474,7 +458,7 @@ class ForwardingTable:
                            (self._one_table, scratch, wire, set_members, set_lo, set_hi, self._sff))
             self._warm_message = True
         if k < 0:
-            if k == NOT_A_WIRE:  # not made by values.message_wire
+            if k == NOT_A_WIRE:  # not made by _wire.message_wire
                 raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
             # longer than the scratch holds: grow it (at least twofold), once
             self._scratch(max(len(wire), 2 * self._local.string_capacity))
@@ -492,7 +476,7 @@ class ForwardingTable:
         (``with_preprocessing_rounds``) in this ``numbers`` mode."""
         if not isinstance(message, Message):
             raise TypeError(f"encode_message expects a Message, not {type(message).__name__}")
-        wire = np.frombuffer(bytearray(message.wire), dtype=np.uint8)  # writable: see encode
+        wire = np.frombuffer(bytearray(message_wire(message)), dtype=np.uint8)  # writable: see encode
         data, maxlen = first_call("encode_wire", encode_wire, (self._compiled.name_lookup, wire, self._sff,
                                                                2 * self._compiled.params.n_names + 2))
         if data.shape[0] == 0:
@@ -613,6 +597,23 @@ class ForwardingTable:
 
 _SERIAL_OUT_ENTRIES = 1 << 22
 _NO_MEMBERS = np.zeros(0, np.int32)  # the broadcast set of a message sent to every interface
+
+
+def raw_table(interfaces: Any, filter_interface: Any, c_filter: Any, c_name: Any, c_type: Any, c_op: Any,
+              c_value: Any, names: Sequence[str], strings: Sequence[str]) -> RawTable:
+    """The columns of ``ForwardingTable.from_arrays`` (any sequences or
+    arrays) as the :class:`RawTable` the compiler takes, of its dtypes."""
+    return RawTable(
+        interfaces=np.asarray(interfaces, dtype=np.int64),
+        filter_interface=np.asarray(filter_interface, dtype=np.int64),
+        c_filter=np.asarray(c_filter, dtype=np.int64),
+        c_name=np.asarray(c_name, dtype=np.int64),
+        c_type=np.asarray(c_type, dtype=np.int8),
+        c_op=np.asarray(c_op, dtype=np.int8),
+        c_value=np.asarray(c_value, dtype=np.int64),
+        names=list(names),
+        strings=list(strings),
+    )
 
 
 def _check_rounds(rounds: Any) -> int:

@@ -78,7 +78,7 @@ def test_long_strings_after_the_scratch_grew_elsewhere():
 def test_packed_arrays_are_views_with_the_same_contents(specs):
     import numpy as np
 
-    from cbalgebra.matcher._kernels import pack_arrays
+    from cbalgebra.matcher.layout import pack_arrays
 
     rng = np.random.default_rng(len(specs))
     arrays = tuple(rng.integers(0, 100, size=(n, 3) if two_d else n).astype(dtype) for dtype, n, two_d in specs)
@@ -91,6 +91,41 @@ def test_packed_arrays_are_views_with_the_same_contents(specs):
     assert np.array_equal(buffer[:layout.nbytes].view(np.int64).reshape(layout.shape), layout)
     with pytest.raises(TypeError, match="dtype"):
         pack_arrays((np.zeros(2, np.int64),), (np.int32,))
+
+
+@pytest.mark.parametrize("interfaces", [3, 300])  # compact and wide layouts (uint8 / int32 counters)
+def test_the_compiled_table_and_scratch_have_the_declared_fields(interfaces):
+    """The layout is declared once (``matcher/layout.py``): the arrays a
+    compiled table and its scratch hold have the declared dtypes and
+    dimensions, and compiled code rebuilds the same named tuples from the
+    packed buffers and from plain tuples, field by field."""
+    import numpy as np
+    from numba import njit
+
+    from cbalgebra.matcher import _views
+    from cbalgebra.matcher.layout import SCRATCH_DTYPES, TABLE_DTYPES, Params, Scratch, TableArrays, columns
+
+    @njit
+    def rebuilt(one_table, one_scratch, plain_table, plain_scratch):
+        table, params, scratch = _views.unpack_buffers(one_table, one_scratch)
+        return table, params, scratch, _views.borrow_table(plain_table), _views.borrow_scratch(plain_scratch)
+
+    predicates = {i: cb.parse_predicate(f'string s *= "n{i}" && int x > {i} || bool b = true && float f < {i}.5')
+                  for i in range(interfaces)}
+    table = ForwardingTable.compile(predicates, preprocessing_rounds=3)
+    assert [r.tolist() for r in table.forward_batch([cb.Message({"s": "n1", "x": 5})], threads=1)] == [[1]]
+    compiled = table._compiled
+    scratch = table._local.scratch
+    declared = {TableArrays: columns(TableArrays), Scratch: columns(Scratch)}
+    assert tuple(c.dtype for c in declared[TableArrays]) == TABLE_DTYPES
+    assert tuple(c.dtype for c in declared[Scratch]) == SCRATCH_DTYPES
+    one = rebuilt(compiled.one_table, table._local.one_scratch, compiled.arrays_tuple, table._local.scratch_tuple)
+    assert one[1] == compiled.params and type(one[1]) is Params
+    for named, got in ((compiled.arrays, one[0]), (scratch, one[2]), (compiled.arrays, one[3]), (scratch, one[4])):
+        assert type(got) is type(named) and got._fields == named._fields
+        for column, name, want, have in zip(declared[type(named)], named._fields, named, got, strict=True):
+            assert want.dtype == (column.dtype or want.dtype) and want.ndim == column.ndim, name
+            assert have.dtype == want.dtype and have.shape == want.shape and np.array_equal(have, want), name
 
 
 def test_forward_and_forward_batch_share_one_stamp_sequence():

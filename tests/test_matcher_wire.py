@@ -1,5 +1,6 @@
-"""Messages decoded in compiled code (issue 15 §3): ``Message.wire`` and the
-decoder of ``matcher/_wire.py``.
+"""Messages decoded in compiled code (issue 15 §3): the wire the matcher
+encodes for a message when it first forwards it (issue 25: not when the
+message is made), and the decoder of ``matcher/_wire.py``.
 
 The decoder replaced the table's Python encoder; that encoder is kept here
 as the reference (``reference_rows``), and the decoded rows must equal its
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -20,9 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cbalgebra as cb
-from cbalgebra.matcher import ForwardingTable
+from cbalgebra.matcher import ForwardingTable, _wire
+from cbalgebra.matcher.table import message_wire
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN
-from cbalgebra.values import INT_MAX, INT_MIN, TYPE_CODE, Attribute, Message, float_order_key, message_wire
+from cbalgebra.values import INT_MAX, INT_MIN, TYPE_CODE, Attribute, Message, float_order_key
 
 from strategies import filters, messages
 
@@ -133,16 +136,18 @@ def test_forward_from_the_wire_agrees_with_matches(table_filters, batch_messages
 @settings(max_examples=200, deadline=None)
 @given(messages())
 def test_the_wire_is_marshal_of_the_names_and_values_in_name_order(message):
-    names, values = marshal.loads(message.wire)
+    wire = message_wire(message)
+    assert message.wire is wire  # kept for the next forward
+    names, values = marshal.loads(wire)
     assert names == tuple(n for n, _ in message.attributes)
     assert values == [a.value for _, a in message.attributes]
     assert [type(v) for v in values] == [{"string": str, "int": int, "float": float, "bool": bool}[a.type]
                                          for _, a in message.attributes]
     # equal messages have equal wires, whatever order they were written in
     reordered = Message(dict(reversed(message.attributes)))
-    assert reordered == message and reordered.wire == message.wire and hash(reordered) == hash(message)
-    assert pickle.loads(pickle.dumps(message)).wire == message.wire
-    assert message_wire(message.attributes) == message.wire
+    assert reordered == message and message_wire(reordered) == wire and hash(reordered) == hash(message)
+    assert message_wire(pickle.loads(pickle.dumps(message))) == wire
+    assert _wire.encode_attributes(message.attributes) == wire
 
 
 @pytest.mark.parametrize("last", ['"u"', '"ü"'])  # ASCII: the fast reader's own Message; else Message()
@@ -150,7 +155,8 @@ def test_parsed_messages_carry_the_same_wire_as_constructed_ones(last):
     text = f'select string s = "x", int i = 5000000000, float f = 2.5, bool b = true, string u = {last};\n'
     (parsed,) = [item.value for item in cb.parse_document(text) if item.kind == "select"]
     built = Message({"s": "x", "i": 5_000_000_000, "f": 2.5, "b": True, "u": last.strip('"')})
-    assert parsed == built and parsed.wire == built.wire
+    assert parsed.wire is None and built.wire is None  # neither reader encodes for the matcher
+    assert parsed == built and message_wire(parsed) == message_wire(built)
     assert hash(parsed) == hash(built)
 
 
@@ -210,3 +216,57 @@ def test_batch_arrays_have_the_documented_shapes():
     assert batch.attrs.dtype == np.int64 and batch.attrs.shape == (3, 3)
     assert batch.s_off.tolist() == [0, 3, 4] and batch.maxlen == 3
     assert table.encode([]).m_off.tolist() == [0]
+
+
+class _CountingEncoder:
+    """``_wire.encode_attributes``, counting its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, attributes):
+        with self.lock:
+            self.calls += 1
+        return _ENCODE(attributes)
+
+
+_ENCODE = _wire.encode_attributes
+
+
+def test_making_a_message_does_not_encode_it_and_the_first_forward_does_once(monkeypatch):
+    """Issue 25: the value layer builds no matcher bytes; the matcher encodes
+    a message the first time it forwards it and keeps the wire."""
+    counting = _CountingEncoder()
+    monkeypatch.setattr(_wire, "encode_attributes", counting)
+    text = 'select int x = 2, string s = "ab";\nselect int x = 3, string s = "é";\n'
+    made = [Message({"x": 2, "s": "ab"}), Message([("s", "é"), ("x", 3)]),
+            *[item.value for item in cb.parse_document(text) if item.kind == "select"]]  # ASCII and not
+    made.append(pickle.loads(pickle.dumps(made[0])))
+    assert counting.calls == 0 and all(m.wire is None for m in made)
+    predicates = {0: cb.parse_filter("[x > 1]"), 1: cb.parse_filter('[s *< "b"]')}
+    table = ForwardingTable.compile(predicates)
+    expected = [[i for i in sorted(predicates) if cb.matches(predicates[i], m)] for m in made]
+    assert [table.forward(m).tolist() for m in made] == expected
+    assert counting.calls == len(made) and all(isinstance(m.wire, bytes) for m in made)
+    # forwarded again, on every path and in the other numbers mode: no new encoding
+    assert [table.forward(m, broadcast=[1]).tolist() for m in made] == [[i for i in e if i == 1] for e in expected]
+    assert [r.tolist() for r in table.forward_batch(made, threads=1)] == expected
+    assert [table.forward_encoded(table.encode_message(m)).tolist() for m in made] == expected
+    assert [table.with_numbers("sff").forward(m).tolist() for m in made] == expected
+    assert counting.calls == len(made)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(filters(NAMES, max_size=4), min_size=1, max_size=6), st.lists(wire_messages, min_size=1, max_size=6),
+       st.sampled_from(["strict", "sff"]))
+def test_a_batch_encodes_the_messages_forward_has_not(table_filters, batch_messages, numbers):
+    """Messages first seen by ``forward_batch`` are encoded there and kept;
+    whichever entry sees a message first, the answers are ``cb.matches``'s."""
+    predicates = {i: cb.Predicate([f]) for i, f in enumerate(table_filters)}
+    table = ForwardingTable.compile(predicates, numbers=numbers)
+    fresh = [Message(m.attributes) for m in batch_messages]  # no wire yet
+    expected = [[i for i in sorted(predicates) if cb.matches(predicates[i], m, numbers=numbers)] for m in fresh]
+    assert [r.tolist() for r in table.forward_batch(fresh, threads=1)] == expected
+    assert all(m.wire == _wire.encode_attributes(m.attributes) for m in fresh)
+    assert [table.forward(m).tolist() for m in fresh] == expected

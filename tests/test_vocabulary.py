@@ -38,7 +38,7 @@ def test_codes_are_the_positions_of_the_tables():
 
 
 def test_the_kernels_use_the_same_codes():
-    from cbalgebra.matcher import _kernels as K  # compiles with numba: only for this test
+    from cbalgebra.matcher import layout as K  # the codes the kernels compile in (matcher/layout.py)
 
     assert tuple(Type) == (K.T_STRING, K.T_INT, K.T_FLOAT, K.T_BOOL, K.T_ANY)
     assert tuple(Op) == (K.OP_EQ, K.OP_NE, K.OP_LT, K.OP_GT, K.OP_LE, K.OP_GE, K.OP_PREFIX, K.OP_SUFFIX,
