@@ -11,6 +11,9 @@ SIGCOMM 2003, §4: a compiled content-based forwarding table.
   the fast path for a message forwarded more than once;
 - ``messages_from_document(text)``, ``read_document(text)`` and
   ``compile_document(text)`` (the table, read in bulk, with the messages);
+- ``encode_predicates({iface: Predicate | Filter})``, ``ColumnEncoder``,
+  ``TableColumns`` and ``decode_value``: the one encoder from predicates to
+  the columns ``from_arrays`` takes, and back (numpy only: no numba);
 - ``warm_up()`` compiles the numba kernels once; ``compile_times()`` reports it.
 
 Names resolve lazily: ``import cbalgebra.matcher.cli`` (done by the CLI to
@@ -23,17 +26,25 @@ import importlib
 from typing import Any
 
 __all__ = [
+    "ColumnEncoder",
     "EncodedMessage",
     "ForwardingTable",
     "MessageBatch",
+    "TableColumns",
     "compile_document",
     "compile_times",
+    "decode_value",
+    "encode_predicates",
     "messages_from_document",
     "read_document",
     "warm_up",
 ]
 
 _LAZY = {
+    "ColumnEncoder": "cbalgebra.matcher.columns",
+    "TableColumns": "cbalgebra.matcher.columns",
+    "decode_value": "cbalgebra.matcher.columns",
+    "encode_predicates": "cbalgebra.matcher.columns",
     "EncodedMessage": "cbalgebra.matcher.table",
     "ForwardingTable": "cbalgebra.matcher.table",
     "MessageBatch": "cbalgebra.matcher.table",
