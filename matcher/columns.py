@@ -134,10 +134,6 @@ class ColumnEncoder:
         self.interfaces: dict[int, None] = {}
         self._reset()
 
-    @property
-    def n_filters(self) -> int:
-        return len(self._filter_interface)
-
     def add(self, interface: int, filters: Iterable[Filter]) -> None:
         """Append ``filters`` as filters of ``interface`` (declared even if
         there are none: an empty predicate)."""
