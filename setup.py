@@ -14,10 +14,14 @@ their own (rather than warning that an importable folder holds data but is
 not a package); ``package-data`` in pyproject.toml says which files they hold.
 """
 
+import tomllib
+from pathlib import Path
+
 from setuptools import find_namespace_packages, setup
 
-#: Folders beside ``cbalgebra/`` that are subpackages of ``cbalgebra``.
-MAPPED_FOLDERS = ("grammar", "reducers", "matcher", "studies")
+#: Folders beside ``cbalgebra/`` that are subpackages of ``cbalgebra`` (declared once, in pyproject.toml).
+with open(Path(__file__).resolve().parent / "pyproject.toml", "rb") as pyproject:
+    MAPPED_FOLDERS = tuple(tomllib.load(pyproject)["tool"]["cbalgebra"]["mapped-folders"])
 
 #: Folders that hold no shipped code or data: caches and the studies' committed results.
 NOT_PACKAGES = ("__pycache__", "*.__pycache__", "results", "results.*")

@@ -10,10 +10,8 @@ when the parts that need them are used.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-from cbalgebra import workloads
 from cbalgebra.covering import (
     UndecidedError,
     counterexample,
@@ -23,6 +21,8 @@ from cbalgebra.covering import (
     satisfiable,
     witness,
 )
+from cbalgebra.errors import CbalgebraError
+from cbalgebra.lazy import lazy_exports
 from cbalgebra.parse import (
     DocumentItem,
     ParseError,
@@ -44,17 +44,15 @@ from cbalgebra.values import (
     Predicate,
 )
 
-#: Names that live in parts with heavier imports, resolved on first use.
-_LAZY = {
-    "reduce": "cbalgebra.reducers",
-    "alpha": "cbalgebra.reducers",
-    "ReductionBudgetError": "cbalgebra.reducers",
-    "Poset": "cbalgebra.poset",
-}
+if TYPE_CHECKING:
+    from cbalgebra import workloads
+    from cbalgebra.poset import Poset
+    from cbalgebra.reducers import ReductionBudgetError, alpha, reduce
 
 __all__ = [
     "Advertisement",
     "Attribute",
+    "CbalgebraError",
     "Constraint",
     "DocumentItem",
     "Filter",
@@ -84,12 +82,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cbalgebra' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+# The reducers, the poset and the workload generators load when first named.
+__getattr__, __dir__ = lazy_exports(__name__, {"reducers": ("ReductionBudgetError", "alpha", "reduce"),
+                                               "poset": ("Poset",), "": ("workloads",)}, globals())

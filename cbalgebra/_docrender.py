@@ -11,7 +11,8 @@ tuples with the same keys as :mod:`cbalgebra.values`, and each constraint's
 text or JSON is formatted once with the spelling the value path produces.
 
 It reads exactly what the fast scanner of :mod:`cbalgebra._fastparse`
-reads, with its regexes and literal decoding, and declines (returns None)
+reads, with its flat shapes (FLAT_CONSTRAINT, FLAT_ATTRIBUTE), the tokens of
+:mod:`cbalgebra.lexicon` and the literal decoding of :mod:`cbalgebra.literals`, and declines (returns None)
 on anything else; the statement then goes the value path
 (:func:`cbalgebra.parse.iter_document`), which is also where every error
 is reported. tests/test_parse_render.py checks both paths print the same
@@ -25,21 +26,9 @@ from collections.abc import Callable, Iterator
 from json.encoder import encode_basestring  # the C encoder's string function (ensure_ascii=False)
 from typing import Any
 
-from cbalgebra._fastparse import (
-    _BLANK,
-    _FAST_ATTRIBUTE,
-    _FAST_CONSTRAINT,
-    _FAST_OPS,
-    _FAST_TYPES,
-    _PLAIN_FLOAT,
-    RESERVED,
-    _SFF_NEXT,
-    STATEMENT,
-    Decline,
-    fast_value,
-    skip,
-)
-from cbalgebra._literals import INTERFACE_MAX
+from cbalgebra._fastparse import FLAT_ATTRIBUTE, FLAT_CONSTRAINT, SEPARATOR_AFTER
+from cbalgebra.lexicon import BLANK, KEYWORDS, SPELLING, STATEMENT, SYMBOL_OPERATORS, TYPE_WORDS, WORD_END, skip
+from cbalgebra.literals import INTERFACE_MAX, PLAIN_FLOAT, Decline, fast_value
 from cbalgebra.parse import scan_document
 from cbalgebra.values import (
     ANY,
@@ -59,18 +48,19 @@ from cbalgebra.values import (
 __all__ = ["rendered_document"]
 
 # `ifconfig N` and the blanks before its first constraint: STATEMENT's
-# word end is implied by the blank that _fastparse._INTERFACE requires.
-_IFCONFIG = re.compile(r"ifconfig" + _BLANK + r"+([0-9]{1,10})(?![A-Za-z0-9_\-./])" + _BLANK + "*")
+# word end is implied by the blank that the interface number's blank requires.
+_IFCONFIG_WORD, _SELECT_WORD, _ANY = SPELLING["IFCONFIG"], SPELLING["SELECT"], SPELLING["ANY"]
+_IFCONFIG = re.compile(_IFCONFIG_WORD + BLANK + "+([0-9]{1,10})" + WORD_END + BLANK + "*")
 # One constraint and the separator after it in one match. The constraint is
-# an atomic group: it matches exactly where _FAST_CONSTRAINT.match does (no
+# an atomic group: it matches exactly where FLAT_CONSTRAINT.match does (no
 # backtracking into it to make the separator fit), so each constraint it
-# reads is one _FAST_CONSTRAINT reads. (The value path's reader,
+# reads is one FLAT_CONSTRAINT reads. (The value path's reader,
 # _fastparse._sff_ifconfig, takes more spellings: quoted names, `name any
 # TYPE`; statements using them are rendered from their values instead.)
-_SFF_CONSTRAINT = re.compile("(?>" + _FAST_CONSTRAINT.pattern + ")" + _SFF_NEXT.pattern)
-_SELECT = re.compile(r"select(?![A-Za-z0-9_\-./])" + _BLANK + "*")
+_SFF_CONSTRAINT = re.compile("(?>" + FLAT_CONSTRAINT.pattern + ")" + SEPARATOR_AFTER.pattern)
+_SELECT = re.compile(_SELECT_WORD + WORD_END + BLANK + "*")
 # One attribute and the optional comma after it; ';' ends the body.
-_SELECT_ATTRIBUTE = re.compile("(?>" + _FAST_ATTRIBUTE.pattern + ")" + _BLANK + "*(,)?" + _BLANK + "*")
+_SELECT_ATTRIBUTE = re.compile("(?>" + FLAT_ATTRIBUTE.pattern + ")" + BLANK + "*(,)?" + BLANK + "*")
 
 #: Per output mode, (type, name, operator as written) -> (type rank,
 #: operator rank, the constraint printed up to its value). Names repeat
@@ -82,12 +72,12 @@ _PREFIX_LIMIT = 50_000
 
 def _prefix(type_: str, name: str, op_word: str, as_json: bool) -> tuple[int, int, str] | None:
     """The cache entry of a constraint's (type, name, operator), or None
-    where _fastparse._flat_constraint declines: a name spelled like a
+    where the fast scanner declines on a flat constraint: a name spelled like a
     keyword, an operator the type does not take. (Every decline means the
     same, so these checks are made once per entry, not per constraint.)"""
-    if name in RESERVED:
+    if name in KEYWORDS:
         return None
-    op = ANY if op_word == "any" else _FAST_OPS[op_word]
+    op = ANY if op_word == _ANY else SYMBOL_OPERATORS[op_word]
     if op not in OPERATORS_OF_TYPE[type_]:
         return None
     cache = _PREFIXES[as_json]
@@ -137,36 +127,36 @@ def _ifconfig(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] 
     shown: str | None
     try:
         while True:
-            # _fastparse._flat_constraint, inline (this loop runs for every
+            # the fast scanner's flat constraint, inline (this loop runs for every
             # constraint of the document), and the value as printed.
             m = match(text, pos)
             if m is None:
                 return None
             type_word, name, op_word, value_text, sep = m.groups()
             if value_text is None:
-                if op_word != "any" or type_word is None:
+                if op_word != _ANY or type_word is None:
                     return None
-                type_, value, shown = _FAST_TYPES[type_word], None, "null" if as_json else ""
-            elif op_word == "any":
+                type_, value, shown = TYPE_WORDS[type_word], None, "null" if as_json else ""
+            elif op_word == _ANY:
                 return None
             else:
                 # fast_value's commonest cases first, with its results. A
                 # printable string without escapes, and a decimal int without
                 # leading zeros, print as they are written.
                 if value_text[0] == '"' and "\\" not in value_text and (
-                        type_word is None or _FAST_TYPES[type_word] == STRING):
+                        type_word is None or TYPE_WORDS[type_word] == STRING):
                     type_, value = STRING, value_text[1:-1]
                     shown = value_text if value_text.isprintable() else None
                 elif value_text.isdigit() and len(value_text) <= 18 and (
-                        type_word is None or _FAST_TYPES[type_word] == INT):
+                        type_word is None or TYPE_WORDS[type_word] == INT):
                     type_, value = INT, int(value_text)  # ASCII digits (the regex), in the 64-bit range
                     shown = value_text if value_text[0] != "0" or len(value_text) == 1 else None
-                elif "." in value_text and (type_word is None or _FAST_TYPES[type_word] == FLOAT) and (
-                        _PLAIN_FLOAT.fullmatch(value_text)):
+                elif "." in value_text and (type_word is None or TYPE_WORDS[type_word] == FLOAT) and (
+                        PLAIN_FLOAT.fullmatch(value_text)):
                     type_, value = FLOAT, float(value_text) + 0.0  # + 0.0 turns -0.0 into 0.0
                     shown = repr(value)
                 else:
-                    type_, value = fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+                    type_, value = fast_value(value_text, TYPE_WORDS[type_word] if type_word else None)
                     shown = None
                 if shown is None:
                     # Constraint() refuses a lone surrogate (a str that did
@@ -214,9 +204,9 @@ def _select(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | 
             if m is None:
                 return None
             type_word, name, value_text, comma = m.groups()
-            if name in RESERVED or name in attributes:
+            if name in KEYWORDS or name in attributes:
                 return None
-            type_, value = fast_value(value_text, _FAST_TYPES[type_word] if type_word else None)
+            type_, value = fast_value(value_text, TYPE_WORDS[type_word] if type_word else None)
             if type_ == STRING and not value.isascii() and _has_surrogate(value):
                 return None  # Attribute() refuses it; the value path reports it
             attributes[name] = (type_, _shown(type_, value, as_json))
@@ -239,9 +229,9 @@ def _select(text: str, pos: int, line: int, as_json: bool) -> tuple[str, int] | 
 
 def _renderer(as_json: bool) -> Callable[[str, int, int], tuple[str, int] | None]:
     def render(text: str, pos: int, line: int) -> tuple[str, int] | None:
-        if text.startswith("ifconfig", pos):
+        if text.startswith(_IFCONFIG_WORD, pos):
             return _ifconfig(text, pos, line, as_json)
-        if text.startswith("select", pos):
+        if text.startswith(_SELECT_WORD, pos):
             return _select(text, pos, line, as_json)
         return None
 

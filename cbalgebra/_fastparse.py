@@ -17,6 +17,10 @@ texts with one findall and build each distinct text once per document
 `name any TYPE`), our printed forms, quoted names, and leave to the grammar
 only keywords as names, comments, brackets, word connectives and errors.
 tests/test_parse_sff.py compares them with the grammar.
+
+Every token these readers know (names, literals, blanks, comments, keywords,
+type words and operator spellings) comes from :mod:`cbalgebra.lexicon`, as
+the grammar's terminals do; the literal decoding is :mod:`cbalgebra.literals`.
 """
 
 from __future__ import annotations
@@ -24,121 +28,91 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from lark import Token
 
-from cbalgebra._literals import LocatedError, literal, unquote
-from cbalgebra.values import (
-    ANY,
-    ANYTYPE,
-    FLOAT,
-    INT,
+from cbalgebra.lexicon import (
+    BLANK,
+    FLOAT as FLOAT_TOKEN,
+    GAP,
+    INT as INT_TOKEN,
     KEYWORDS,
-    OPERATOR_SPECS,
-    OP_CODE,
-    OPERATORS_OF_TYPE,
-    STRING,
-    TYPE_CODE,
-    TYPE_SPECS,
-    Attribute,
-    Constraint,
-    Filter,
-    InvalidValueError,
-    Message,
-    Op,
-    Predicate,
-    message_wire,
+    NAME_END,
+    NAME_SCANNED,
+    NAME_WORD,
+    NUMBER_END,
+    SPELLING,
+    STATEMENT,
+    STRING as STRING_TOKEN,
+    STRING_SCANNED,
+    SYMBOL_OPERATORS,
+    TYPE_WORDS,
+    WORD_END,
+    WORD_OPERATORS,
+    alternation,
+    skip,
 )
+from cbalgebra.literals import PLAIN_FLOAT, Decline, LocatedError, fast_value, literal, unquote
+from cbalgebra.values import ANY, ANYTYPE, FLOAT, INT, OP_CODE, OPERATORS_OF_TYPE, TYPE_CODE, InvalidValueError
+from cbalgebra.values import Attribute, Constraint, Filter, Message, Predicate, message_wire
 
-# The lexical pieces, each written once. Names are read possessively (`*+`):
-# a regex must never split `company` into the name `comp` and the keyword
-# `any`; the grammar's lexer reads the longest name. Numbers are ASCII
-# digits (never `\d`, which takes fullwidth and other Unicode digits). The type words and operator
-# spellings come from the vocabulary tables of values.py, longest first so
-# that an alternation never stops at a shorter spelling (`=` before `=*`).
-_BLANK = r"[ \t\r\n\f\u00a0]"  # what the grammar %ignores besides comments
-_WORD_END = r"(?![A-Za-z0-9_\-./])"
-_NAME = r"([A-Za-z_](?:[A-Za-z0-9_\-.]|/(?![/*]))*+)"
+__all__ = ["FLAT_ATTRIBUTE", "FLAT_CONSTRAINT", "RESERVED", "SEPARATOR_AFTER", "STATEMENT", "DocumentMemo",
+           "fast_dnf", "fast_message", "fast_statement", "skip"]
 
+# The lexical pieces come from cbalgebra.lexicon. Names are read possessively
+# (a regex must never split `company` into the name `comp` and the keyword
+# `any`; the grammar's lexer reads the longest name); the type words and
+# operator spellings are alternations longest first, so that one never stops
+# at a shorter spelling (`=` before `=*`).
+_NAME = "(" + NAME_SCANNED + ")"
+_TRUE, _FALSE, _ANY, _FROM = SPELLING["TRUE"], SPELLING["FALSE"], SPELLING["ANY"], SPELLING["FROM"]
+_BOOLEANS = (_TRUE, _FALSE)
+_TYPE_WORD = "(?:(" + alternation(TYPE_WORDS) + ")" + BLANK + "+)?"
+_SYMBOL_OPERATOR = alternation(SYMBOL_OPERATORS)
+# A literal, as the grammar lexes it (an INT is not followed by what would
+# make the lexer read more).
+_VALUE = ("(" + STRING_TOKEN + "|" + FLOAT_TOKEN + "|" + INT_TOKEN + NUMBER_END
+          + "|" + _TRUE + WORD_END + "|" + _FALSE + WORD_END + ")")
 
-def _alternation(spellings: Iterable[str]) -> str:
-    return "|".join(re.escape(s) for s in sorted(set(spellings), key=len, reverse=True))
-
-
-_TYPE_WORD = "(?:(" + _alternation(w for t in TYPE_SPECS for w in t.words) + ")" + _BLANK + "+)?"
-_SYMBOL_OPERATOR = _alternation(s for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o.symbol, o.sff))
-_VALUE = (r"(\"(?:[^\"\\\n]|\\.)*\"|[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+"
-          r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?![0-9A-Za-z_.])"
-          r"|true" + _WORD_END + "|false" + _WORD_END + ")")
-
-_WS = re.compile(_BLANK + "*")
+_WS = re.compile(BLANK + "*")
 
 
 def _blank_end(text: str, pos: int) -> int:
     """Where the blanks that start at ``pos`` end (``pos`` itself when there are none)."""
     return _WS.match(text, pos).end()  # type: ignore[union-attr]  # "blank*" matches the empty string
-_FAST_CONSTRAINT = re.compile(
-    _TYPE_WORD + _NAME + _BLANK + "*(" + _SYMBOL_OPERATOR + "|any" + _WORD_END + ")" + _BLANK + "*" + _VALUE + "?"
+
+
+#: A flat constraint `[type] name op value` or `type name any` (groups: type
+#: word, name, operator, value); the printer (cbalgebra._docrender) reads the
+#: same shape.
+FLAT_CONSTRAINT = re.compile(
+    _TYPE_WORD + _NAME + BLANK + "*(" + _SYMBOL_OPERATOR + "|" + _ANY + WORD_END + ")" + BLANK + "*" + _VALUE + "?"
 )
-_FAST_SEP = re.compile(_BLANK + "*(,|;|&&)")
-_FAST_OR = re.compile(_BLANK + r"*\|\|")
+_FAST_SEP = re.compile(BLANK + "*(,|;|&&)")
+_FAST_OR = re.compile(BLANK + r"*\|\|")
 #: Every type word (``long``) and operator spelling the scanner reads, to
 #: the canonical spelling.
-_FAST_TYPES = {w: t.spelling for t in TYPE_SPECS for w in t.words}
-_FAST_OPS = {s: o.symbol for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o.symbol, o.sff)}
+_FAST_TYPES = TYPE_WORDS
+_FAST_OPS = SYMBOL_OPERATORS
 
 
 # Words the grammar knows. A name spelled like one is left to Lark, which
 # follows both readings (tests/test_parse_keywords.py checks this covers
 # every keyword of the grammar).
-RESERVED = KEYWORDS | {"help", "start", "stop", "on", "off"}
-
-
-class Decline(Exception):
-    pass
-
-
-_PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range
-_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: never 0 unless written 0
-
-
-def fast_value(text: str, type_: str | None) -> tuple[str, Any]:
-    first = text[0]
-    # The common literals, decoded inline (the same results literal() gives);
-    # everything else goes through literal() with its checks.
-    if first == '"':
-        if "\\" not in text and (type_ is None or type_ == STRING):
-            return STRING, text[1:-1]
-        kind = "STRING"
-    elif text == "true":
-        kind = "TRUE"
-    elif text == "false":
-        kind = "FALSE"
-    elif "x" not in text and "X" not in text and ("." in text or "e" in text or "E" in text):
-        if (type_ is None or type_ == FLOAT) and _PLAIN_FLOAT.fullmatch(text):
-            return FLOAT, float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
-        kind = "FLOAT"
-    else:
-        if (type_ is None or type_ == INT) and _PLAIN_INT.fullmatch(text):
-            return INT, int(text)
-        kind = "INT"
-    try:
-        return literal(Token(kind, text), type_)
-    except LocatedError:
-        raise Decline from None
+RESERVED = KEYWORDS
 
 
 def _flat_constraint(text: str, pos: int) -> tuple[Constraint, int]:
-    m = _FAST_CONSTRAINT.match(text, pos)
+    m = FLAT_CONSTRAINT.match(text, pos)
     if m is None:
         raise Decline
     type_word, name, op_word, value_text = m.groups()
     if name in RESERVED:
         raise Decline
     type_ = _FAST_TYPES[type_word] if type_word else None
-    if op_word == "any":
+    if op_word == _ANY:
         if type_ is None or value_text is not None:
             raise Decline
         return Constraint(type_, name, ANY), m.end()
@@ -199,12 +173,13 @@ def fast_dnf(text: str) -> list[list[Constraint]] | None:
         return None
 
 
-_FAST_ATTRIBUTE = re.compile(_TYPE_WORD + _NAME + _BLANK + "*=(?![*])" + _BLANK + "*" + _VALUE)
+#: A plain attribute `[type] name = value` (groups: type word, name, value).
+FLAT_ATTRIBUTE = re.compile(_TYPE_WORD + _NAME + BLANK + "*=(?![*])" + BLANK + "*" + _VALUE)
 
 
 def _flat_attribute(text: str, pos: int, attrs: dict[str, Attribute]) -> int:
     """Read one plain ``[type] name = value`` into ``attrs``; the end position."""
-    m = _FAST_ATTRIBUTE.match(text, pos)
+    m = FLAT_ATTRIBUTE.match(text, pos)
     if m is None:
         raise Decline
     type_word, name, value_text = m.groups()
@@ -242,36 +217,30 @@ def fast_message(text: str) -> Message | None:
 # common case for documents. This reader takes one statement at a time, when
 # all its parts are flat and plain; on anything else it returns None and the
 # grammar reads that statement (cbalgebra.parse.iter_document).
-_SKIP = re.compile("(?:" + _BLANK + r"+|#[^\n]*|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
-STATEMENT = re.compile(r"(subscribe|advertise|publish|ifconfig|select|consolidate|statistics|clear|timer|"
-                        r"output|set|help)" + _WORD_END)
-_INTERFACE = re.compile(_BLANK + "+([0-9]{1,10})" + _WORD_END)
-_SEMI = re.compile(_BLANK + "*;")
-_DOC_SEP = re.compile(_BLANK + "*(,|&&|;)")
+#: The statements read as items of their own kind (DocumentItem.kind); the
+#: other statement words are driver commands.
+_KIND_OF_WORD = {SPELLING[t]: t.lower() for t in ("SUBSCRIBE", "ADVERTISE", "PUBLISH", "IFCONFIG", "SELECT")}
+_INTERFACE = re.compile(BLANK + "+([0-9]{1,10})" + WORD_END)
+_SEMI = re.compile(BLANK + "*;")
+_DOC_SEP = re.compile(BLANK + "*(,|&&|;)")
 _COMMANDS = {
-    "consolidate": _SEMI,
-    "statistics": _SEMI,
-    "clear": _SEMI,
-    "help": _SEMI,
-    "timer": re.compile(_BLANK + "+(start|stop)" + _BLANK + "*;"),
-    "output": re.compile(_BLANK + "+(on|off)" + _BLANK + "*;"),
-    "set": re.compile(_BLANK + r"+([A-Za-z_][A-Za-z0-9_\-.]*+)" + _BLANK + "*=" + _BLANK + "*"
-                      r"([+-]?[0-9]{1,18})" + _WORD_END + _BLANK + "*;"),
+    SPELLING["CONSOLIDATE"]: _SEMI,
+    SPELLING["STATISTICS"]: _SEMI,
+    SPELLING["CLEAR"]: _SEMI,
+    SPELLING["HELP"]: _SEMI,
+    SPELLING["TIMER"]: re.compile(BLANK + "+(" + SPELLING["START"] + "|" + SPELLING["STOP"] + ")" + BLANK + "*;"),
+    SPELLING["OUTPUT"]: re.compile(BLANK + "+(" + SPELLING["ON"] + "|" + SPELLING["OFF"] + ")" + BLANK + "*;"),
+    SPELLING["SET"]: re.compile(BLANK + "+(" + NAME_SCANNED + ")" + BLANK + "*=" + BLANK + "*"
+                                r"([+-]?[0-9]{1,18})" + WORD_END + BLANK + "*;"),
 }
 # After a word that may open a statement: an operator or a word operator
 # means the word may instead be an attribute name, which only the grammar
 # can settle.
-_NAME_CONTINUES = re.compile(_BLANK + "*(?:[=!<>*]|(?:" + "|".join(
-    ["any", *(w for o in OPERATOR_SPECS for w in o.words)]) + ")" + _WORD_END + ")")
+_NAME_CONTINUES = re.compile(BLANK + "*(?:[" + "".join(sorted({re.escape(s[0]) for s in SYMBOL_OPERATORS}))
+                             + "]|(?:" + alternation([_ANY, *WORD_OPERATORS]) + ")" + WORD_END + ")")
 
 
-_ORIGIN = re.compile("from" + _BLANK + r"+(?:([A-Za-z_][A-Za-z0-9_\-.]*+|[0-9]+)" + _WORD_END
-                     + r"|\"([^\"\\\n]*)\")")
-
-
-def skip(text: str, pos: int) -> int:
-    """The offset after any blanks and comments at ``pos``."""
-    return _SKIP.match(text, pos).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+_ORIGIN = re.compile(_FROM + BLANK + "+(?:(" + NAME_SCANNED + "|[0-9]+)" + WORD_END + r'|"([^"\\\n]*)")')
 
 
 def _statement_follows(text: str, pos: int) -> bool:
@@ -284,7 +253,7 @@ def _statement_follows(text: str, pos: int) -> bool:
 
 def _origin(text: str, pos: int) -> tuple[str | None, int]:
     """An optional `from NAME` clause at ``pos``."""
-    if not text.startswith("from", pos):
+    if not text.startswith(_FROM, pos):
         return None, pos
     m = _ORIGIN.match(text, pos)
     if m is None or (m.group(1) is not None and m.group(1) in RESERVED):
@@ -294,7 +263,7 @@ def _origin(text: str, pos: int) -> tuple[str | None, int]:
 
 
 def _origin_follows(text: str, pos: int) -> bool:
-    return text.startswith("from", pos) and _ORIGIN.match(text, pos) is not None
+    return text.startswith(_FROM, pos) and _ORIGIN.match(text, pos) is not None
 
 
 def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], int]:
@@ -324,14 +293,14 @@ def _our_predicate(text: str, pos: int) -> tuple[list[tuple[Constraint, ...]], i
         if text.startswith("||", after):
             pos = after + 2
             continue
-        if _statement_follows(text, after) or text.startswith("from", after):
+        if _statement_follows(text, after) or text.startswith(_FROM, after):
             return terms, after
         raise Decline
 
 
-# What follows a constraint in an `ifconfig` body, with the blanks around it
-# (cbalgebra._docrender reads constraint by constraint with it).
-_SFF_NEXT = re.compile(_BLANK + r"*(\|\||\||,|&&|;)" + _BLANK + "*")
+#: What follows a constraint in an `ifconfig` body, with the blanks around it
+#: (cbalgebra._docrender reads constraint by constraint with it).
+SEPARATOR_AFTER = re.compile(BLANK + r"*(\|\||\||,|&&|;)" + BLANK + "*")
 
 
 # ------------------------------------------------------- SFF driver statements
@@ -345,45 +314,39 @@ _SFF_NEXT = re.compile(_BLANK + r"*(\|\||\||,|&&|;)" + _BLANK + "*")
 # than an alternation per character); what they cannot settle they leave to
 # the grammar. tests/test_parse_sff.py compares the two paths on generated
 # driver documents, valid and malformed.
-_STRING_LITERAL = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
-_NAME_WORD = r"[A-Za-z_][A-Za-z0-9_\-.]*+(?:/(?![/*])[A-Za-z0-9_\-.]*+)*+"
-# Where a NAME could not go on (after `true`, `any`, a type word).
-_NAME_END = r"(?![A-Za-z0-9_\-.]|/(?![/*]))"
-_TYPE_WORDS = _alternation(w for t in TYPE_SPECS for w in t.words)
-# What the grammar ignores between two tokens: a blank or a comment (a
-# comment in an `ifconfig` of 1,000 filters would otherwise send all of
-# them to the grammar).
-_GAP = r"(?:[ \t\r\n\f\u00a0]|/\*(?:[^*]|\*(?!/))*+\*/|//[^\n]*+|#[^\n]*+)"
+# The pieces are the lexicon's: its unrolled NAME_WORD and STRING_SCANNED,
+# and GAP, what the grammar ignores between two tokens (a comment in an
+# `ifconfig` of 1,000 filters would otherwise send all of them to the grammar).
+_TYPE_WORDS = alternation(TYPE_WORDS)
 # A number as far as the grammar's lexer could read one and further: the
 # decoder then requires one FLOAT or INT token to span it exactly.
 _LOOSE_NUMBER = r"[+-]?[0-9.][0-9A-Za-z_.+\-]*+"
-_SFF_VALUE = "(?:" + _STRING_LITERAL + "|" + _LOOSE_NUMBER + "|(?:true|false)" + _NAME_END + ")"
+_SFF_VALUE = "(?:" + STRING_SCANNED + "|" + _LOOSE_NUMBER + "|(?:" + _TRUE + "|" + _FALSE + ")" + NAME_END + ")"
 _SYMBOL_OPS = "(?>" + _SYMBOL_OPERATOR + ")"  # longest spelling, as the lexer reads it
 # A constraint: `[type] name op value`, `name any TYPE`, `name any any`,
 # `type name any`, `any name any`; the name plain or quoted.
 _SFF_CONSTRAINT_PARTS = re.compile(
-    "(?:(" + _TYPE_WORDS + "|any)" + _GAP + "++)?(" + _NAME_WORD + "|" + _STRING_LITERAL + ")" + _GAP
-    + "*+(?:(" + _SYMBOL_OPS + ")" + _GAP + "*+(" + _SFF_VALUE + ")|any(?:" + _GAP + "++(" + _TYPE_WORDS
-    + "|any))?" + _NAME_END + ")")
+    "(?:(" + _TYPE_WORDS + "|" + _ANY + ")" + GAP + "++)?(" + NAME_WORD + "|" + STRING_SCANNED + ")" + GAP
+    + "*+(?:(" + _SYMBOL_OPS + ")" + GAP + "*+(" + _SFF_VALUE + ")|" + _ANY + "(?:" + GAP + "++(" + _TYPE_WORDS
+    + "|" + _ANY + "))?" + NAME_END + ")")
 _SFF_CONSTRAINT_TEXT = "(?>" + re.sub(r"\((?!\?)", "(?:", _SFF_CONSTRAINT_PARTS.pattern) + ")"
 # One body item: (constraint text, first character of the separator after it)
 # or, as the third group, one character that starts no item. Items are
 # atomic, so findall reads them back to back exactly as a match per item
 # would, and a gap shows as that third group.
-_SFF_ITEMS = re.compile("(" + _SFF_CONSTRAINT_TEXT + ")" + _GAP + "*+(?=([,|;&]))(?:,|&&|\\|\\|?|;)" + _GAP
+_SFF_ITEMS = re.compile("(" + _SFF_CONSTRAINT_TEXT + ")" + GAP + "*+(?=([,|;&]))(?:,|&&|\\|\\|?|;)" + GAP
                         + "*+|([\\s\\S])")
 _SFF_ATTRIBUTE_PARTS = re.compile(
-    "(?:(" + _TYPE_WORDS + ")" + _GAP + "++)?(" + _NAME_WORD + "|" + _STRING_LITERAL + ")" + _GAP + "*+="
-    + _GAP + "*+(" + _SFF_VALUE + ")")
+    "(?:(" + _TYPE_WORDS + ")" + GAP + "++)?(" + NAME_WORD + "|" + STRING_SCANNED + ")" + GAP + "*+="
+    + GAP + "*+(" + _SFF_VALUE + ")")
 # One `select` item: (attribute text, ',' or ''), or ';' as the third group,
 # or a character that starts no item as the fourth.
-_SFF_ATTRIBUTES = re.compile("((?>" + re.sub(r"\((?!\?)", "(?:", _SFF_ATTRIBUTE_PARTS.pattern) + "))" + _GAP
-                             + "*+(,?)" + _GAP + "*+|(;)|([\\s\\S])")
+_SFF_ATTRIBUTES = re.compile("((?>" + re.sub(r"\((?!\?)", "(?:", _SFF_ATTRIBUTE_PARTS.pattern) + "))" + GAP
+                             + "*+(,?)" + GAP + "*+|(;)|([\\s\\S])")
 # The grammar's FLOAT (group 1) or INT terminal, spanning the whole text. Its
 # lexer tries FLOAT first; FLOAT never matches a proper prefix of an INT.
-_NUMBER_TOKEN = re.compile(r"([+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?[0-9]+[eE][+-]?[0-9]+)"
-                           r"|[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
-_SFF_TYPE_OF_WORD = {**_FAST_TYPES, "any": ANYTYPE}
+_NUMBER_TOKEN = re.compile("(" + FLOAT_TOKEN + ")|" + INT_TOKEN)
+_SFF_TYPE_OF_WORD = {**_FAST_TYPES, _ANY: ANYTYPE}
 _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 _THIRD = operator.itemgetter(2)
@@ -395,7 +358,7 @@ _MEMO_LIMIT = 1 << 20
 
 def _sff_value(text: str, type_: str | None) -> tuple[str, Any]:
     """A value as the grammar lexes and decodes it, or Decline."""
-    if text[0] == '"' or text == "true" or text == "false":
+    if text[0] == '"' or text in _BOOLEANS:
         return fast_value(text, type_)
     m = _NUMBER_TOKEN.fullmatch(text)
     if m is None:
@@ -405,7 +368,7 @@ def _sff_value(text: str, type_: str | None) -> tuple[str, Any]:
             return INT, int(text)  # at most 18 characters: inside the 64-bit range
         kind = "INT"
     else:
-        if (type_ is None or type_ == FLOAT) and _PLAIN_FLOAT.fullmatch(text):
+        if (type_ is None or type_ == FLOAT) and PLAIN_FLOAT.fullmatch(text):
             return FLOAT, float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
         kind = "FLOAT"
     try:
@@ -499,7 +462,7 @@ class _Memo(dict):
         return value
 
 
-_NAME_TOKEN = re.compile(_NAME_WORD + "|" + _STRING_LITERAL)
+_NAME_TOKEN = re.compile(NAME_WORD + "|" + STRING_SCANNED)
 _VALUE_TOKEN = re.compile(_SFF_VALUE)
 _OPERAND_TOKENS = re.compile("(" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
 _TYPED_OPERAND_TOKENS = re.compile("(" + _TYPE_WORDS + ") (" + _SYMBOL_OPS + ") (" + _SFF_VALUE + ")")
@@ -594,7 +557,7 @@ def _memo_constraint(names: _Memo, operands: _Memo, typed_operands: _Memo, text:
     type_word, name_text, op_word, value_text, any_type = m.groups()
     name = _sff_name(name_text, before_operator=op_word is not None)
     if op_word is not None:
-        if type_word == "any":
+        if type_word == _ANY:
             raise Decline
         lit_type, value = _sff_value(value_text, _FAST_TYPES[type_word] if type_word else None)
         op = _FAST_OPS[op_word]
@@ -763,19 +726,20 @@ def fast_statement(text: str, pos: int, memo: DocumentMemo | None = None,
         if m is None:
             return None
         word, pos = m.group(1), m.end()
+        kind = _KIND_OF_WORD.get(word, "command")
         origin = None
         interface = None
-        value: Any  # conjunctions, a message, or a command's arguments, by ``word``
-        if word in ("subscribe", "advertise"):
-            if text.startswith("false", _blank_end(text, pos)):
+        value: Any  # conjunctions, a message, or a command's arguments, by ``kind``
+        if kind in ("subscribe", "advertise"):
+            if text.startswith(_FALSE, _blank_end(text, pos)):
                 return None
             value, pos = _our_predicate(text, pos)
             origin, pos = _origin(text, pos)
             if not _statement_follows(text, pos):
                 return None
-        elif word == "publish":
+        elif kind == "publish":
             return None  # messages in our own documents are rare; the grammar reads them
-        elif word == "ifconfig":
+        elif kind == "ifconfig":
             number = _INTERFACE.match(text, pos)
             if number is None:
                 return None
@@ -783,19 +747,19 @@ def fast_statement(text: str, pos: int, memo: DocumentMemo | None = None,
             if interface > 2**32 - 1:
                 return None
             value, pos = _sff_ifconfig(text, number.end(), memo or DocumentMemo())
-        elif word == "select":
+        elif kind == "select":
             value, pos = _sff_select(text, pos, memo or DocumentMemo())
         else:
             cm = _COMMANDS[word].match(text, pos)
             if cm is None:
                 return None
             args = tuple(int(g) if g.lstrip("+-").isdigit() else g for g in cm.groups())
-            if word == "set" and args[0] in RESERVED:
+            if word == SPELLING["SET"] and args[0] in RESERVED:
                 return None
-            value, word, pos = (word, *args), "command", cm.end()
+            value, pos = (word, *args), cm.end()
         end = skip(text, pos)
         if end < len(text) and STATEMENT.match(text, end) is None:
             return None  # let the grammar report what follows
-        return word, value, interface, origin, end
+        return kind, value, interface, origin, end
     except (Decline, InvalidValueError):
         return None

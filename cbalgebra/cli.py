@@ -29,7 +29,7 @@ from cbalgebra.poset import cli as _poset_cli
 from cbalgebra.reducers import cli as _reducers_cli
 from cbalgebra.studies import cli as _studies_cli
 from cbalgebra.cliforms import looks_like_document, to_json
-from cbalgebra.values import Advertisement, Filter, Predicate
+from cbalgebra.values import Advertisement, Filter, Message, Predicate
 
 #: The plug-ins, in the order of ``cbalgebra --help``.
 PLUGINS = (_reducers_cli, _matcher_cli, _studies_cli, _poset_cli, _network_cli, _matchmaker_cli)
@@ -119,17 +119,21 @@ def _subscription_or_ad(arg: str, advertisement: bool, what: str) -> Advertiseme
     return p.filters[0] if len(p) == 1 else p
 
 
+def _answer(holds: bool, evidence: Message | None = None, name: str = "") -> int:
+    """Print yes or no, then the message that shows it (``name: message``);
+    the exit code is the answer (0 yes, 1 no)."""
+    print("yes" if holds else "no")
+    if evidence is not None:
+        print(f"{name}: {evidence}")
+    return EXIT_YES if holds else EXIT_NO
+
+
 def cmd_covers(args: argparse.Namespace) -> int:
     _one_stdin(X=args.x, Y=args.y)
     x = _subscription_or_ad(args.x, args.advertisements, "X")
     y = _subscription_or_ad(args.y, args.advertisements, "Y")
     m = covering.counterexample(x, y)
-    if m is None:
-        print("yes")
-        return EXIT_YES
-    print("no")
-    print(f"counterexample: {m}")
-    return EXIT_NO
+    return _answer(m is None, m, "counterexample")
 
 
 def cmd_overlaps(args: argparse.Namespace) -> int:
@@ -137,23 +141,14 @@ def cmd_overlaps(args: argparse.Namespace) -> int:
     x = _subscription_or_ad(args.x, args.x_advertisement, "X")
     y = _subscription_or_ad(args.y, args.y_advertisement, "Y")
     m = covering.witness(x, y)
-    if m is None:
-        print("no")
-        return EXIT_NO
-    print("yes")
-    print(f"witness: {m}")
-    return EXIT_YES
+    return _answer(m is not None, m, "witness")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
     _one_stdin(PREDICATE=args.predicate, MESSAGE=args.message)
     x = _subscription_or_ad(args.predicate, args.advertisement, "PREDICATE")
     m = parse.parse_message(argument_text(args.message, "MESSAGE"))
-    if semantics.matches(x, m):
-        print("yes")
-        return EXIT_YES
-    print("no")
-    return EXIT_NO
+    return _answer(semantics.matches(x, m))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -166,6 +161,17 @@ read a file (the whole file is one value), or - to read standard input.
 FILE arguments (parse, reduce, forward, poset) take a path, @FILE or -."""
 
 
+def _question(sub: clibase.Subparsers, name: str, summary: str, description: str,
+              *operands: tuple[str, str | None]) -> clibase.ArgumentParser:
+    """A yes/no command over text arguments (covers, overlaps, match): each
+    operand is (METAVAR, help); its attribute is the metavar in lower case."""
+    p = sub.add_parser(name, help=summary, description=description, epilog=_TEXT_ARGUMENTS,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    for metavar, text in operands:
+        p.add_argument(metavar.lower(), metavar=metavar, help=text)
+    return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = clibase.ArgumentParser(
         prog="cbalgebra",
@@ -176,7 +182,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=clibase.VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    text_help = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser("parse", help="print the canonical form of a file")
     p.add_argument("file", metavar="FILE", help="a file, or - for standard input")
@@ -186,30 +191,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of the canonical syntax")
     p.set_defaults(func=cmd_parse)
 
-    p = sub.add_parser("covers", help="does X cover Y? (exit 0 yes, 1 no with a counterexample)",
-                       description="Does X cover Y, that is, does X match every message Y matches? "
-                                   "Prints yes, or no and a counterexample (exit 0 or 1).",
-                       epilog=_TEXT_ARGUMENTS, formatter_class=text_help)
-    p.add_argument("x", metavar="X", help="a predicate (or an advertisement with -a)")
-    p.add_argument("y", metavar="Y", help="a predicate (or an advertisement with -a)")
+    p = _question(sub, "covers", "does X cover Y? (exit 0 yes, 1 no with a counterexample)",
+                  "Does X cover Y, that is, does X match every message Y matches? "
+                  "Prints yes, or no and a counterexample (exit 0 or 1).",
+                  ("X", "a predicate (or an advertisement with -a)"),
+                  ("Y", "a predicate (or an advertisement with -a)"))
     p.add_argument("-a", "--advertisements", action="store_true", help="X and Y are advertisements")
     p.set_defaults(func=cmd_covers)
 
-    p = sub.add_parser("overlaps", help="does some message match both X and Y? (prints a witness)",
-                       description="Does some message match both X and Y? Prints yes and a witness "
-                                   "(exit 0), or no (exit 1).",
-                       epilog=_TEXT_ARGUMENTS, formatter_class=text_help)
-    p.add_argument("x", metavar="X", help="a predicate (or an advertisement with --x-advertisement)")
-    p.add_argument("y", metavar="Y", help="a predicate (or an advertisement with --y-advertisement)")
+    p = _question(sub, "overlaps", "does some message match both X and Y? (prints a witness)",
+                  "Does some message match both X and Y? Prints yes and a witness (exit 0), or no (exit 1).",
+                  ("X", "a predicate (or an advertisement with --x-advertisement)"),
+                  ("Y", "a predicate (or an advertisement with --y-advertisement)"))
     p.add_argument("--x-advertisement", action="store_true", help="X is an advertisement")
     p.add_argument("--y-advertisement", action="store_true", help="Y is an advertisement")
     p.set_defaults(func=cmd_overlaps)
 
-    p = sub.add_parser("match", help="does PREDICATE match MESSAGE? (exit 0 yes, 1 no)",
-                       description="Does PREDICATE match MESSAGE? Prints yes (exit 0) or no (exit 1).",
-                       epilog=_TEXT_ARGUMENTS, formatter_class=text_help)
-    p.add_argument("predicate", metavar="PREDICATE")
-    p.add_argument("message", metavar="MESSAGE")
+    p = _question(sub, "match", "does PREDICATE match MESSAGE? (exit 0 yes, 1 no)",
+                  "Does PREDICATE match MESSAGE? Prints yes (exit 0) or no (exit 1).",
+                  ("PREDICATE", None), ("MESSAGE", None))
     p.add_argument("-a", "--advertisement", action="store_true", help="PREDICATE is an advertisement")
     p.set_defaults(func=cmd_match)
 

@@ -3,9 +3,11 @@
 The exit codes, ``UsageError``, reading a file or standard input, the
 argument parser class, and the one mapping from the errors a user can cause
 to a message and an exit code. Every command module (``cbalgebra.cli`` and
-the reducers', matcher's, studies' and poset's ``cli`` modules) imports this
-module; it imports nothing of the package at module level, so it stays a
-leaf: the error classes are imported only when an error is reported.
+the reducers', matcher's, studies', poset's, network's and Matchmaker's
+``cli`` modules) imports this module. Of the package it imports only the two
+leaves :mod:`cbalgebra.errors` and :mod:`cbalgebra.graphviz`: an error maps
+by ``isinstance(exc, CbalgebraError)`` and the class's own ``exit_code`` and
+``label``, so no library module is imported to report an error.
 
 Exit codes:
 
@@ -26,32 +28,27 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TypeAlias
+from typing import Any, NoReturn, Protocol, TypeAlias
 
-EXIT_YES = EXIT_OK = 0
-EXIT_NO = 1
-EXIT_USAGE = EXIT_BAD_INPUT = 2
-EXIT_UNDECIDED = EXIT_INCOMPLETE = 3
-EXIT_UNAVAILABLE = 69
-EXIT_INTERNAL = 70
-EXIT_INTERRUPTED = 130
+# The exit codes and the errors every command raises, for the commands ("X as X": re-exported).
+from cbalgebra.errors import EXIT_BAD_INPUT as EXIT_BAD_INPUT
+from cbalgebra.errors import EXIT_INCOMPLETE as EXIT_INCOMPLETE
+from cbalgebra.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE
+from cbalgebra.errors import EXIT_NO as EXIT_NO
+from cbalgebra.errors import EXIT_UNDECIDED as EXIT_UNDECIDED
+from cbalgebra.errors import EXIT_YES as EXIT_YES
+from cbalgebra.errors import CbalgebraError, UnavailableError, UsageError
+from cbalgebra.graphviz import available as dot_available
 
-#: How to get the programs some commands need (what a fresh Debian machine lacks).
-GRAPHVIZ_HOWTO = "to get it: apt-get install graphviz"
+#: How to get Java (what a fresh Debian machine lacks); Graphviz's is
+#: :data:`cbalgebra.graphviz.HOWTO`.
 JAVA_HOWTO = "to get it: apt-get install openjdk-17-jre-headless, or set JAVA_HOME"
-
-
-class UsageError(Exception):
-    """Bad command-line input that is not a parse error (exit code 2)."""
-
-
-class UnavailableError(Exception):
-    """A program the command needs is missing (exit code 69)."""
 
 
 # ------------------------------------------------------------------ inputs
@@ -123,6 +120,62 @@ def argument_text(arg: str, what: str = "argument") -> str:
     return arg
 
 
+def int_list(text: str, what: str, noun: str = "an integer", *, allow_empty: bool = True) -> list[int]:
+    """A comma-separated list of integers (``--senders 1,4,7``); blanks
+    between commas are skipped. ``what`` (the option) and ``noun`` (what one
+    item is) name a bad item in the message."""
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            values.append(int(part))
+        except ValueError:
+            raise UsageError(f"{what}: {part!r} is not {noun}") from None
+    if not values and not allow_empty:
+        raise UsageError(f"{what}: empty list")
+    return values
+
+
+def number_argument(kind: type[int] | type[float], *, least: float | None = None, above: float | None = None,
+                    must: str) -> Callable[[str], Any]:
+    """An argparse ``type``: a finite int or float, at least ``least`` or
+    more than ``above``; ``must`` says which in the message (``'-1' must be
+    non-negative``)."""
+    noun = "an integer" if kind is int else "a number"
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        in_range = (least is None or value >= least) and (above is None or value > above)
+        if not in_range or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} must be {must}")
+        return value
+
+    return parse
+
+
+class Located(Protocol):
+    """What :func:`in_file` reads of a parse error (:class:`cbalgebra.ParseError`)."""
+
+    line: int
+    column: int
+    reason: str
+    context: str
+
+
+def in_file(error: Located, source: str, *, caret: bool = True) -> UsageError:
+    """A parse error of the input ``source`` (a file name) as bad input that
+    names it: ``source: line L, column C: reason``, then the line with a caret
+    under the column unless ``caret`` is false (a command that reads several
+    files keeps to one line each)."""
+    text = f"{source}: line {error.line}, column {error.column}: {error.reason}"
+    return UsageError(f"{text}\n{error.context}" if caret and error.context else text)
+
+
 def check_output_folder(path: Path, option: str = "--out") -> Path:
     """A folder to write into: it may not exist yet, but must not be a file."""
     path = Path(path)
@@ -140,13 +193,14 @@ def java_available() -> bool:
     return shutil.which("java") is not None
 
 
+def graphviz_available() -> bool:
+    """Whether Graphviz's ``dot`` is on PATH (the demo asks before it draws)."""
+    return dot_available()
+
+
 def require_java() -> None:
     if not java_available():
         raise UnavailableError(f"Spark needs Java, which is not installed ({JAVA_HOWTO})")
-
-
-def graphviz_available() -> bool:
-    return shutil.which("dot") is not None
 
 
 # ----------------------------------------------------------------- parser
@@ -213,16 +267,6 @@ def version() -> str:
 
 
 # ------------------------------------------------------------ the policy
-def _loaded(module: str, name: str) -> type | None:
-    """A class of a module that is already imported (else no error can be one of its)."""
-    found = getattr(sys.modules.get(module), name, None)
-    return found if isinstance(found, type) else None
-
-
-def _is(exc: BaseException, *where: tuple[str, str]) -> bool:
-    return any(cls is not None and isinstance(exc, cls) for cls in (_loaded(m, n) for m, n in where))
-
-
 #: What a failed Spark job raises (by name: pyspark is imported only by the studies).
 SPARK_FAILURES = ("Py4JJavaError", "PySparkRuntimeError", "SparkRuntimeException", "PythonException",
                   "Py4JNetworkError", "PySparkException")
@@ -245,19 +289,10 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
 
     None for anything else: that is a bug (exit 70).
     """
-    if isinstance(exc, UsageError) or _is(
-        exc, ("cbalgebra.parse", "ParseError"), ("cbalgebra.values", "InvalidValueError"),
-        ("cbalgebra.studies.runner", "StudyError"),
-    ):
-        return f"error: {exc}", EXIT_USAGE
-    if _is(exc, ("cbalgebra.covering.errors", "UndecidedError")):
-        return f"undecided: {exc}", EXIT_UNDECIDED
-    if _is(exc, ("cbalgebra.reducers.minimal", "ReductionBudgetError")):
-        return f"error: {exc}", EXIT_INCOMPLETE
-    if isinstance(exc, UnavailableError):
-        return f"error: {exc}", EXIT_UNAVAILABLE
-    if _is(exc, ("cbalgebra.poset.render", "GraphvizError")):  # its message names the Debian package
-        return f"error: {exc}", EXIT_UNAVAILABLE
+    if isinstance(exc, CbalgebraError):  # the class says what it means: never its module or name
+        if exc.exit_code == EXIT_INTERNAL:  # an error class that signals a bug (a scheme delivering wrongly)
+            return None
+        return f"{exc.label}: {exc}", exc.exit_code
     if any(cls.__name__ in SPARK_FAILURES for cls in type(exc).__mro__):
         return f"error: Spark job failed: {spark_failure_line(exc)}", EXIT_UNAVAILABLE
     if isinstance(exc, OSError):  # reading or writing a file the user named: permission, disk full, ...

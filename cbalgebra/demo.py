@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import cbalgebra as cb
-from cbalgebra import clibase, studies
+from cbalgebra import clibase, graphviz, studies
 from cbalgebra.poset import Poset, html, render, stats
 
 SIGCOMM_PREDICATE = (
@@ -91,7 +91,7 @@ def run(out: Path, study: bool = True) -> int:
         (out / "poset.svg").write_text(render.to_svg(poset), encoding="utf-8")
         print(f"wrote {out / 'poset.svg'}")
     else:
-        print(f"skipped poset.svg: Graphviz 'dot' is not installed ({clibase.GRAPHVIZ_HOWTO})")
+        print(f"skipped poset.svg: {graphviz.MISSING}")
 
     if study:
         _title("A small alpha study on the embedded Spark (local[*])")

@@ -1,13 +1,12 @@
 """Text to values: the Lark grammar in ``cbalgebra.grammar`` under LALR, with a
 transformer that builds typed values in the same pass.
 
-This module drives Lark's LALR table itself (:func:`_drive`) so that a word
-spelled like a keyword can also be an attribute name: where the parser could
-take the word either way, both readings go on until one fails, and the
-keyword reading wins if both succeed (``int any any``). A one-token lookahead
-drops most wrong readings before they cost anything. Documents are read
-statement by statement (:func:`iter_document`), by the fast scanner of
-``cbalgebra._fastparse`` where a statement is flat and plain (which takes
+The grammar is driven by :mod:`cbalgebra._lalr` so that a word spelled like a
+keyword can also be an attribute name (both readings go on until one fails;
+the keyword reading wins if both succeed: ``int any any``); its tokens are
+those of :mod:`cbalgebra.lexicon`, shared with every other reader. Documents
+are read statement by statement (:func:`iter_document`), by the fast scanner
+of ``cbalgebra._fastparse`` where a statement is flat and plain (which takes
 the `ifconfig` and `select` statements of SFF driver files), else by the
 grammar, which hands back to the scanner as soon as a statement is settled.
 The grammar alone is ``_run(text, "document")``, the oracle of the tests.
@@ -22,16 +21,11 @@ import contextlib
 import functools
 import gc
 import itertools
-import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.lexer import LexerState, LineCounter, PatternStr
-from lark.parsers.lalr_analysis import Shift
-from lark.parsers.lalr_parser_state import ParseConf, ParserState
-from lark.utils import TextSlice
+from lark import Token, Transformer, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -39,34 +33,22 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
-from cbalgebra._fastparse import DocumentMemo, fast_dnf, fast_message, fast_statement, skip
-from cbalgebra._literals import (
+from cbalgebra._fastparse import DocumentMemo, fast_dnf, fast_message, fast_statement
+from cbalgebra._lalr import Grammar, drive, drive_statements
+from cbalgebra.errors import CbalgebraError
+from cbalgebra.lexicon import OPERATOR_OF_TERMINAL, TYPE_OF_TERMINAL, describe_terminal, skip
+from cbalgebra.literals import (
     INTERFACE_MAX,
     LITERAL_TYPE,
     MAX_DNF_TERMS,
-    OP_OF_TOKEN,
-    TYPE_OF_TOKEN,
     LocatedError,
     interface_literal,
     literal,
     unquote,
 )
-from cbalgebra.values import (
-    ANY,
-    ANYTYPE,
-    OPERATOR_NAMES,
-    OPERATORS_OF_TYPE,
-    Advertisement,
-    Attribute,
-    Constraint,
-    Filter,
-    InvalidValueError,
-    Message,
-    Predicate,
-    format_name,
-    format_value,
-    infer_type,
-)
+from cbalgebra.values import ANY, ANYTYPE, OPERATOR_NAMES, OPERATORS_OF_TYPE, InvalidValueError
+from cbalgebra.values import Advertisement, Attribute, Constraint, Filter, Message, Predicate
+from cbalgebra.values import format_name, format_value, infer_type
 
 __all__ = [
     "INTERFACE_MAX",
@@ -85,8 +67,7 @@ __all__ = [
 ]
 
 
-
-class ParseError(ValueError):
+class ParseError(CbalgebraError, ValueError):
     """Malformed input, located: ``line`` and ``column`` are 1-based."""
 
     def __init__(self, reason: str, line: int, column: int, context: str) -> None:
@@ -189,7 +170,7 @@ class _Builder(Transformer):
 
     # -- constraints -------------------------------------------------------
     def type(self, token: Token) -> tuple[str, Token]:
-        return TYPE_OF_TOKEN[token.type], token
+        return TYPE_OF_TERMINAL[token.type], token
 
     sff_type = type
 
@@ -197,7 +178,7 @@ class _Builder(Transformer):
         return _name(token)
 
     def op(self, token: Token) -> tuple[str, Token]:
-        return OP_OF_TOKEN[token.type], token
+        return OPERATOR_OF_TERMINAL[token.type], token
 
     @staticmethod
     def _constraint(type_: str, name: tuple[str, Token], op: tuple[str, Token], value: Any) -> Constraint:
@@ -367,50 +348,9 @@ def _advertisement(dnf: _Dnf) -> Advertisement:
     return Advertisement(_single_term(dnf, "an advertisement"))
 
 
-class _Grammar:
-    """The LALR table of grammar/siena.lark, its callbacks and a basic lexer.
-
-    Lark's own loop cannot follow two readings of one word, so this module
-    drives the table itself (see :func:`_drive`).
-    """
-
-    def __init__(self) -> None:
-        lark = Lark.open_from_package(
-            "cbalgebra.grammar",
-            "siena.lark",
-            parser="lalr",
-            lexer="basic",
-            start=["predicate_text", "message_text", "statement"],
-            transformer=_Builder(),
-            maybe_placeholders=False,
-            cache=False,
-        )
-        frontend = lark.parser
-        table = frontend.parser.parser.parse_table
-        self.lexer = frontend.lexer
-        self.states = table.states
-        self.confs = {start: ParseConf(table, frontend.parser.parser.callbacks, start)
-                      for start in ("predicate_text", "message_text", "statement")}
-        name_pattern = next(t.pattern for t in lark.terminals if t.name == "NAME")
-        #: Every word the grammar knows: terminal type -> its spelling.
-        name_regexp = name_pattern.to_regexp()
-        self.keywords = {t.name: t.pattern.value for t in lark.terminals
-                         if isinstance(t.pattern, PatternStr) and re.fullmatch(name_regexp, t.pattern.value)}
-        #: Terminal types that can open a statement.
-        self.statement_starts = frozenset(
-            k for k in self.states[self.confs["statement"].start_state] if k.isupper())
-
-    def tokens(self, text: str, start: int = 0, line: int = 1, line_start: int = 0) -> Iterator[Token]:
-        counter = LineCounter("\n")
-        counter.char_pos, counter.line, counter.line_start_pos = start, line, line_start
-        counter.column = start - line_start + 1
-        state = LexerState(TextSlice(text, start, len(text)), counter)
-        return self.lexer.lex(state, None)
-
-
 @functools.lru_cache(maxsize=1)
-def _grammar() -> _Grammar:
-    return _Grammar()
+def _grammar() -> Grammar:
+    return Grammar(_Builder())
 
 
 def keyword_spellings() -> dict[str, str]:
@@ -418,307 +358,16 @@ def keyword_spellings() -> dict[str, str]:
     return dict(_grammar().keywords)
 
 
-#: Readings followed at once before the least preferred are dropped. Each
-#: ambiguous word doubles them at most, and a wrong reading fails within a
-#: token or two, so real input never comes close.
-_MAX_READINGS = 64
-
-
-class _Reading:
-    """One way of reading the input so far: the parser state of the current
-    statement (None between statements), the items it finished, and the token
-    that opened the current statement."""
-
-    __slots__ = ("items", "opener", "state")
-
-    def __init__(self, state: ParserState | None, items: tuple = (), opener: Token | None = None) -> None:
-        self.state = state
-        self.items = items
-        self.opener = opener
-
-    def live(self) -> ParserState:
-        """The parser state of the statement being read (there is one when called)."""
-        assert self.state is not None, "a reading between statements has no parser state"
-        return self.state
-
-    def fork(self) -> _Reading:
-        state = self.state
-        if state is not None:
-            # Lark's LALR child filter appends to the child list of the tree it
-            # extends (an EBNF repetition); give the copy lists of its own.
-            values = [Tree(v.data, list(v.children)) if isinstance(v, Tree) else v for v in state.value_stack]
-            state = _new_state(state.parse_conf, list(state.state_stack), values)
-        return _Reading(state, self.items, self.opener)
-
-
-def _new_state(conf: ParseConf, stack: list | None = None, values: list | None = None) -> ParserState:
-    """A Lark LALR parser state that is fed tokens by this module's driver, so
-    it has no lexer thread of its own."""
-    return ParserState(conf, None, stack, values)  # type: ignore[arg-type]  # no lexer: we feed tokens
-
-
-class _Failure:
-    __slots__ = ("error", "index")
-
-    def __init__(self, index: int, error: Exception) -> None:
-        self.index = index
-        self.error = error
-
-
-def _unexpected(token: Token, state: ParserState, statements: bool) -> UnexpectedToken:
-    actions = _grammar().states[state.position]
-    expected = {k for k in actions if k.isupper()}
-    if statements and "$END" in expected:
-        expected.discard("$END")
-        expected |= _grammar().statement_starts | {"$END"}
-    return UnexpectedToken(token, expected)
-
-
-def _feed(reading: _Reading, token: Token, failures: list, index: int) -> bool:
-    try:
-        reading.live().feed_token(token)
-        return True
-    except (UnexpectedToken, LocatedError, InvalidValueError) as e:
-        failures.append(_Failure(index, e))
-        return False
-
-
-def _finish(reading: _Reading, end: Token, failures: list, index: int) -> bool:
-    """End the current statement of ``reading``; False if it cannot end here."""
-    state = reading.live()
-    if "$END" not in _grammar().states[state.position]:
-        failures.append(_Failure(index, _unexpected(end, state, True)))
-        return False
-    try:
-        item = state.feed_token(end, True)
-    except (UnexpectedToken, LocatedError, InvalidValueError) as e:
-        failures.append(_Failure(index, e))
-        return False
-    reading.items = (*reading.items, item)
-    reading.state = None
-    return True
-
-
-def _advance(readings: list[_Reading], token: Token, index: int, conf: ParseConf | None,
-             failures: list, following: Token | None = None) -> list[_Reading]:
-    """Feed ``token`` to every reading, in every type it may take.
-
-    A keyword may also be a NAME. In a document (``conf`` is the statement
-    table), a word that opens a statement may also end the current one. The
-    result keeps the preferred readings first: keyword before NAME.
-
-    ``following`` is the next token, if known: a reading whose shift of
-    ``token`` leads to a state that cannot take it is dropped before it is
-    copied (most ambiguous words are settled that way, at no cost).
-    """
-    g = _grammar()
-    if len(readings) == 1 and token.type not in g.keywords and readings[0].state is not None:
-        # The common case: one reading, and a token with one type.
-        return readings if _feed(readings[0], token, failures, index) else []
-    states = g.states
-    types = (token.type, "NAME") if token.type in g.keywords else (token.type,)
-    out: list[_Reading] = []
-    for reading in readings:
-        options = []
-        for t in types:
-            if reading.state is None:
-                assert conf is not None, "only a document has readings between statements"
-                if t in states[conf.start_state]:
-                    options.append((t, "start"))
-                continue
-            actions = states[reading.state.position]
-            if t in actions:
-                options.append((t, "continue"))
-            if conf is not None and t in g.statement_starts and "$END" in actions:
-                options.append((t, "restart"))
-        if len(options) > 1 and following is not None:
-            viable = [o for o in options if _may_follow(reading, o, following, conf)]
-            if viable:
-                options = viable
-        if not options:
-            if reading.state is None:
-                assert conf is not None, "only a document has readings between statements"
-                failures.append(_Failure(index, _unexpected(token, _new_state(conf), True)))
-            else:
-                failures.append(_Failure(index, _unexpected(token, reading.state, conf is not None)))
-            continue
-        for n, (t, how) in enumerate(options):
-            r = reading if n == len(options) - 1 else reading.fork()
-            typed = token if t == token.type else Token.new_borrow_pos(t, token.value, token)
-            if how == "restart":
-                end = Token.new_borrow_pos("$END", "", token)
-                if not _finish(r, end, failures, index):
-                    continue
-            if r.state is None:
-                assert conf is not None, "only a document has readings between statements"
-                r.state, r.opener = _new_state(conf), token
-            if _feed(r, typed, failures, index):
-                out.append(r)
-    return out[:_MAX_READINGS]
-
-
-def _may_follow(reading: _Reading, option: tuple[str, str], following: Token, conf: ParseConf | None) -> bool:
-    """False when taking ``option`` surely fails on the ``following`` token.
-
-    Runs the LALR moves for the option's type on a copy of the state stack
-    only (no values, no callbacks), then asks whether the reached state
-    accepts the following token in one of its types."""
-    t, how = option
-    states = _grammar().states
-    if how == "continue":
-        stack = list(reading.live().state_stack)
-    else:
-        assert conf is not None, "only a document starts a statement inside the input"
-        stack = [conf.start_state]
-    while True:
-        move = states[stack[-1]].get(t)
-        if move is None:
-            return False  # a reduction led to a state that rejects the token
-        action, target = move
-        if action is Shift:
-            stack.append(target)
-            break
-        size = len(target.expansion)
-        if size:
-            del stack[-size:]
-        stack.append(states[stack[-1]][target.origin.name][1])
-    after = states[stack[-1]]
-    if following.type in after or ("NAME" in after and following.type in _grammar().keywords):
-        return True
-    return how == "continue" and conf is not None and "$END" in after and following.type in _grammar().statement_starts
-
-
-def _lookahead(tokens):
-    """Pairs (token, next token or None). A lexing error on the next token is
-    raised only once the current token is dealt with, so errors keep their
-    order."""
-    it = iter(tokens)
-    try:
-        current = next(it)
-    except StopIteration:
-        return
-    while True:
-        try:
-            following = next(it)
-        except StopIteration:
-            yield current, Token("$END", "")
-            return
-        except UnexpectedCharacters as e:
-            yield current, None
-            raise e
-        yield current, following
-        current = following
-
-
-def _best_error(failures: list[_Failure]) -> Exception:
-    """The error of the reading that got furthest (the preferred one on a tie)."""
-    best = failures[0]
-    for f in failures[1:]:
-        if f.index > best.index:
-            best = f
-    return best.error
-
-
-def _raise(error: Exception, text: str) -> NoReturn:
-    if isinstance(error, LocatedError):
-        raise _located(error, text) from None
-    if isinstance(error, UnexpectedInput):
-        raise _from_lark(error, text) from None
-    if isinstance(error, InvalidValueError):
-        raise ParseError(str(error), 1, 1, _context(text, 1, 1)) from None
-    raise error  # pragma: no cover
-
-
-def _drive(text: str, start: str) -> Any:
-    """Parse ``text`` from ``start`` (not a document), following every reading
-    of ambiguous words; the preferred surviving reading wins."""
-    g = _grammar()
-    conf = g.confs[start]
-    readings = [_Reading(_new_state(conf))]
-    failures: list[_Failure] = []
-    last = None
-    index = 0
-    keywords = g.keywords
-    try:
-        for index, (token, following) in enumerate(_lookahead(g.tokens(text))):
-            if len(readings) == 1 and token.type not in keywords:
-                # The common case, inline: one reading, a token of one type.
-                try:
-                    readings[0].live().feed_token(token)
-                except (UnexpectedToken, LocatedError, InvalidValueError) as e:
-                    _raise(e, text)
-            else:
-                readings = _advance(readings, token, index, None, failures, following)
-                if not readings:
-                    _raise(_best_error(failures), text)
-            last = token
-    except UnexpectedCharacters as e:
-        raise _from_lark(e, text) from None
-    end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
-    for reading in readings:
-        try:
-            return reading.live().feed_token(end, True)
-        except (UnexpectedToken, LocatedError, InvalidValueError) as e:
-            failures.append(_Failure(index + 1, e))
-    _raise(_best_error(failures), text)
-
-
-def _drive_statements(
-    text: str, start: int = 0, line: int = 1, line_start: int = 0, handback: bool = False,
-) -> Generator[Any, None, int | None]:
-    """Yield the statements of ``text`` from offset ``start`` as DocumentItems,
-    each as soon as every other reading of the input is ruled out.
-
-    With ``handback``, stop after the first statement is settled and return
-    the offset of the next statement's first token (None at the end), so the
-    fast scanner can take over again.
-    """
-    g = _grammar()
-    conf = g.confs["statement"]
-    readings = [_Reading(None)]
-    failures: list[_Failure] = []
-    last = None
-    index = 0
-    try:
-        for index, (token, following) in enumerate(_lookahead(g.tokens(text, start, line, line_start))):
-            readings = _advance(readings, token, index, conf, failures, following)
-            if not readings:
-                _raise(_best_error(failures), text)
-            last = token
-            if len(readings) == 1 and readings[0].items:
-                only = readings[0]
-                yield from only.items
-                only.items = ()
-                if handback:
-                    assert only.opener is not None, "a finished statement had an opening token"
-                    return only.opener.start_pos
-    except UnexpectedCharacters as e:
-        raise _from_lark(e, text) from None
-    end = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
-    for reading in readings:
-        if reading.state is None or _finish(reading, end, failures, index + 1):
-            yield from reading.items
-            return None
-    _raise(_best_error(failures), text)
-
-
-_TERMINAL_WORDS = {
-    "NAME": "an attribute name", "STRING": "a string", "INT": "an int", "FLOAT": "a float",
-    "TRUE": "true", "FALSE": "false", "ANY": "any", "EQ": "'='", "NE": "'!='",
-    "LT": "'<'", "GT": "'>'", "LE": "'<='", "GE": "'>='", "PREFIX": "'>*'",
-    "SUFFIX": "'*<'", "SUBSTRING": "'*'", "LSQB": "'['", "RSQB": "']'",
-    "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'",
-    "_COMMA": "','", "_SEMI": "';'", "OR2": "'||'", "_AND_SYM": "'&&'",
-    "$END": "end of input",
-}
+_TYPE_TERMINALS = frozenset(TYPE_OF_TERMINAL)
+_OPERATOR_TERMINALS = frozenset(OPERATOR_OF_TERMINAL) - {"EQ"}
 
 
 def _describe_expected(expected: set[str]) -> str:
     words = []
     kinds = set(expected)
-    if kinds & {"T_STRING", "T_INT", "T_FLOAT", "T_BOOL"}:
+    if kinds & _TYPE_TERMINALS:
         words.append("a type")
-    if kinds & {"NE", "LT", "GT", "LE", "GE", "PREFIX", "SUFFIX", "SUBSTRING"}:
+    if kinds & _OPERATOR_TERMINALS:
         words.append("an operator")
     elif "EQ" in kinds:
         words.append("'='")
@@ -726,11 +375,11 @@ def _describe_expected(expected: set[str]) -> str:
         words.append("a value")
     for k in ("NAME", "RSQB", "RBRACE", "RPAR", "_SEMI", "$END", "ANY"):
         if k in kinds:
-            words.append(_TERMINAL_WORDS[k])
+            words.append(describe_terminal(k))
     if "SUBSCRIBE" in kinds:
         words.append("a statement")
     if not words:
-        words = sorted(_TERMINAL_WORDS.get(k, k.lower()) for k in kinds)[:6]
+        words = sorted(describe_terminal(k) for k in kinds)[:6]
     return ", ".join(dict.fromkeys(words))
 
 
@@ -798,10 +447,10 @@ def _run(text: str, start: str) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"parse expects text (str), not {type(text).__name__}")
     if start == "document":
-        return _guarded(lambda: list(_drive_statements(text)), text)
+        return _guarded(lambda: list(drive_statements(_grammar(), text)), text)
     if not text.strip():
         raise ParseError("empty input", 1, 1, _context(text, 1, 1))
-    return _guarded(lambda: _drive(text, start), text)
+    return _guarded(lambda: drive(_grammar(), text, start), text)
 
 
 def _guarded(run: Callable[[], Any], text: str) -> Any:
@@ -977,7 +626,7 @@ def _grammar_statements(text: str, pos: int, line: int, line_start: int) -> Gene
     """The grammar's reading from ``pos``, until it can hand back to the fast
     scanner; errors become located ParseErrors."""
     try:
-        return (yield from _drive_statements(text, pos, line, line_start, handback=True))
+        return (yield from drive_statements(_grammar(), text, pos, line, line_start, handback=True))
     except LocatedError as e:
         raise _located(e, text) from None
     except UnexpectedInput as e:

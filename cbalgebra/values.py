@@ -20,6 +20,8 @@ import operator
 from types import MappingProxyType
 from typing import Any
 
+from cbalgebra.errors import CbalgebraError
+
 Value = str | int | float | bool
 
 STRING, INT, FLOAT, BOOL, ANYTYPE = "string", "int", "float", "bool", "any"
@@ -215,7 +217,7 @@ KEYWORDS = frozenset(
 )
 
 
-class InvalidValueError(ValueError):
+class InvalidValueError(CbalgebraError, ValueError):
     """Raised when a value cannot be built: the message names what is wrong."""
 
 

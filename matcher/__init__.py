@@ -22,8 +22,14 @@ register its command) does not import numba.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from cbalgebra.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .columns import ColumnEncoder, TableColumns, decode_value, encode_predicates
+    from .document import compile_document, messages_from_document, read_document
+    from .table import EncodedMessage, ForwardingTable, MessageBatch, compile_times, warm_up
 
 __all__ = [
     "ColumnEncoder",
@@ -40,27 +46,9 @@ __all__ = [
     "warm_up",
 ]
 
-_LAZY = {
-    "ColumnEncoder": "cbalgebra.matcher.columns",
-    "TableColumns": "cbalgebra.matcher.columns",
-    "decode_value": "cbalgebra.matcher.columns",
-    "encode_predicates": "cbalgebra.matcher.columns",
-    "EncodedMessage": "cbalgebra.matcher.table",
-    "ForwardingTable": "cbalgebra.matcher.table",
-    "MessageBatch": "cbalgebra.matcher.table",
-    "compile_times": "cbalgebra.matcher.table",
-    "warm_up": "cbalgebra.matcher.table",
-    "compile_document": "cbalgebra.matcher.document",
-    "messages_from_document": "cbalgebra.matcher.document",
-    "read_document": "cbalgebra.matcher.document",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+# numba and scipy load with the table, on first use; the column encoder loads numpy only.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "columns": ("ColumnEncoder", "TableColumns", "decode_value", "encode_predicates"),
+    "table": ("EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"),
+    "document": ("compile_document", "messages_from_document", "read_document"),
+}, globals())

@@ -22,18 +22,17 @@ give identical compiled arrays (``tests/test_matcher_bulk.py``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from lark import Token
 
-from cbalgebra._fastparse import RESERVED, STATEMENT, Decline, fast_value
+from cbalgebra.lexicon import KEYWORDS, STATEMENT
 from cbalgebra.matcher._scan import (
     F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
 )
-from cbalgebra._literals import LocatedError, unquote
+from cbalgebra.literals import PLAIN_FLOAT, Decline, LocatedError, fast_value, unquote
 from cbalgebra.parse import scan_document
 from cbalgebra.values import FLOAT, Filter, InvalidValueError, Message, Type
 from cbalgebra.matcher.columns import ALLOWED, ColumnEncoder, Interner, TableColumns
@@ -42,8 +41,6 @@ from cbalgebra.matcher.document import TableStatements
 __all__ = ["DocumentColumns", "table_columns"]
 
 T_STRING, T_INT, T_FLOAT, T_BOOL = int(Type.STRING), int(Type.INT), int(Type.FLOAT), int(Type.BOOL)
-
-_PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")  # no exponent: float() is exact and never 0 by underflow
 
 
 @dataclass
@@ -138,7 +135,7 @@ class _Reader:
         name_start, name_end = rows.name_start[:n], rows.name_end[:n]
         kind, op = rows.kind[:n], rows.op[:n]
         names, name_of_row, bad = self._distinct(text, chars, name_start, name_end, rows.name_hash[:n])
-        reserved = np.fromiter((name in RESERVED for name in names), bool, len(names))
+        reserved = np.fromiter((name in KEYWORDS for name in names), bool, len(names))
         bad |= reserved[name_of_row]  # a keyword-spelled name: the full parser follows both readings
         type_ = _TYPE_OF_KIND[kind]
         prefix, suffix = rows.type_word[:n], rows.any_type[:n]
@@ -192,7 +189,7 @@ class _Reader:
 
 
 def _float(text: str) -> float | None:
-    if _PLAIN_FLOAT.fullmatch(text):
+    if PLAIN_FLOAT.fullmatch(text):
         return float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
     try:
         literal_type, number = fast_value(text, None)

@@ -41,7 +41,7 @@ PACKAGE_DIRECTORY = Path(__file__).resolve().parent
 
 # Modules outside this package whose values are frozen into the kernels'
 # machine code as constants (operator and type codes, SFF's integer range).
-STAMPED_MODULES = ("cbalgebra.values", "cbalgebra.semantics")
+STAMPED_MODULES = ("cbalgebra.values", "cbalgebra.semantics", "cbalgebra.lexicon")
 
 
 def package_sources(directory: Path = PACKAGE_DIRECTORY) -> list[Path]:

@@ -4,8 +4,9 @@
 document held as code points and writes one row per constraint (where its
 name and value are, their hashes, the type word, operator and value kind)
 into the arrays of :class:`ScanRows`. It reads exactly the shapes of the
-regular expressions of ``cbalgebra._fastparse`` (names, literals, blanks,
-operator spellings) and stops at the first statement that is not one of
+regular expressions of ``cbalgebra._fastparse``, with the tokens of
+``cbalgebra.lexicon`` (character classes, keywords, operator spellings,
+separators and comments become the lookup tables below), and stops at the first statement that is not one of
 them, or when the rows are full; ``_bulk`` turns the rows into table columns
 and leaves everything else to the full parser. Nothing here decides meaning:
 a row records what was written, and ``_bulk`` checks it.
@@ -13,13 +14,28 @@ a row records what was written, and ``_bulk`` checks it.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from cbalgebra.lexicon import (
+    BLANK,
+    COMMENT_DELIMITERS,
+    ESCAPE,
+    NAME_CHAR,
+    NAME_SLASH,
+    NAME_START,
+    NUMBER_END,
+    QUOTE,
+    SPELLING,
+    SYMBOL_OPERATORS,
+    TYPE_WORDS,
+    WORD_END,
+)
 from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.values import OPERATOR_SPECS, TYPE_SPECS, Op, Type
+from cbalgebra.values import OP_CODE, TYPE_CODE, Op, Type
 
 # Value kinds of a row (the literal written, or the ``any`` form).
 K_STRING, K_FLOAT, K_INT, K_BOOL, K_ANY = 0, 1, 2, 3, 4
@@ -29,24 +45,65 @@ F_SLOW = 1
 S_AND, S_OR, S_END = 0, 1, 2
 NO_TYPE = -1
 
-# Words the scanner recognises as type words (code points, padded), with their
-# type codes; ``any`` is the any type.
-_WORDS = [(w, int(spec.code)) for spec in TYPE_SPECS for w in spec.words] + [("any", int(Type.ANY))]
-_WIDTH = max(len(w) for w, _ in _WORDS)
-TYPE_WORD_CHARS = np.zeros((len(_WORDS), _WIDTH), dtype=np.uint32)
-TYPE_WORD_LENGTH = np.array([len(w) for w, _ in _WORDS], dtype=np.int64)
+def _code_points(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Words as rows of code points (padded with 0) and their lengths."""
+    chars = np.zeros((len(words), max(map(len, words))), dtype=np.uint32)
+    for k, word in enumerate(words):
+        chars[k, : len(word)] = [ord(ch) for ch in word]
+    return chars, np.array([len(w) for w in words], dtype=np.int64)
+
+
+# Everything below is derived from cbalgebra.lexicon: the compiled code only
+# compares code points with these tables.
+# Words the scanner recognises as type words, with their type codes; ``any``
+# is the any type.
+_WORDS = [(w, TYPE_CODE[t]) for w, t in TYPE_WORDS.items()] + [(SPELLING["ANY"], int(Type.ANY))]
+TYPE_WORD_CHARS, TYPE_WORD_LENGTH = _code_points([w for w, _ in _WORDS])
 TYPE_WORD_CODE = np.array([c for _, c in _WORDS], dtype=np.int8)
-for _k, (_w, _) in enumerate(_WORDS):
-    TYPE_WORD_CHARS[_k, : len(_w)] = [ord(ch) for ch in _w]
 
 # Operator spellings (symbols and SFF's), longest first, with their codes.
-_SPELLINGS = sorted({s: int(o.code) for o in OPERATOR_SPECS if o.code != Op.ANY for s in (o.symbol, o.sff)}.items(),
-                    key=lambda item: -len(item[0]))
-OP_CHARS = np.zeros((len(_SPELLINGS), 2), dtype=np.uint32)
-OP_LENGTH = np.array([len(s) for s, _ in _SPELLINGS], dtype=np.int64)
+_SPELLINGS = sorted(((s, OP_CODE[symbol]) for s, symbol in SYMBOL_OPERATORS.items()), key=lambda item: -len(item[0]))
+OP_CHARS, OP_LENGTH = _code_points([s for s, _ in _SPELLINGS])
 OP_CODE_OF = np.array([c for _, c in _SPELLINGS], dtype=np.int8)
-for _k, (_s, _) in enumerate(_SPELLINGS):
-    OP_CHARS[_k, : len(_s)] = [ord(ch) for ch in _s]
+
+ANY_WORD, _ = _code_points([SPELLING["ANY"]])
+TRUE_WORD, _ = _code_points([SPELLING["TRUE"]])
+FALSE_WORD, _ = _code_points([SPELLING["FALSE"]])
+IFCONFIG_WORD, _ = _code_points([SPELLING["IFCONFIG"]])
+ANY_WORD, TRUE_WORD, FALSE_WORD, IFCONFIG_WORD = ANY_WORD[0], TRUE_WORD[0], FALSE_WORD[0], IFCONFIG_WORD[0]
+
+# Character classes, one bit each, for the code points below 256 (the
+# lexicon's classes hold no other: tests/test_lexicon.py checks it).
+C_BLANK, C_NAME_START, C_NAME_CHAR, C_WORD_CHAR, C_NUMBER_CHAR, C_SLASH, C_NOT_AFTER_SLASH = 1, 2, 4, 8, 16, 32, 64
+_CLASSES = ((C_BLANK, BLANK), (C_NAME_START, NAME_START), (C_NAME_CHAR, NAME_CHAR),
+            # what may not follow a keyword (WORD_END's class) or a number (NUMBER_END's)
+            (C_WORD_CHAR, WORD_END.removeprefix("(?!").removesuffix(")")),
+            (C_NUMBER_CHAR, NUMBER_END.removeprefix("(?!").removesuffix(")")))
+
+
+def _class_table() -> np.ndarray:
+    table = np.zeros(256, dtype=np.uint8)
+    for c in range(256):
+        ch = chr(c)
+        for bit, pattern in _CLASSES:
+            if re.fullmatch(pattern, ch):
+                table[c] |= bit
+        if re.match(NAME_SLASH, ch + "a"):  # a character that may join a name's parts
+            table[c] |= C_SLASH
+        if re.match(NAME_SLASH, "/" + ch) is None:  # ... but not before this one
+            table[c] |= C_NOT_AFTER_SLASH
+    return table
+
+
+CHAR_CLASS = _class_table()
+# Statement and constraint separators (single characters, and '&&', '||').
+SEMI, COMMA = ord(SPELLING["_SEMI"]), ord(SPELLING["_COMMA"])
+AND_TWICE, OR_ONCE = ord(SPELLING["_AND_SYM"][0]), ord(SPELLING["OR1"])
+assert SPELLING["_AND_SYM"] == chr(AND_TWICE) * 2 and SPELLING["OR2"] == chr(OR_ONCE) * 2, "the separators' shapes"
+QUOTE_CHAR, ESCAPE_CHAR = ord(QUOTE), ord(ESCAPE)
+# Comments: (opening, closing) code points; a closing line break is not taken.
+COMMENT_OPEN, COMMENT_OPEN_LENGTH = _code_points([o for o, _ in COMMENT_DELIMITERS.values()])
+COMMENT_CLOSE, COMMENT_CLOSE_LENGTH = _code_points([c for _, c in COMMENT_DELIMITERS.values()])
 OP_ANY = int(Op.ANY)
 
 _HASH_BASE = np.uint64(0x100000001B3)
@@ -87,13 +144,14 @@ def new_rows(n_rows: int, n_statements: int) -> ScanRows:
 
 # ------------------------------------------------------------ characters
 @njit(cache=CACHE, inline="always")
-def _blank(c):
-    return c == 32 or c == 9 or c == 13 or c == 10 or c == 12 or c == 0xA0
+def _is(c, bit):
+    """Whether code point ``c`` is in the class ``bit`` of CHAR_CLASS."""
+    return c < 256 and (CHAR_CLASS[c] & bit) != 0
 
 
 @njit(cache=CACHE, inline="always")
-def _letter(c):
-    return (65 <= c <= 90) or (97 <= c <= 122) or c == 95
+def _blank(c):
+    return _is(c, C_BLANK)
 
 
 @njit(cache=CACHE, inline="always")
@@ -103,8 +161,8 @@ def _digit(c):
 
 @njit(cache=CACHE, inline="always")
 def _word_char(c):
-    """What may not follow a keyword or literal: [A-Za-z0-9_\\-./]."""
-    return _letter(c) or _digit(c) or c == 45 or c == 46 or c == 47
+    """What may not follow a keyword or literal (the lexicon's WORD_END)."""
+    return _is(c, C_WORD_CHAR)
 
 
 @njit(cache=CACHE, inline="always")
@@ -116,14 +174,13 @@ def _skip_blanks(chars, p, n):
 
 @njit(cache=CACHE)
 def _name_end(chars, p, n):
-    """End of the name at ``p`` (``_fastparse._NAME``), or p if none."""
-    if p >= n or not _letter(chars[p]):
+    """End of the name at ``p`` (the lexicon's NAME), or p if none."""
+    if p >= n or not _is(chars[p], C_NAME_START):
         return p
     p += 1
     while p < n:
         c = chars[p]
-        if (_letter(c) or _digit(c) or c == 45 or c == 46
-                or (c == 47 and not (p + 1 < n and (chars[p + 1] == 47 or chars[p + 1] == 42)))):
+        if _is(c, C_NAME_CHAR) or (_is(c, C_SLASH) and not (p + 1 < n and _is(chars[p + 1], C_NOT_AFTER_SLASH))):
             p += 1
         else:
             break
@@ -154,14 +211,21 @@ def _hash(chars, s, e):
 
 
 @njit(cache=CACHE)
-def _is_word(chars, p, n, w0, w1, w2, w3, length):
-    """Whether chars[p:] starts with a word of ``length`` letters (the first
-    four given; 'false' checks its fifth itself) followed by a word end."""
+def _starts(chars, p, n, word, length):
+    """Whether chars[p:] starts with the first ``length`` code points of ``word``."""
     if p + length > n:
         return False
-    if chars[p] != w0 or chars[p + 1] != w1 or chars[p + 2] != w2 or (length > 3 and chars[p + 3] != w3):
-        return False
-    return p + length == n or not _word_char(chars[p + length])
+    for j in range(length):  # noqa: SIM110 - a loop numba compiles; all() of a generator it does not
+        if chars[p + j] != word[j]:
+            return False
+    return True
+
+
+@njit(cache=CACHE)
+def _is_word(chars, p, n, word):
+    """Whether chars[p:] starts with ``word`` (code points) followed by a word end."""
+    length = word.shape[0]
+    return _starts(chars, p, n, word, length) and (p + length == n or not _word_char(chars[p + length]))
 
 
 # ---------------------------------------------------------------- values
@@ -203,8 +267,8 @@ def _number(chars, p, n):
             return -1, K_INT, 0, False
         q = r
         slow = True
-    if q < n and (_word_char(chars[q]) and chars[q] != 45 and chars[q] != 47):
-        return -1, K_INT, 0, False  # the grammar's literals are not followed by [0-9A-Za-z_.]
+    if q < n and _is(chars[q], C_NUMBER_CHAR):
+        return -1, K_INT, 0, False  # the lexicon's NUMBER_END
     value = 0
     if kind == K_INT and not slow:
         if q - p > 18:
@@ -223,11 +287,11 @@ def _string_end(chars, p, n):
     escaped = False
     while p < n:
         c = chars[p]
-        if c == 34:
+        if c == QUOTE_CHAR:
             return p, escaped
         if c == 10:
             return -1, escaped
-        if c == 92:
+        if c == ESCAPE_CHAR:
             if p + 1 >= n or chars[p + 1] == 10:
                 return -1, escaped
             escaped = True
@@ -263,14 +327,14 @@ def _constraint(chars, p, n, rows, r):
     rows.any_type[r] = NO_TYPE
     rows.flags[r] = 0
     rows.int_value[r] = 0
-    if _is_word(chars, q, n, 97, 110, 121, 0, 3):  # 'any'
+    if _is_word(chars, q, n, ANY_WORD):
         rows.op[r] = OP_ANY
         rows.kind[r] = K_ANY
         rows.value_start[r] = q
         rows.value_end[r] = q
         rows.value_hash[r] = np.uint64(0)
-        q2 = _skip_blanks(chars, q + 3, n)
-        if q2 > q + 3:
+        q2 = _skip_blanks(chars, q + ANY_WORD.shape[0], n)
+        if q2 > q + ANY_WORD.shape[0]:
             e3 = _name_end(chars, q2, n)
             if e3 > q2:
                 tw = _type_word(chars, q2, e3)
@@ -292,7 +356,7 @@ def _constraint(chars, p, n, rows, r):
     if q >= n:
         return -1
     c = chars[q]
-    if c == 34:
+    if c == QUOTE_CHAR:
         end, escaped = _string_end(chars, q + 1, n)
         if end < 0:
             return -1
@@ -303,19 +367,19 @@ def _constraint(chars, p, n, rows, r):
         if escaped:
             rows.flags[r] = F_SLOW
         return _skip_blanks(chars, end + 1, n)
-    if _is_word(chars, q, n, 116, 114, 117, 101, 4):  # 'true'
+    if _is_word(chars, q, n, TRUE_WORD):
         rows.kind[r] = K_BOOL
         rows.int_value[r] = 1
         rows.value_start[r] = q
-        rows.value_end[r] = q + 4
+        rows.value_end[r] = q + TRUE_WORD.shape[0]
         rows.value_hash[r] = np.uint64(1)
-        return _skip_blanks(chars, q + 4, n)
-    if _is_word(chars, q, n, 102, 97, 108, 115, 5) and chars[q + 4] == 101:  # 'false'
+        return _skip_blanks(chars, q + TRUE_WORD.shape[0], n)
+    if _is_word(chars, q, n, FALSE_WORD):
         rows.kind[r] = K_BOOL
         rows.value_start[r] = q
-        rows.value_end[r] = q + 5
+        rows.value_end[r] = q + FALSE_WORD.shape[0]
         rows.value_hash[r] = np.uint64(0)
-        return _skip_blanks(chars, q + 5, n)
+        return _skip_blanks(chars, q + FALSE_WORD.shape[0], n)
     end, kind, value, slow = _number(chars, q, n)
     if end < 0:
         return -1
@@ -332,13 +396,10 @@ def _constraint(chars, p, n, rows, r):
 @njit(cache=CACHE)
 def _ifconfig_head(chars, p, n):
     """(offset of the body, interface) after 'ifconfig N' at p, or (-1, 0)."""
-    word = (105, 102, 99, 111, 110, 102, 105, 103)  # 'ifconfig'
-    if p + 8 >= n:
+    length = IFCONFIG_WORD.shape[0]
+    if p + length >= n or not _starts(chars, p, n, IFCONFIG_WORD, length):
         return -1, 0
-    for j in range(8):
-        if chars[p + j] != word[j]:
-            return -1, 0
-    q = p + 8
+    q = p + length
     if not _blank(chars[q]):
         return -1, 0
     q = _skip_blanks(chars, q, n)
@@ -353,24 +414,34 @@ def _ifconfig_head(chars, p, n):
 
 
 @njit(cache=CACHE)
-def _skip_comments(chars, p, n):
-    """Past blanks and comments (``#``, ``//``, ``/* */``) at p."""
-    while p < n:
-        c = chars[p]
-        if _blank(c):
-            p += 1
-        elif c == 35 or (c == 47 and p + 1 < n and chars[p + 1] == 47):
-            while p < n and chars[p] != 10:
-                p += 1
-        elif c == 47 and p + 1 < n and chars[p + 1] == 42:
-            q = p + 2
-            while q + 1 < n and not (chars[q] == 42 and chars[q + 1] == 47):
+def _comment_end(chars, p, n):
+    """The end of a comment at p (before a closing line break, after any
+    other closing); p if no comment starts there, -1 if it is unterminated."""
+    for k in range(COMMENT_OPEN_LENGTH.shape[0]):
+        if _starts(chars, p, n, COMMENT_OPEN[k], COMMENT_OPEN_LENGTH[k]):
+            q = p + COMMENT_OPEN_LENGTH[k]
+            length = COMMENT_CLOSE_LENGTH[k]
+            if length == 1 and COMMENT_CLOSE[k, 0] == 10:
+                while q < n and chars[q] != 10:
+                    q += 1
+                return q
+            while q < n and not _starts(chars, q, n, COMMENT_CLOSE[k], length):
                 q += 1
-            if q + 1 >= n:
-                return p  # unterminated: the full parser reports it
-            p = q + 2
-        else:
-            break
+            return q + length if q < n else -1
+    return p
+
+
+@njit(cache=CACHE)
+def _skip_comments(chars, p, n):
+    """Past blanks and comments (the lexicon's COMMENT_DELIMITERS) at p."""
+    while p < n:
+        if _blank(chars[p]):
+            p += 1
+            continue
+        end = _comment_end(chars, p, n)
+        if end <= p:
+            break  # no comment, or unterminated: the full parser reports it
+        p = end
     return p
 
 
@@ -405,16 +476,16 @@ def scan_ifconfigs(chars, p, rows):
             rows.filter[r] = f
             r += 1
             c = chars[q]
-            if c == 59:  # ';'
+            if c == SEMI:
                 q += 1
                 ok = True
                 break
-            if c == 44:  # ','
+            if c == COMMA:
                 q = _skip_blanks(chars, q + 1, n)
-            elif c == 38 and q + 1 < n and chars[q + 1] == 38:  # '&&'
+            elif c == AND_TWICE and q + 1 < n and chars[q + 1] == AND_TWICE:  # '&&'
                 q = _skip_blanks(chars, q + 2, n)
-            elif c == 124:  # '|' or '||'
-                q += 2 if q + 1 < n and chars[q + 1] == 124 else 1
+            elif c == OR_ONCE:  # '|' or '||'
+                q += 2 if q + 1 < n and chars[q + 1] == OR_ONCE else 1
                 q = _skip_blanks(chars, q, n)
                 f += 1
             else:

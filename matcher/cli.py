@@ -28,7 +28,7 @@ import time
 
 from typing import TYPE_CHECKING
 
-from cbalgebra.clibase import EXIT_BAD_INPUT, EXIT_OK, Subparsers, UsageError, read_text, report
+from cbalgebra.clibase import EXIT_OK, Subparsers, UsageError, in_file, int_list, number_argument, read_text
 from cbalgebra.matcher.document import DocumentTable, compile_document, read_document
 from cbalgebra.parse import INTERFACE_MAX, ParseError
 
@@ -67,7 +67,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("table", metavar="TABLE_FILE", help="SFF driver file or document (or @FILE); - for stdin")
     p.add_argument("messages", metavar="MESSAGES_FILE", nargs="?",
                    help="select/publish statements (default: those of TABLE_FILE); - for stdin")
-    p.add_argument("--preprocessing-rounds", type=_rounds, default=None, metavar="N",
+    p.add_argument("--preprocessing-rounds", type=number_argument(int, least=0, must=">= 0"), default=None, metavar="N",
                    help="selectivity pre-processing rounds (default: the file's "
                         "'set preprocessing_limit', else 10; 0 turns it off)")
     p.add_argument("--broadcast", default=None, metavar="IDS",
@@ -82,16 +82,6 @@ def register(subparsers: Subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _rounds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
-    return value
-
-
 def _read(source: str, stdin_used: list) -> str:
     if source in ("-", "@-"):
         if stdin_used:
@@ -103,48 +93,22 @@ def _read(source: str, stdin_used: list) -> str:
 def _broadcast(text: str | None) -> list[int] | None:
     if text is None:
         return None
-    ids = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            value = int(part)
-        except ValueError:
-            raise UsageError(f"--broadcast: {part!r} is not an interface id") from None
+    ids = int_list(text, "--broadcast", "an interface id")
+    for value in ids:
         if value < 0:
             raise UsageError(f"--broadcast: interface ids are >= 0, not {value}")
         if value > INTERFACE_MAX:  # no document names such an interface (nor can the table's int64 arrays)
-            shown = part if len(part) <= 24 else part[:21] + "..."
+            shown = str(value) if len(str(value)) <= 24 else str(value)[:21] + "..."
             raise UsageError(f"--broadcast: interface ids are at most {INTERFACE_MAX} (an ifconfig's range), "
                              f"not {shown}")
-        ids.append(value)
     return ids
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        stdin_used: list = []
-        broadcast = _broadcast(args.broadcast)
-        table_text = _read(args.table, stdin_used)
-        return _forward(args, table_text, stdin_used, broadcast)
-    except ParseError as e:
-        # One line naming the file: forward reads two files, and its errors are one line each.
-        print(f"error: {args.table}: line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except _ParseErrorIn as e:
-        print(f"error: {e.source}: line {e.error.line}, column {e.error.column}: {e.error.reason}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as e:  # every other error: the one policy of cbalgebra.clibase
-        return report(e)
-
-
-class _ParseErrorIn(Exception):
-    """A ParseError in one of forward's two input files, with that file's name."""
-
-    def __init__(self, source: str, error: ParseError) -> None:
-        super().__init__(f"{source}: {error}")
-        self.source, self.error = source, error
+    stdin_used: list = []
+    broadcast = _broadcast(args.broadcast)
+    table_text = _read(args.table, stdin_used)
+    return _forward(args, table_text, stdin_used, broadcast)
 
 
 def _write_sff(path: str, doc: DocumentTable, messages: list[Message], rounds: int | None) -> None:
@@ -191,13 +155,13 @@ def _forward(args: argparse.Namespace, table_text: str, stdin_used: list, broadc
             table = ForwardingTable.compile(doc.predicates, preprocessing_rounds=rounds, numbers=args.numbers)
             messages, lines = doc.messages, doc.message_lines
     except ParseError as e:
-        raise _ParseErrorIn(args.table, e) from None
+        raise in_file(e, args.table, caret=False) from None  # two inputs: one line naming the file
     if args.messages is not None:
         t1 = time.perf_counter()
         try:
             mdoc = read_document(_read(args.messages, stdin_used))
         except ParseError as e:
-            raise _ParseErrorIn(args.messages, e) from None
+            raise in_file(e, args.messages, caret=False) from None
         messages, lines = mdoc.messages, mdoc.message_lines
         t_parse += time.perf_counter() - t1
     if doc is not None:

@@ -33,13 +33,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 
 from cbalgebra.clibase import EXIT_OK, Subparsers, UsageError, plugin_main, read_text
 from cbalgebra.cliforms import looks_like_document, to_json
 from cbalgebra.parse import ParseError, parse_document, parse_predicate
 from cbalgebra.reducers import REDUCERS, Step, reduce
-from cbalgebra.reducers.progress import Progress, Reporter, wanted
+from cbalgebra.reducers.progress import Progress, Reporter, add_progress_arguments, progress_for
 from cbalgebra.values import Predicate
 
 
@@ -127,16 +126,12 @@ def register(subparsers: Subparsers) -> None:
                    help="siena (the paper's pairwise algorithm, default), exact, merge, cover or minimal")
     p.add_argument("--explain", action="store_true", help="list every rule that fired")
     p.add_argument("--json", action="store_true", help="print JSON")
-    shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
-                       help="report progress on stderr (default: only when stderr is a terminal)")
-    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
-                       help="no progress report")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
+    progress = progress_for(getattr(args, "progress", None))
     try:
         return _run(args, progress)
     finally:

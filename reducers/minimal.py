@@ -32,6 +32,7 @@ import itertools
 from itertools import product
 
 from cbalgebra.covering import NO_SOLUTION, solve_atoms
+from cbalgebra.errors import EXIT_INCOMPLETE, CbalgebraError
 from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, NE, TYPES, Constraint, Filter, Predicate
 
 from .rules import DisjunctionRewrite, Step
@@ -42,8 +43,10 @@ from .rules import DisjunctionRewrite, Step
 MAX_ATOMS = 9
 
 
-class ReductionBudgetError(RuntimeError):
+class ReductionBudgetError(CbalgebraError, RuntimeError):
     """The requested reduction would take too long; nothing was computed."""
+
+    exit_code = EXIT_INCOMPLETE
 
 
 _COMPLEMENT = {EQ: NE, NE: EQ, LT: GE, GE: LT, GT: LE, LE: GT}

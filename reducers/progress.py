@@ -9,6 +9,7 @@ asked with ``--progress``). Tests and pipes see nothing by default.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -57,32 +58,60 @@ def wanted(flag: bool | None, stream: TextIO | None = None) -> bool:
         return False
 
 
+def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--quiet`` (``-q``) of a command: ``args.progress`` is True, False or None."""
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
+                       help="report progress on stderr (default: only when stderr is a terminal)")
+    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
+                       help="no progress report")
+
+
+def progress_for(flag: bool | None) -> Progress | None:
+    """The meter a command shows on stderr, or None: see :func:`wanted`."""
+    return Progress(sys.stderr) if wanted(flag) else None
+
+
 class Progress:
-    """A reporter that prints ``stage: done/total (p%), t s`` to ``stream``."""
+    """The one progress meter of the command line: a status line on ``stream``.
+
+    As a :data:`Reporter` it prints ``stage: done/total (p%), t s``; any other
+    line goes through :meth:`write` (the studies' cells and ETA,
+    :class:`cbalgebra.studies.runner.Progress`). Nothing is printed before
+    ``delay`` seconds; then at most one line every ``every_tty`` seconds on a
+    terminal, where the line is rewritten in place, or every ``every_log``
+    seconds elsewhere, one line each.
+    """
 
     def __init__(self, stream: TextIO | None = None, *, delay: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, every_tty: float = 0.2, every_log: float = 2.0):
         self.stream = stream if stream is not None else sys.stderr
         self.clock = clock
-        self.start = clock()
+        self.started = clock()
         self.delay = delay
         self.tty = wanted(None, self.stream)
-        self.every = 0.2 if self.tty else 2.0
+        self.every = every_tty if self.tty else every_log
         self.last = -1e9
         self.width = 0
 
     def __call__(self, stage: str, done: int, total: int | None = None) -> None:
-        now = self.clock()
-        elapsed = now - self.start
+        text = f"{stage}: {done:,}" + (f"/{total:,} ({100 * done // max(total, 1)}%)" if total else "")
         final = total is not None and done >= total
-        if elapsed < self.delay or (now - self.last < self.every and not (final and self.width)):
+        # the last report of a stage replaces a line already on the terminal, however soon
+        self.write(text, elapsed=True, force=final and self.width > 0)
+
+    def write(self, text: str, *, elapsed: bool = False, force: bool = False) -> None:
+        """Show ``text`` (with the seconds since the start if ``elapsed``),
+        unless it is too early or too soon after the last line; ``force``
+        shows it anyway."""
+        now = self.clock()
+        if not force and (now - self.started < self.delay or now - self.last < self.every):
             return
         self.last = now
-        text = f"{stage}: {done:,}" + (f"/{total:,} ({100 * done // max(total, 1)}%)" if total else "")
-        text += f", {elapsed:.0f} s"
+        if elapsed:
+            text += f", {now - self.started:.0f} s"
         if self.tty:
-            pad = max(0, self.width - len(text))
-            self.stream.write("\r" + text + " " * pad)
+            self.stream.write("\r" + text + " " * max(0, self.width - len(text)))
             self.width = len(text)
         else:
             self.stream.write(text + "\n")
@@ -92,5 +121,12 @@ class Progress:
         """Clear the progress line (terminal) so the next output starts clean."""
         if self.tty and self.width:
             self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+    def end(self) -> None:
+        """Keep the last line (terminal): the next output starts below it."""
+        if self.tty and self.width:
+            self.stream.write("\n")
             self.stream.flush()
             self.width = 0

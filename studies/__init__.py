@@ -11,17 +11,26 @@ docs/design.md, "Studies", summarises how they run.
   ``alpha_dnf_cell``;
 - ``cbalgebra.studies.runner``: one Spark task per cell, atomic resumable
   Parquet output, progress;
-- ``cbalgebra.studies.jobs``: the two studies end to end (summary.csv,
-  figures, report.md); ``cbalgebra.studies.cli``: the ``study`` command.
+- ``cbalgebra.studies.plugin``: the one protocol every study implements
+  (``StudyPlugin``) and their registry; ``cbalgebra.studies.alpha``: the two
+  α studies as plugins; ``routing``, ``matchmaker`` and ``amsp``: the others;
+- ``cbalgebra.studies.jobs``: any study end to end (summary.csv, figures,
+  report.md); ``cbalgebra.studies.tables``: the pieces every report is made
+  of; ``cbalgebra.studies.cli``: the ``study`` command.
 
 Importing this package imports neither Spark nor matplotlib.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+from cbalgebra.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .dnf import alpha_dnf_cell, run_dnf_cell
+    from .general import estimate_alpha_general, run_general_cell
 
 __all__ = [
     "alpha_dnf_cell",
@@ -31,18 +40,11 @@ __all__ = [
     "run_general_cell",
 ]
 
-_LAZY = {
-    "estimate_alpha_general": "cbalgebra.studies.general",
-    "run_general_cell": "cbalgebra.studies.general",
-    "alpha_dnf_cell": "cbalgebra.studies.dnf",
-    "run_dnf_cell": "cbalgebra.studies.dnf",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# sympy, numpy and the reducers load with the models, on first use.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "general": ("estimate_alpha_general", "run_general_cell"),
+    "dnf": ("alpha_dnf_cell", "run_dnf_cell"),
+}, globals())
 
 
 def demo_study(out_dir: str | Path, master: str = "local[*]", progress: bool = True) -> Path:
@@ -52,8 +54,9 @@ def demo_study(out_dir: str | Path, master: str = "local[*]", progress: bool = T
     Takes well under a minute, Spark start-up included.
     """
     from cbalgebra.studies import jobs  # pandas and pyarrow: not on ``import cbalgebra.studies``
+    from cbalgebra.studies.alpha import dnf_study
 
-    study = jobs.dnf_study(max_n=150, points=5, replicates=4, quick=True)
+    study = dnf_study(max_n=150, points=5, replicates=4, quick=True)
     outputs = jobs.execute(study, Path(out_dir) / study.kind, master=master, progress=progress,
                            figures="overview")
     return outputs["figure:alpha_dnf"]

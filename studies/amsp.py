@@ -32,20 +32,22 @@ Spark, SimPy or pandas at module load.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from cbalgebra.studies import fingerprint
-from cbalgebra.studies.cli import common_arguments, run_command
+from cbalgebra.studies.flags import argument_type, int_list, name_list, seconds_type
+from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.seeding import cell_seed
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pyarrow as pa
 
-    from cbalgebra.clibase import Subparsers
     from cbalgebra.studies.runner import Study
 
 KIND = "amsp"
@@ -108,7 +110,7 @@ def replicate_seed(base: int, figure: str, x: int, replicate: int) -> int:
     return cell_seed(base, (figure, x, replicate))
 
 
-def cells(config: dict) -> list[dict]:
+def cells(config: Mapping) -> list[dict]:
     """Every (figure, x, replicate, protocol, variant) run of the study, with its seed."""
     out: list[dict] = []
     base = config["seed"]
@@ -236,7 +238,7 @@ def rate_column(kind: str, cause: str | None = None) -> str:
     return ("rate_" if cause is None else f"rate_{cause}_") + kind.lower().replace("/", "_")
 
 
-def schema() -> Any:
+def schema() -> pa.Schema:
     # deferred: pyarrow (this module loads at every `cbalgebra` start)
     import pyarrow as pa
 
@@ -274,112 +276,17 @@ def code_fingerprint() -> str:
 
 
 def study(config: dict) -> Study:
-    # deferred: the runner loads pandas and pyarrow
-    from cbalgebra.studies.runner import Study
-
-    config = {**config, "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint()}
-    return Study(
-        kind=KIND,
-        cells=cells(config),
-        key_columns=(*KEY_COLUMNS, "seed"),
-        task=run_cell,
-        cost=cell_cost,
-        schema=schema(),
-        config=config,
-        summarise=_summarise,
-        draw=_draw,
-        report=_report,
-    )
-
-
-def _summarise(results: pd.DataFrame, config: dict) -> pd.DataFrame:
-    # deferred: the report loads pandas
-    from cbalgebra.studies import amsp_report
-
-    return amsp_report.summarise(results, config)
-
-
-def _draw(summary: pd.DataFrame, out_dir: Any, config: dict, figures: str) -> list:
-    # deferred: the report loads pandas
-    from cbalgebra.studies import amsp_report
-
-    return amsp_report.draw(summary, out_dir, config, figures)
-
-
-def _report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    # deferred: the report loads pandas
-    from cbalgebra.studies import amsp_report
-
-    return amsp_report.report(summary, results, config, timing)
+    """The AMSP study of ``config`` (the sizes of :data:`FULL` or :data:`QUICK`, the figures, protocols,
+    trees and seed) as the runner executes it."""
+    return PLUGIN.study(config)
 
 
 # --------------------------------------------------------------------------
 # Command line
 
 
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(t) for t in text.split(",") if t.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a list of integers") from None
-    if not values or any(v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"{text!r} must list integers >= 1")
-    return values
-
-
-def _names(choices: Sequence[str]) -> Any:
-    def parse(text: str) -> tuple[str, ...]:
-        names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-        bad = [n for n in names if n not in choices]
-        if not names or bad:
-            raise argparse.ArgumentTypeError(f"{text!r}: choose among {', '.join(choices)}")
-        return names
-
-    return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 1 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 second")
-    return value
-
-
-def add_command(subparsers: Subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        "amsp", help="Figures 11-13 of Matchmaker (Ge, Ji, Kurose & Towsley): BP, BS and AMSP signalling rates",
-        description="Discrete-event simulation (SimPy) of broadcast publication, broadcast subscription and "
-                    "AMSP (Ge, Ji, Kurose & Towsley, Matchmaker, §5-6) on transit-stub networks: Figure 11 "
-                    "(rate over time), Figure 12 (rate against the number of subscribers) and Figure 13 (rate "
-                    "against the grid). One Spark task per simulation run.")
-    common_arguments(p, "out/amsp")
-    p.add_argument("--figures", type=_names(FIGURES), default=FIGURES, metavar="LIST",
-                   help="of fig11, fig12, fig13 (default: all)")
-    p.add_argument("--protocols", type=_names(PROTOCOLS), default=PROTOCOLS, metavar="LIST",
-                   help="of BP, BS, AMSP (default: all)")
-    p.add_argument("--duration", type=_seconds, metavar="S",
-                   help=f"simulated seconds of a Figure 11 run (default: {FULL['duration']:g}; "
-                        f"quick: {QUICK['duration']:g})")
-    p.add_argument("--sweep-duration", type=_seconds, metavar="S",
-                   help=f"simulated seconds of a Figure 12 or 13 run (default: {FULL['fig12_duration']:g}; "
-                        f"quick: {QUICK['fig12_duration']:g})")
-    p.add_argument("--subscribers", type=_ints, metavar="LIST",
-                   help="Figure 12's numbers of subscribers (default: 5,10,20,30,40,50)")
-    p.add_argument("--grids", type=_ints, metavar="LIST",
-                   help="Figure 13's grid sizes G (a G × G world; default: 200,500,1000,1500,2000)")
-    p.add_argument("--trees", choices=("per-source", "shared"), default="per-source",
-                   help="multicast trees (default: per-source, as in §6.1)")
-    p.add_argument("--no-sensitivity", action="store_true",
-                   help="skip the sensitivity study (the MCD update policy, speeds, δ and the announce "
-                        "threshold, one at a time)")
-    p.set_defaults(func=lambda args: run_command(args, study_from_args))
-    return p
-
-
-def study_from_args(args: argparse.Namespace) -> Study:
+def config_from_args(args: argparse.Namespace) -> dict:
+    """The configuration the command line asks for."""
     base = QUICK if args.quick else FULL
     config: dict[str, Any] = dict(base)
     config["fig12_subscribers"] = list(args.subscribers or base["fig12_subscribers"])
@@ -397,7 +304,73 @@ def study_from_args(args: argparse.Namespace) -> Study:
         raise ValueError("at most 96 publishers or subscribers: the network has 96 stub nodes")
     config.update({
         "seed": args.seed, "quick": bool(args.quick), "figures": list(args.figures),
-        "protocols": list(args.protocols), "trees": args.trees, "model_version": MODEL_VERSION,
+        "protocols": list(args.protocols), "trees": args.trees,
         "sensitivity": not getattr(args, "no_sensitivity", False) and "fig13" in args.figures,
     })
-    return study(config)
+    return config
+
+
+class AmspPlugin(StudyPlugin):
+    """The AMSP study as every study is run (:class:`cbalgebra.studies.plugin.StudyPlugin`)."""
+
+    name = KIND
+    summary = "BP, BS and AMSP signalling rates by simulation (the same paper, §6, Figures 11-13)"
+    help = "Figures 11-13 of Matchmaker (Ge, Ji, Kurose & Towsley): BP, BS and AMSP signalling rates"
+    description = ("Discrete-event simulation (SimPy) of broadcast publication, broadcast subscription and "
+                   "AMSP (Ge, Ji, Kurose & Towsley, Matchmaker, §5-6) on transit-stub networks: Figure 11 "
+                   "(rate over time), Figure 12 (rate against the number of subscribers) and Figure 13 (rate "
+                   "against the grid). One Spark task per simulation run.")
+    shared_flags = MappingProxyType({
+        "replicates": "runs per point of Figures 12 and 13 and of the sensitivity study",
+        "points": None,
+    })
+    key_columns = (*KEY_COLUMNS, "seed")
+    model_version = MODEL_VERSION
+    outputs = "cbalgebra.studies.amsp_report"
+    run_cell = staticmethod(run_cell)
+    cell_cost = staticmethod(cell_cost)
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--figures", type=_choices(FIGURES), default=FIGURES, metavar="LIST",
+                       help="of fig11, fig12, fig13 (default: all)")
+        p.add_argument("--protocols", type=_choices(PROTOCOLS), default=PROTOCOLS, metavar="LIST",
+                       help="of BP, BS, AMSP (default: all)")
+        p.add_argument("--duration", type=seconds_type, metavar="S",
+                       help=f"simulated seconds of a Figure 11 run (default: {FULL['duration']:g}; "
+                            f"quick: {QUICK['duration']:g})")
+        p.add_argument("--sweep-duration", type=seconds_type, metavar="S",
+                       help=f"simulated seconds of a Figure 12 or 13 run (default: {FULL['fig12_duration']:g}; "
+                            f"quick: {QUICK['fig12_duration']:g})")
+        p.add_argument("--subscribers", type=_counts, metavar="LIST",
+                       help="Figure 12's numbers of subscribers (default: 5,10,20,30,40,50)")
+        p.add_argument("--grids", type=_counts, metavar="LIST",
+                       help="Figure 13's grid sizes G (a G × G world; default: 200,500,1000,1500,2000)")
+        p.add_argument("--trees", choices=("per-source", "shared"), default="per-source",
+                       help="multicast trees (default: per-source, as in §6.1)")
+        p.add_argument("--no-sensitivity", action="store_true",
+                       help="skip the sensitivity study (the MCD update policy, speeds, δ and the announce "
+                            "threshold, one at a time)")
+
+    def config_from_args(self, args: argparse.Namespace) -> dict:
+        return config_from_args(args)
+
+    def cells(self, config: Mapping) -> list[dict]:
+        return cells(config)
+
+    def schema(self) -> pa.Schema:
+        return schema()
+
+    def code_fingerprint(self, config: Mapping) -> str | None:
+        return code_fingerprint()
+
+
+#: An argparse type: a comma-separated list of distinct counts, each at least 1.
+_counts = argument_type(functools.partial(int_list, what=None))
+
+
+def _choices(allowed: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+    """An argparse type: a non-empty comma-separated list of distinct names among ``allowed``."""
+    return argument_type(functools.partial(name_list, what=None, allowed=allowed, required=True))
+
+
+PLUGIN = AmspPlugin()

@@ -2,7 +2,7 @@
 "Matchmaker: Signaling for Dynamic Publish/Subscribe Applications", §6.1, Figures 11-13).
 
 Each of the paper's findings is one function returning a
-:class:`~cbalgebra.studies.report.Finding` (the paper's statement, our number,
+:class:`~cbalgebra.studies.tables.Finding` (the paper's statement, our number,
 a verdict); ``report`` puts them in order with the parameters the paper
 leaves unstated and the checks every run made. Pure functions of the
 results; no Spark.
@@ -27,19 +27,9 @@ from cbalgebra.studies.amsp import (
     rate_column,
     variant_name,
 )
-from cbalgebra.studies.plots import _pyplot, save_figure
-from cbalgebra.studies.report import (
-    APPROX_AGREE,
-    APPROX_PARTLY,
-    NOT_TESTED,
-    Finding,
-    _compose,
-    _f,
-    _table,
-    approx_verdict,
-    findings_section,
-    timing_section,
-)
+from cbalgebra.studies.plots import finish_figure, pyplot
+from cbalgebra.studies.tables import (APPROX_AGREE, APPROX_PARTLY, NOT_TESTED, Finding, approx_verdict, compose,
+                                      findings_section, fixed, markdown_table, timing_section)
 
 PROTOCOL_ORDER = ("BP", "BS", "AMSP")
 COLORS = {"BP": "#1f77b4", "BS": "#d62728", "AMSP": "#2ca02c"}
@@ -138,7 +128,7 @@ def _size_note(config: dict) -> str:
 
 
 def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all") -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     paths: list[Path] = []
     if (summary["figure"] == "fig11-series").any():
         fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -157,9 +147,7 @@ def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all
         ax.set_yscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
-        fig.tight_layout()
-        paths += save_figure(fig, out_dir, "fig11_rate_over_time")
-        plt.close(fig)
+        paths += finish_figure(fig, out_dir, "fig11_rate_over_time")
     for figure, stem, xlabel, title in (
         ("fig12", "fig12_rate_vs_subscribers", "subscribers",
          f"Figure 12: {config.get('publishers')} publishers, per-source trees"),
@@ -179,9 +167,7 @@ def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
         ax.legend()
-        fig.tight_layout()
-        paths += save_figure(fig, out_dir, stem)
-        plt.close(fig)
+        paths += finish_figure(fig, out_dir, stem)
     return paths
 
 
@@ -416,7 +402,7 @@ def grid_breakdown_section(summary: pd.DataFrame) -> str | None:
             "that descend from a COST_ANNOUNCE (a marking change moved a pair's meeting point, and the old "
             "matchmaker withdrew the MCD over the whole path while the new one installed it over the whole "
             "path), not from a CD change.\n",
-            _table(("protocol", "G", "total", "PCD + SCD updates", "MCD updates", "MCD re-sent after marking "
+            markdown_table(("protocol", "G", "total", "PCD + SCD updates", "MCD updates", "MCD re-sent after marking "
                     "changes", "COST_ANNOUNCE + CHANGE_MARKING(_REPLY)", "cell crossings/s"), rows) + "\n"]
     amsp = table[table["protocol"] == "AMSP"].sort_values("grid")
     if len(amsp) >= 2:
@@ -431,9 +417,9 @@ def grid_breakdown_section(summary: pd.DataFrame) -> str | None:
             for p in ("BP", "BS") if (table["protocol"] == p).any()}
         amsp_rising = bool(np.all(np.diff(amsp["total"].to_numpy()) > 0))
         text.append(
-            "Measured: the cell crossings grow as G^" + _f(cross_slope, 2) + " (an entity crosses G/1000 times as "
-            "many cells), and with them the PCD and SCD updates, as G^" + _f(cd_slope, 2) + ". The MCD updates "
-            "fall as G^" + _f(mcd_slope, 2) + ": a CD is the 3 × 3 square around its entity, so on a coarse grid "
+            "Measured: the cell crossings grow as G^" + fixed(cross_slope, 2) + " (an entity crosses G/1000 times as "
+            "many cells), and with them the PCD and SCD updates, as G^" + fixed(cd_slope, 2) + ". The MCD updates "
+            "fall as G^" + fixed(mcd_slope, 2) + ": a CD is the 3 × 3 square around its entity, so on a coarse grid "
             "every square covers a larger part of the world and overlaps many more squares of the other side "
             "(their number per CD should fall as 1/G²), and each crossing changes the MCD of every overlapping pair, "
             "re-sent hop by hop over the whole path from publisher to subscriber. AMSP's total is the sum of a "
@@ -565,13 +551,14 @@ def sensitivity_section(results: pd.DataFrame, config: dict) -> str | None:
         "## Sensitivity to what the paper leaves open\n",
         f"One axis at a time from the baseline (our defaults), on Figure 13's replicates at G = {grid0} "
         f"({config.get('publishers')} publishers, {config.get('fig11_subscribers')} subscribers, per-source "
-        f"trees, {_f(config.get('fig13_duration'), 0)} s runs, the mean rate after the {_f(config.get('warmup'), 0)} s "
+        f"trees, {fixed(config.get('fig13_duration'), 0)} s runs, the mean rate after the "
+        f"{fixed(config.get('warmup'), 0)} s "
         "warm-up): the same networks and entity paths as the baseline (common random numbers), so the "
         "\"AMSP vs baseline\" column is a paired change. BP and BS do not read AMSP's parameters: only the speed "
         "axis reruns them. The paper's claims are re-judged under each variant (\"≈ v\" within "
         f"±{100 * APPROX_AGREE:.0f} %, partly within a factor of {APPROX_PARTLY:g}); the levels of Figure 11 "
         "are judged on these runs' mean rates.\n",
-        _table(("variant", "BP", "BS", "AMSP", "AMSP vs baseline", "MCD share of AMSP",
+        markdown_table(("variant", "BP", "BS", "AMSP", "AMSP vs baseline", "MCD share of AMSP",
                 "link-marking share (≈ 3 %)", "AMSP below the better broadcast (≈ 75 %)",
                 "AMSP lowest (replicates)", "BP, BS > 3,000 and AMSP < 800"), table) + "\n",
     ]
@@ -597,7 +584,7 @@ def sensitivity_section(results: pd.DataFrame, config: dict) -> str | None:
             "path, as our reading of §5.4 (\"sends CD_UPDATE messages carrying MCD information ... along the "
             "multicast data dissemination path between the source publisher and the requesting "
             "subscriber\").\n",
-            _table(("G", "AMSP, path (default)", "AMSP, segment", "paired change after the warm-up",
+            markdown_table(("G", "AMSP, path (default)", "AMSP, segment", "paired change after the warm-up",
                     "MCD updates per run, warm-up included: path → segment", "segment below the better "
                     "broadcast"), per_grid) + "\n",
             "The MCD updates the `segment` policy saves are those a marking change re-sends; over a whole run "
@@ -685,7 +672,7 @@ def unstated_section(config: dict) -> str:
     values = {k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in sizes.items()}
     rows = [(name, choice.format_map(values)) for name, choice in UNSTATED]
     return (f"## What the paper leaves unstated, and what we chose ({len(UNSTATED)} choices)\n\n"
-            + _table(("parameter", "our choice"), rows) + "\n")
+            + markdown_table(("parameter", "our choice"), rows) + "\n")
 
 
 def checks_section(results: pd.DataFrame) -> str:
@@ -700,7 +687,7 @@ def checks_section(results: pd.DataFrame) -> str:
         ("PCD × SCD square pairs decided by the algebra (match-cache misses), all runs",
          f"{int(results['algebra_decisions'].sum()):,}"),
     ]
-    return ("## Checks made by every run\n\n" + _table(("check", "result"), rows) + "\n\n"
+    return ("## Checks made by every run\n\n" + markdown_table(("check", "result"), rows) + "\n\n"
             "The test suite (`tests/test_amsp.py`) also checks, on small busy worlds: the installed MCDs equal a "
             "static oracle (every PCD × SCD overlap along every data path, decided directly by the algebra) at "
             "checkpoints and after draining with link delays; the same seed gives the same run, and the same entity "
@@ -720,7 +707,7 @@ def performance_section(summary: pd.DataFrame) -> str:
             if len(s):
                 rows.append((figure, protocol, f"{(s['sim_seconds'] * s['runs']).sum() / s['runs'].sum():.1f}",
                              f"{s['events_per_second'].mean():,.0f}", f"{s['moves_per_second'].mean():.0f}"))
-    return ("## Simulation speed\n\n" + _table(("figure", "protocol", "mean wall s per run",
+    return ("## Simulation speed\n\n" + markdown_table(("figure", "protocol", "mean wall s per run",
                                                  "events/s (messages delivered + CD changes + timers)",
                                                  "cell crossings/s"), rows) + "\n")
 
@@ -730,9 +717,9 @@ def numbers_section(summary: pd.DataFrame) -> str:
     for figure in ("fig11", "fig12", "fig13"):
         for _, r in summary[summary["figure"] == figure].iterrows():
             rows.append((figure, int(r["x"]), r["protocol"], int(r["runs"]), f"{r['rate_mean']:.0f}",
-                         _f(r["ci90"], 0), f"{100 * r['marking_share']:.1f} %", f"{r['marking_changes']:.0f}"))
+                         fixed(r["ci90"], 0), f"{100 * r['marking_share']:.1f} %", f"{r['marking_changes']:.0f}"))
     return ("## Mean rates (messages/s after the warm-up)\n\n"
-            + _table(("figure", "x", "protocol", "runs", "mean", "90 % CI ±", "link-marking share",
+            + markdown_table(("figure", "x", "protocol", "runs", "mean", "90 % CI ±", "link-marking share",
                       "marking changes"), rows) + "\n")
 
 
@@ -748,7 +735,7 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
         amsp_lowest_and_flattest(summary, config, "fig13"),
         seventy_five_percent_less(summary, config),
     ) if f is not None]
-    return _compose([
+    return compose([
         header(config),
         findings_section(findings),
         verdicts_note(),

@@ -221,7 +221,9 @@ def _zipf_draws(rng: np.random.Generator, universe: int, shape: int | tuple[int,
     return j
 
 
-def _draws(rng: np.random.Generator, universe: int, distribution: str, shape: int | tuple[int, ...]) -> np.ndarray:
+def draw_messages(rng: np.random.Generator, universe: int, distribution: str,
+                  shape: int | tuple[int, ...]) -> np.ndarray:
+    """I.i.d. messages of a universe of ``universe``, ``uniform`` or ``zipf`` (with replacement)."""
     if distribution == "uniform":
         return rng.integers(0, universe, size=shape, dtype=np.int64)
     if distribution == "zipf":

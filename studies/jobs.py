@@ -1,17 +1,23 @@
-"""The two studies as runnable jobs: build, execute on Spark, summarise, plot, report."""
+"""Every study as a runnable job: execute its cells on Spark, then summarise, plot and report.
+
+A study is a :class:`~cbalgebra.studies.plugin.StudyPlugin`'s design
+(:class:`~cbalgebra.studies.runner.Study`); :func:`execute` runs what is left
+of it and :func:`finalize` writes its outputs. :func:`study_in` rebuilds the
+design a results folder holds from its manifest, so that a committed study
+is finalized again with :func:`finalize` alone.
+"""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
-from cbalgebra.studies import dnf, general, plots, report
+from cbalgebra.studies.plugin import plugin
 from cbalgebra.studies.runner import (
+    MANIFEST,
     ResultStore,
     RunStats,
     Study,
@@ -20,95 +26,14 @@ from cbalgebra.studies.runner import (
     run_study,
 )
 from cbalgebra.studies.spark import spark_session
-from cbalgebra.studies.summary import dnf_summary, general_summary, restrict, summary_csv
+from cbalgebra.studies.summary import restrict, summary_csv
 
 if TYPE_CHECKING:  # pandas and Spark load only when a study runs
     import pandas as pd
     from pyspark.sql import SparkSession
 
-GENERAL_KIND, DNF_KIND = "alpha-general", "alpha-dnf"
 TIMING = "timing.json"
 RUNS = "runs.jsonl"
-
-GENERAL_SCHEMA = pa.schema([
-    ("distribution", pa.string()), ("universe", pa.int64()), ("k", pa.int64()), ("n", pa.int64()),
-    ("replicate", pa.int64()), ("seed", pa.int64()), ("series", pa.string()), ("cell_seed", pa.int64()),
-    ("ratio", pa.float64()), ("union", pa.int64()), ("alpha", pa.float64()),
-    ("gen_seconds", pa.float64()), ("reduce_seconds", pa.float64()), ("task_seconds", pa.float64()),
-    ("host", pa.string()), ("pid", pa.int64()),
-])
-DNF_SCHEMA = pa.schema([
-    ("scenario", pa.string()), ("n", pa.int64()), ("replicate", pa.int64()), ("reducer", pa.string()),
-    ("seed", pa.int64()), ("distribution", pa.string()), ("names", pa.int64()), ("cell_seed", pa.int64()),
-    ("size", pa.int64()), ("reduced_size", pa.int64()), ("alpha", pa.float64()),
-    ("gen_seconds", pa.float64()), ("reduce_seconds", pa.float64()), ("task_seconds", pa.float64()),
-    ("host", pa.string()), ("pid", pa.int64()),
-])
-#: Columns that depend on where and when a cell ran, not on what it computed.
-VOLATILE_COLUMNS = ("gen_seconds", "reduce_seconds", "task_seconds", "host", "pid")
-
-
-def general_study(
-    universes: Sequence[int] = general.DEFAULT_UNIVERSES,
-    points: int = 25,
-    replicates: int = 10,
-    seed: int = 2003,
-    distributions: Sequence[str] = general.DISTRIBUTIONS,
-    selectivity: float = general.DEFAULT_SELECTIVITY,
-    min_ratio: float = general.MIN_RATIO,
-    max_ratio: float = general.MAX_RATIO,
-    zoom: bool = True,
-    quick: bool = False,
-) -> Study:
-    grid = general.general_grid(universes, points, distributions, selectivity, min_ratio, max_ratio, zoom)
-    config = {
-        "universes": list(universes), "points": points, "replicates": replicates, "seed": seed,
-        "distributions": list(distributions), "selectivity": selectivity, "min_ratio": min_ratio,
-        "max_ratio": max_ratio, "zoom": zoom, "zoom_selectivity": general.ZOOM_SELECTIVITY,
-        "quick": quick, "model_version": general.MODEL_VERSION,
-    }
-    return Study(
-        kind=GENERAL_KIND,
-        cells=general.general_cells(grid, replicates, seed),
-        key_columns=(*general.KEY_COLUMNS, "seed"),
-        task=general.run_general_cell,
-        cost=general.general_cell_cost,
-        schema=GENERAL_SCHEMA,
-        config=config,
-        summarise=_general_summary,
-        draw=_general_figures,
-        report=_general_report,
-    )
-
-
-def dnf_study(
-    scenarios: Sequence[str] = tuple(dnf.SCENARIOS),
-    max_n: int = 10_000,
-    points: int = 17,
-    min_n: int = 1,
-    replicates: int = 30,
-    reducers: Sequence[str] = (dnf.DEFAULT_REDUCER,),
-    seed: int = 2003,
-    quick: bool = False,
-) -> Study:
-    ns = dnf.dnf_grid(max_n, points, min_n)
-    config = {
-        "scenarios": list(scenarios), "max_n": max_n, "min_n": min_n, "points": points, "ns": ns,
-        "replicates": replicates, "reducers": list(reducers), "seed": seed, "quick": quick,
-        "model_version": dnf.MODEL_VERSION, "code_fingerprint": dnf.code_fingerprint(),
-    }
-    return Study(
-        kind=DNF_KIND,
-        cells=dnf.dnf_cells(scenarios, ns, replicates, reducers, seed),
-        key_columns=(*dnf.KEY_COLUMNS, "seed"),
-        task=dnf.run_dnf_cell,
-        cost=dnf.dnf_cell_cost,
-        schema=DNF_SCHEMA,
-        config=config,
-        summarise=_dnf_summary,
-        draw=_dnf_figures,
-        report=_dnf_report,
-    )
 
 
 def load_results(study: Study, out_dir: Path) -> pd.DataFrame:
@@ -228,36 +153,18 @@ def write_report(study: Study, summary: pd.DataFrame, results: pd.DataFrame, tim
     return study.report(summary, results, study.config, timing)
 
 
+def study_in(out_dir: Path) -> Study:
+    """The design whose results ``out_dir`` holds, rebuilt from its manifest by the registered study
+    of that kind (stamped with the code fingerprint of the code that runs now)."""
+    path = Path(out_dir) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+        kind = plugin(manifest["kind"])
+        config = manifest["config"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise StudyError(f"{path}: not the manifest of a registered study ({e})") from None
+    return kind.study(config)
+
+
 def _no_outputs(study: Study) -> StudyError:
     return StudyError(f"study {study.kind!r} does not say how to summarise, draw and report its results")
-
-
-# --------------------------------------------------------------------------
-# The outputs of the two alpha studies (Carzaniga, Rembert & Wolf 2006,
-# §4), in the form Study expects.
-
-
-def _general_summary(results: pd.DataFrame, config: dict) -> pd.DataFrame:
-    return general_summary(results)
-
-
-def _dnf_summary(results: pd.DataFrame, config: dict) -> pd.DataFrame:
-    return dnf_summary(results, tuple(dnf.SCENARIOS), config.get("reducers", ()))
-
-
-def _general_figures(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:
-    return plots.plot_general(summary, out_dir, config.get("selectivity"))
-
-
-def _dnf_figures(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:
-    which = ("overview",) if figures == "overview" else ("fig6", "fig7", "overview")
-    figure_sets = plots.plot_dnf(summary, out_dir, which)
-    return [p for paths in figure_sets.values() for p in paths]
-
-
-def _general_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    return report.general_report(summary, results, config, timing)
-
-
-def _dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    return report.dnf_report(summary, results, config, timing)

@@ -33,17 +33,21 @@ import argparse
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from cbalgebra.clibase import UsageError
 from cbalgebra.matchmaker.names import SHARED_TREES
 from cbalgebra.studies import fingerprint
-from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
+from cbalgebra.studies.flags import int_list, positive_int_type
+from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.seeding import cell_seed
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from cbalgebra.studies.runner import Study
 
 KIND = "matchmaker"
@@ -153,7 +157,7 @@ def solve(n: int, publishers: int, subscribers: int, seed: int, shared_tree: str
         row[column(tree, "all_valid")] = all(valid(inst, m) for m in markings.values())
         row[column(tree, "mcm_s_links")] = sum(1 for v in markings["mcm"].values() if v == "s")
         row[column(tree, "matchmakers")] = len(matchmaking_nodes(inst, markings["mcm"]))
-        union = nx.DiGraph((i, j) for i, below in enumerate(inst._d.down) for j in below)
+        union = nx.DiGraph((i, j) for i, below in enumerate(inst.multicast.downstream) for j in below)
         row[column(tree, "cyclic")] = not nx.is_directed_acyclic_graph(union)
         row[column(tree, "gen_seconds")] = t1 - t0
         row[column(tree, "solve_seconds")] = t2 - t1
@@ -179,7 +183,7 @@ def run_cell(cell: dict) -> dict:
     return row
 
 
-def schema():
+def schema() -> pa.Schema:
     # deferred: pyarrow (this module loads at every `cbalgebra` start)
     import pyarrow as pa
 
@@ -201,20 +205,17 @@ def code_fingerprint(shared_tree: str = "pruned") -> str:
     matchmaker's model and algorithms, the transit-stub generator
     (``cbalgebra.studies.fingerprint``) and, when it is not the paper's, the
     shared-tree variant (so a rerun refuses to mix the two in one folder)."""
-    modules = [f"cbalgebra.matchmaker.{name}" for name in ("instance", "costs", "algorithms", "pareto")]
+    modules = [f"cbalgebra.matchmaker.{name}" for name in ("instance", "trees", "costs", "algorithms", "pareto")]
     variant = "" if shared_tree == "pruned" else f"-shared-tree-{shared_tree}"
     return fingerprint.code_fingerprint(
         f"matchmaker-model-{MODEL_VERSION}{variant}", (*modules, "cbalgebra.network.topology"))
 
 
-def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.sweep_samples,
-                     dense_samples: int = FULL.dense_samples, sizes: Sequence[int] = FULL.sizes,
-                     asymmetry: Sequence[int] = FULL.asymmetry, seed: int = 2003, quick: bool = False,
-                     shared_tree: str = "pruned") -> Study:
-    # deferred: the report and the runner load pandas and pyarrow
-    from cbalgebra.studies import matchmaker_report as outputs
-    from cbalgebra.studies.runner import Study
-
+def matchmaker_config(samples: int = FULL.samples, sweep_samples: int = FULL.sweep_samples,
+                      dense_samples: int = FULL.dense_samples, sizes: Sequence[int] = FULL.sizes,
+                      asymmetry: Sequence[int] = FULL.asymmetry, seed: int = 2003, quick: bool = False,
+                      shared_tree: str = "pruned") -> dict:
+    """The design of a matchmaker study, with its grid points; ``ValueError`` for sizes it cannot have."""
     if shared_tree not in SHARED_TREES:
         raise ValueError(f"--shared-tree must be {' or '.join(SHARED_TREES)}, not {shared_tree!r}")
     for n in sizes:
@@ -223,73 +224,84 @@ def matchmaker_study(samples: int = FULL.samples, sweep_samples: int = FULL.swee
         if not 1 <= k <= 96:
             raise ValueError(f"--asymmetry: {k} members do not fit the 96 stub nodes of a 100-node network")
     points = grid(sizes, asymmetry, samples, sweep_samples, dense_samples)
-    config = {
+    return {
         "samples": samples, "sweep_samples": sweep_samples, "dense_samples": dense_samples,
         "sizes": list(sizes), "asymmetry": list(asymmetry), "seed": seed, "quick": quick,
         "points": [[*p, c] for p, c in sorted(points.items())], "shared_tree": shared_tree,
-        "model_version": MODEL_VERSION, "code_fingerprint": code_fingerprint(shared_tree),
     }
-    return Study(
-        kind=KIND, cells=cells(points, seed, shared_tree), key_columns=KEY_COLUMNS, task=run_cell, cost=cell_cost,
-        schema=schema(), config=config, summarise=outputs.summarise, draw=outputs.draw, report=outputs.report,
-    )
+
+
+def matchmaker_study(**design: Any) -> Study:
+    """The matchmaker study as the runner executes it; ``design`` as :func:`matchmaker_config` takes it."""
+    return PLUGIN.study(matchmaker_config(**design))
+
+
+def points_of(config: Mapping) -> dict[tuple[int, int, int], int]:
+    """Samples per grid point (n, |P|, |S|) of a design (:func:`matchmaker_config`)."""
+    return {(n, p, s): count for n, p, s, count in config["points"]}
 
 
 # -------------------------------------------------------------------- command line
-def _ints(text: str, what: str) -> list[int]:
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
+class MatchmakerPlugin(StudyPlugin):
+    """The matchmaker study as every study is run (:class:`cbalgebra.studies.plugin.StudyPlugin`)."""
+
+    name = KIND
+    summary = "link marking on random instances (Ge, Ji, Kurose & Towsley, Matchmaker, §4.4, Figures 7-8)"
+    help = "Figures 7 and 8 of Matchmaker (Ge, Ji, Kurose & Towsley): All-P, All-S, MCM, TDM costs"
+    description = ("Ge, Ji, Kurose & Towsley, \"Matchmaker\", §4.4: random transit-stub instances "
+                   "(100 nodes, |P| = |S| = 20, bounded-Pareto CD counts) solved on shared (CBT) and "
+                   "per-source (DVMRP) trees by All-P, All-S, MCM and TDM; Figure 7 (Cost CDFs, shared "
+                   "trees), Figure 8 (Cost-ratio CDFs, per-source trees), and sweeps of |P|/|S| and of the "
+                   "network size the paper does not have. --replicates is the number of samples at the "
+                   "paper's point; --points is not used.")
+    shared_flags = MappingProxyType({
+        "replicates": "samples (random instances) at the paper's point",
+        "points": None,
+    })
+    key_columns = KEY_COLUMNS
+    model_version = MODEL_VERSION
+    outputs = "cbalgebra.studies.matchmaker_report"
+    run_cell = staticmethod(run_cell)
+    cell_cost = staticmethod(cell_cost)
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--sweep-samples", type=positive_int_type, metavar="N",
+                       help=f"samples per sweep point (default {FULL.sweep_samples}; quick {QUICK.sweep_samples})")
+        p.add_argument("--dense-samples", type=int, metavar="N",
+                       help=f"samples per point of the |P| = |S| = n/5 size sweep, 0 to skip (default "
+                            f"{FULL.dense_samples}; quick {QUICK.dense_samples})")
+        p.add_argument("--sizes", metavar="LIST", help="network sizes, multiples of 100 (default "
+                       f"{','.join(map(str, FULL.sizes))}; quick {','.join(map(str, QUICK.sizes))})")
+        p.add_argument("--asymmetry", metavar="LIST", help="member counts of the |P|/|S| sweep (default "
+                       f"{','.join(map(str, FULL.asymmetry))}; quick {','.join(map(str, QUICK.asymmetry))})")
+        p.add_argument("--shared-tree", choices=SHARED_TREES, default="pruned",
+                       help="T_x on the shared tree: pruned to the paths from x to the subscribers (the paper's, "
+                            "§3.1; default) or the whole tree oriented away from x")
+
+    def config_from_args(self, args: argparse.Namespace) -> dict:
+        base = QUICK if args.quick else FULL
+        samples = args.replicates if args.replicates is not None else base.samples
+        sweep = args.sweep_samples if args.sweep_samples is not None else base.sweep_samples
+        dense = args.dense_samples if args.dense_samples is not None else base.dense_samples
+        if dense < 0:
+            raise UsageError("--dense-samples must be >= 0")
+        sizes = int_list(args.sizes, "--sizes", minimum=None) if args.sizes else base.sizes
+        asymmetry = int_list(args.asymmetry, "--asymmetry", minimum=None) if args.asymmetry else base.asymmetry
         try:
-            out.append(int(part))
-        except ValueError:
-            raise UsageError(f"{what}: {part!r} is not an integer") from None
-    if not out:
-        raise UsageError(f"{what}: empty list")
-    return out
+            return matchmaker_config(samples=samples, sweep_samples=sweep, dense_samples=dense, sizes=sizes,
+                                     asymmetry=asymmetry, seed=args.seed, quick=args.quick,
+                                     shared_tree=args.shared_tree)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+
+    def cells(self, config: Mapping) -> list[dict]:
+        return cells(points_of(config), config["seed"], config.get("shared_tree", "pruned"))
+
+    def schema(self) -> pa.Schema:
+        return schema()
+
+    def code_fingerprint(self, config: Mapping) -> str | None:
+        return code_fingerprint(config.get("shared_tree", "pruned"))
 
 
-def add_command(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "matchmaker", help="Figures 7 and 8 of Matchmaker (Ge, Ji, Kurose & Towsley): All-P, All-S, MCM, TDM costs",
-        description="Ge, Ji, Kurose & Towsley, \"Matchmaker\", §4.4: random transit-stub instances "
-                    "(100 nodes, |P| = |S| = 20, bounded-Pareto CD counts) solved on shared (CBT) and "
-                    "per-source (DVMRP) trees by All-P, All-S, MCM and TDM; Figure 7 (Cost CDFs, shared "
-                    "trees), Figure 8 (Cost-ratio CDFs, per-source trees), and sweeps of |P|/|S| and of the "
-                    "network size the paper does not have. --replicates is the number of samples at the "
-                    "paper's point; --points is not used.")
-    common_arguments(p, "out/matchmaker")
-    p.add_argument("--sweep-samples", type=_positive_int, metavar="N",
-                   help=f"samples per sweep point (default {FULL.sweep_samples}; quick {QUICK.sweep_samples})")
-    p.add_argument("--dense-samples", type=int, metavar="N",
-                   help=f"samples per point of the |P| = |S| = n/5 size sweep, 0 to skip (default "
-                        f"{FULL.dense_samples}; quick {QUICK.dense_samples})")
-    p.add_argument("--sizes", metavar="LIST", help="network sizes, multiples of 100 (default "
-                   f"{','.join(map(str, FULL.sizes))}; quick {','.join(map(str, QUICK.sizes))})")
-    p.add_argument("--asymmetry", metavar="LIST", help="member counts of the |P|/|S| sweep (default "
-                   f"{','.join(map(str, FULL.asymmetry))}; quick {','.join(map(str, QUICK.asymmetry))})")
-    p.add_argument("--shared-tree", choices=SHARED_TREES, default="pruned",
-                   help="T_x on the shared tree: pruned to the paths from x to the subscribers (the paper's, "
-                        "§3.1; default) or the whole tree oriented away from x")
-    p.set_defaults(func=lambda args: run_command(args, study_from_args))
-
-
-def study_from_args(args: argparse.Namespace) -> Study:
-    if args.points is not None:
-        raise UsageError("--points does not apply to the matchmaker study")
-    base = QUICK if args.quick else FULL
-    samples = args.replicates if args.replicates is not None else base.samples
-    sweep = args.sweep_samples if args.sweep_samples is not None else base.sweep_samples
-    dense = args.dense_samples if args.dense_samples is not None else base.dense_samples
-    if dense < 0:
-        raise UsageError("--dense-samples must be >= 0")
-    sizes = _ints(args.sizes, "--sizes") if args.sizes else list(base.sizes)
-    asymmetry = _ints(args.asymmetry, "--asymmetry") if args.asymmetry else list(base.asymmetry)
-    try:
-        return matchmaker_study(samples=samples, sweep_samples=sweep, dense_samples=dense,
-                                sizes=sizes, asymmetry=asymmetry, seed=args.seed, quick=args.quick,
-                                shared_tree=args.shared_tree)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+PLUGIN = MatchmakerPlugin()

@@ -3,12 +3,12 @@ the sweeps' figures, and report.md with the paper's numbers beside ours.
 
 The paper is Ge, Ji, Kurose & Towsley, "Matchmaker: Signaling for Dynamic
 Publish/Subscribe Applications", §4.4.2. Each of its findings is one
-function returning a :class:`cbalgebra.studies.report.Finding`; every
+function returning a :class:`cbalgebra.studies.tables.Finding`; every
 function here is pure except :func:`draw`, which writes the figures (and
 reads the per-sample rows of ``results.parquet`` for the CDFs).
 
 Verdicts: a number the paper gives as "approximately v" is judged by the
-shared band of :func:`cbalgebra.studies.report.approx_verdict` (agrees within
+shared band of :func:`cbalgebra.studies.tables.approx_verdict` (agrees within
 ±15 % of v, partly within a factor of 2); a share the paper
 gives as "more than q" agrees when ours exceeds q and partly agrees within
 10 points below; "in 90 % of samples" agrees within ±5 points and partly
@@ -17,6 +17,7 @@ within ±15.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,18 +25,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cbalgebra.studies.matchmaker import ALGORITHMS, KEY_COLUMNS, PAPER_POINT, TREES, cells, column, schema
-from cbalgebra.studies.plots import _pyplot, save_figure
-from cbalgebra.studies.report import (
-    APPROX_AGREE,
-    APPROX_PARTLY,
-    Finding,
-    _compose,
-    _f,
-    _table,
-    approx_verdict,
-    findings_section,
+from cbalgebra.studies.matchmaker import (
+    ALGORITHMS,
+    KEY_COLUMNS,
+    PAPER_POINT,
+    TREES,
+    cells,
+    column,
+    points_of,
+    schema,
 )
+from cbalgebra.studies.plots import finish_figure, pyplot
+from cbalgebra.studies.tables import (APPROX_AGREE, APPROX_PARTLY, Finding, approx_verdict, compose, findings_section,
+                                      markdown_table, timing_section)
 from cbalgebra.studies.runner import ResultStore
 from cbalgebra.studies.summary import restrict
 
@@ -101,6 +103,18 @@ def _at(summary: pd.DataFrame, point: tuple[int, int, int], tree: str) -> pd.Ser
 
 
 # -------------------------------------------------------------------- findings
+def _at_paper_point(tree: str) -> Callable[[Callable[[pd.Series], Finding]], Callable[[pd.DataFrame], Finding | None]]:
+    """A finding judged on the summary row of the paper's point on ``tree`` trees: called with the
+    summary, it returns None where the run has no such row."""
+    def judge_at_paper_point(judge: Callable[[pd.Series], Finding]) -> Callable[[pd.DataFrame], Finding | None]:
+        @functools.wraps(judge)
+        def finding(summary: pd.DataFrame) -> Finding | None:
+            row = _at(summary, PAPER_POINT, tree)
+            return None if row is None else judge(row)
+        return finding
+    return judge_at_paper_point
+
+
 def _about(value: float, target: float) -> str:
     return f"**{approx_verdict(value, target)}**"
 
@@ -111,76 +125,60 @@ def _more_than(share: float, threshold: float) -> str:
     return "**partly**" if share > threshold - 0.10 else "**disagree**"
 
 
-def mcm_median_about_500(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def mcm_median_about_500(row: pd.Series) -> Finding:
     return Finding("shared trees: median Cost of MCM ≈ 500", f"{row['mcm_median']:.0f}",
                    _about(row["mcm_median"], 500))
 
 
-def broadcast_medians_about_3000(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def broadcast_medians_about_3000(row: pd.Series) -> Finding:
     verdicts = [_about(row["all_p_median"], 3000), _about(row["all_s_median"], 3000)]
     verdict = verdicts[0] if verdicts[0] == verdicts[1] else "**partly**"
     return Finding("shared trees: median Cost of All-P and of All-S ≈ 3,000 each",
                    f"All-P {row['all_p_median']:.0f}, All-S {row['all_s_median']:.0f}", verdict)
 
 
-def broadcast_p90_above_5500(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def broadcast_p90_above_5500(row: pd.Series) -> Finding:
     above = [row["all_p_p90"] > 5500, row["all_s_p90"] > 5500]
     verdict = "**agree**" if all(above) else ("**partly**" if any(above) else "**disagree**")
     return Finding("shared trees: 90th percentiles of All-P and All-S > 5,500",
                    f"All-P {row['all_p_p90']:.0f}, All-S {row['all_s_p90']:.0f}", verdict)
 
 
-def mcm_p90_about_800(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "shared")
-    if row is None:
-        return None
+@_at_paper_point("shared")
+def mcm_p90_about_800(row: pd.Series) -> Finding:
     return Finding("shared trees: 90th percentile of MCM ≈ 800", f"{row['mcm_p90']:.0f}",
                    _about(row["mcm_p90"], 800))
 
 
-def _per_curve(row: pd.Series, share_p: str, share_s: str, threshold: float) -> str:
-    """Figure 8 plots one CDF per ratio: the claim holds for a curve when its share passes."""
-    verdicts = {_more_than(row[share_p], threshold), _more_than(row[share_s], threshold)}
-    return verdicts.pop() if len(verdicts) == 1 else "**partly**"
+def _per_curve(row: pd.Series, claim: str, share: str, curves: tuple[str, str], threshold: float) -> Finding:
+    """A claim on Figure 8, which plots one CDF per ratio: it holds for a curve when the share of samples
+    ``{share}_all_p`` (or ``_all_s``) passes ``threshold``; ``curves`` name the two, and the share where
+    both hold at once (``{share}_both``) stands beside them."""
+    shares = [row[f"{share}_{which}"] for which in ("all_p", "all_s", "both")]
+    verdicts = {_more_than(shares[0], threshold), _more_than(shares[1], threshold)}
+    return Finding(claim, f"{curves[0]} in {100 * shares[0]:.1f} %, {curves[1]} in {100 * shares[1]:.1f} % "
+                          f"(both at once: {100 * shares[2]:.1f} %)",
+                   verdicts.pop() if len(verdicts) == 1 else "**partly**")
 
 
-def mcm_below_20pct_in_half(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
-    return Finding("per-source trees: MCM < 20 % of the Cost of either All-P or All-S in > 50 % of samples "
-                   "(Figure 8: each curve at 0.2)",
-                   f"MCM/All-P < 0.2 in {100 * row['share_mcm_below_20pct_of_all_p']:.1f} %, MCM/All-S < 0.2 in "
-                   f"{100 * row['share_mcm_below_20pct_of_all_s']:.1f} % (both at once: "
-                   f"{100 * row['share_mcm_below_20pct_of_both']:.1f} %)",
-                   _per_curve(row, "share_mcm_below_20pct_of_all_p", "share_mcm_below_20pct_of_all_s", 0.5))
+@_at_paper_point("per-source")
+def mcm_below_20pct_in_half(row: pd.Series) -> Finding:
+    return _per_curve(row, "per-source trees: MCM < 20 % of the Cost of either All-P or All-S in > 50 % of samples "
+                      "(Figure 8: each curve at 0.2)", "share_mcm_below_20pct_of",
+                      ("MCM/All-P < 0.2", "MCM/All-S < 0.2"), 0.5)
 
 
-def two_thirds_reduction_in_95pct(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
-    return Finding("per-source trees: MCM cuts Cost by ≥ 2/3 against All-P and against All-S in > 95 % "
-                   "of samples",
-                   f"against All-P in {100 * row['share_reduction_two_thirds_all_p']:.1f} %, against All-S in "
-                   f"{100 * row['share_reduction_two_thirds_all_s']:.1f} % (both at once: "
-                   f"{100 * row['share_reduction_two_thirds_both']:.1f} %)",
-                   _per_curve(row, "share_reduction_two_thirds_all_p", "share_reduction_two_thirds_all_s", 0.95))
+@_at_paper_point("per-source")
+def two_thirds_reduction_in_95pct(row: pd.Series) -> Finding:
+    return _per_curve(row, "per-source trees: MCM cuts Cost by ≥ 2/3 against All-P and against All-S in > 95 % "
+                      "of samples", "share_reduction_two_thirds", ("against All-P", "against All-S"), 0.95)
 
 
-def tdm_optimal_in_90pct(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
+@_at_paper_point("per-source")
+def tdm_optimal_in_90pct(row: pd.Series) -> Finding:
     share = row["share_tdm_optimal"]
     gap = abs(share - 0.9)
     verdict = "**agree**" if gap <= 0.05 else ("**partly**" if gap <= 0.15 else "**disagree**")
@@ -188,10 +186,8 @@ def tdm_optimal_in_90pct(summary: pd.DataFrame) -> Finding | None:
                    f"{100 * share:.1f} % of samples", verdict)
 
 
-def tdm_rarely_twice(summary: pd.DataFrame) -> Finding | None:
-    row = _at(summary, PAPER_POINT, "per-source")
-    if row is None:
-        return None
+@_at_paper_point("per-source")
+def tdm_rarely_twice(row: pd.Series) -> Finding:
     share = row["share_tdm_over_twice"]
     verdict = "**agree**" if share <= 0.01 else ("**partly**" if share <= 0.05 else "**disagree**")
     return Finding("per-source trees: TDM rarely costs more than twice the optimum",
@@ -297,7 +293,7 @@ def unstated_section(config: dict | None = None) -> str:
         ("networks larger than 100 nodes", "n/100 transit domains of the paper's shape"),
     ]
     return ("## What the paper leaves unstated, and what we chose\n\n"
-            + _table(("parameter", "our choice"), rows)
+            + markdown_table(("parameter", "our choice"), rows)
             + "\n")
 
 
@@ -323,7 +319,7 @@ def paper_point_section(summary: pd.DataFrame) -> str | None:
                  f"All-S cheaper than All-P in {100 * shared['share_all_s_cheaper_than_all_p']:.1f} % (shared), "
                  f"{100 * per_source['share_all_s_cheaper_than_all_p']:.1f} % (per-source) of samples.\n")
     return ("## The paper's setting: n = 100, |P| = |S| = 20 (Figures 7 and 8)\n\n"
-            + _table(("trees", "algorithm", "Cost p10", "median", "p90"), rows) + "\n" + extra
+            + markdown_table(("trees", "algorithm", "Cost p10", "median", "p90"), rows) + "\n" + extra
             + "\n![Figure 7](fig7_shared_costs.png)\n\n![Figure 8](fig8_per_source_ratios.png)\n\n"
             "![companions](companions.png)\n")
 
@@ -339,7 +335,7 @@ def asymmetry_section(summary: pd.DataFrame) -> str | None:
                      f"{r['tdm_median']:.0f}", f"{r['mcm_over_best_broadcast_median']:.3f}",
                      f"{100 * r['share_tdm_optimal']:.0f} %"))
     return ("## Sweep: asymmetry |P|/|S| (n = 100; not in the paper)\n\n"
-            + _table(("trees", "|P|/|S|", "samples", "All-P median", "All-S median", "MCM median",
+            + markdown_table(("trees", "|P|/|S|", "samples", "All-P median", "All-S median", "MCM median",
                       "TDM median", "MCM / best broadcast (median)", "TDM optimal"), rows)
             + "\n\n![asymmetry](asymmetry.png)\n")
 
@@ -357,37 +353,19 @@ def size_section(summary: pd.DataFrame) -> str | None:
                      f"{100 * r['share_tdm_optimal']:.0f} %", f"{r['max_tdm_over_mcm']:.2f}"))
     return ("## Sweep: network size n (not in the paper)\n\n"
             "n/100 transit domains; |P| = |S| = 20, and |P| = |S| = n/5 (the paper's density).\n\n"
-            + _table(("trees", "n", "|P|/|S|", "samples", "|T| median", "All-P median", "All-S median",
+            + markdown_table(("trees", "n", "|P|/|S|", "samples", "|T| median", "All-P median", "All-S median",
                       "MCM median", "MCM / best broadcast (median)", "TDM optimal", "worst TDM/MCM"), rows)
             + "\n\n![size](size.png)\n")
 
 
-def timing_section(timing: dict | None) -> str:
-    """Where the run's time went (the runner's statistics, in this study's words)."""
-    if not timing:
-        return "## Timing\n\nNo timing recorded (every cell was already done).\n"
-    slots = timing.get("slots") or 1
-    wall = timing.get("wall_seconds", 0.0)
-    task = timing.get("task_seconds", 0.0)
-    gen, solve = timing.get("gen_seconds", 0.0), timing.get("reduce_seconds", 0.0)
-    overhead = timing.get("overhead_seconds", 0.0)
-    rows = [
-        ("Spark master", f"`{timing.get('master', '?')}` ({slots} task slots)"),
-        ("cells run / skipped (already done)", f"{timing.get('cells_run', 0)} / {timing.get('cells_skipped', 0)}"),
-        ("session start-up", f"{_f(timing.get('startup_seconds', 0.0), 1)} s"),
-        ("wall time of the jobs (first task to last commit)", f"{_f(wall, 1)} s"),
-        ("Σ instance generation: network, P, S, counts, trees, sigma, tau (in tasks)", f"{_f(gen, 1)} s"),
-        ("Σ the four algorithms (in tasks)", f"{_f(solve, 1)} s"),
-        ("Σ pricing and checking the markings (in tasks)", f"{_f(max(0.0, task - gen - solve), 1)} s"),
-        ("Spark overhead: slots × wall − Σ task time",
-         f"{_f(overhead, 1)} s ({_f(100 * overhead / max(slots * wall, 1e-9), 1)} % of slot time)"),
-    ]
-    return "## Timing of the run that computed the cells\n\n" + _table(("phase", "time"), rows) + "\n"
+#: What the matchmaker study's rows record as ``gen_seconds``, ``reduce_seconds`` and the rest of a task.
+TIMING_PHASES = ("Σ instance generation: network, P, S, counts, trees, sigma, tau (in tasks)",
+                 "Σ the four algorithms (in tasks)", "Σ pricing and checking the markings (in tasks)")
 
 
 def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
     findings = [f for f in (fn(summary) for fn in FINDINGS) if f is not None]
-    return _compose([
+    return compose([
         header(config),
         findings_section(findings),
         f"Verdicts: \"≈ v\" agrees within ±{APPROX_AGREE * 100:g} % and partly within a factor of {APPROX_PARTLY:g}; "
@@ -398,15 +376,14 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
         asymmetry_section(summary),
         size_section(summary),
         unstated_section(config),
-        timing_section(timing),
+        timing_section(timing, TIMING_PHASES, commits=False),
     ])
 
 
 # -------------------------------------------------------------------- figures
 def _load_rows(out_dir: Path, config: dict) -> pd.DataFrame:
-    points = {tuple(p[:3]): p[3] for p in config.get("points", [])}
     store = ResultStore(out_dir, schema(), KEY_COLUMNS)
-    return restrict(store.load(), cells(points, config["seed"]), KEY_COLUMNS)
+    return restrict(store.load(), cells(points_of(config), config["seed"]), KEY_COLUMNS)
 
 
 def _cdf(ax: Any, values: np.ndarray, **style: Any) -> None:
@@ -419,82 +396,71 @@ def _paper_point(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[(rows["n"] == n) & (rows["publishers"] == p) & (rows["subscribers"] == s)]
 
 
+def _cdf_frame(ax: Any, xlabel: str, title: str, xmax: float) -> None:
+    """The frame of a CDF panel: the cumulative fraction of samples, 0 to 1, against ``xlabel`` from 0 to ``xmax``."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("cumulative fraction of samples")
+    ax.set_title(title, fontsize=9)
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, alpha=0.3)
+
+
+def _cost_axis_end(rows: pd.DataFrame, tree: str) -> float:
+    """Where a Cost axis ends: 10,000, or further to hold 97 % of All-S's samples."""
+    return max(10_000, float(np.percentile(rows[column(tree, "all_s")], 97)))
+
+
+def _mcm_ratio(rows: pd.DataFrame, tree: str, algorithm: str) -> np.ndarray:
+    """MCM's Cost over ``algorithm``'s, sample by sample (1 where ``algorithm`` costs nothing)."""
+    mcm = rows[column(tree, "mcm")].to_numpy(dtype=float)
+    other = rows[column(tree, algorithm)].to_numpy(dtype=float)
+    return np.where(other > 0, mcm / np.maximum(other, 1), 1.0)
+
+
 def figure_7(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = pyplot().subplots(figsize=(6.4, 4.6))
     for a in ("all_p", "all_s", "mcm"):
         _cdf(ax, rows[column("shared", a)].to_numpy(), color=COLOURS[a], lw=1.6, label=TITLES[a])
     ax.plot([500, 3000], [0.5, 0.5], "kx", ms=8, label="paper: medians ≈ 500 (MCM), ≈ 3,000 (All-P, All-S)")
     ax.plot([800], [0.9], "k+", ms=10, label="paper: MCM 90th percentile ≈ 800")
     ax.axvline(5500, color="k", ls=":", lw=1, label="paper: All-P, All-S 90th percentiles > 5,500")
-    ax.set_xlabel("Cost (CDs propagated)")
-    ax.set_ylabel("cumulative fraction of samples")
-    ax.set_title(f"Figure 7: Cost on shared trees ({len(rows)} samples, n = 100, |P| = |S| = 20)", fontsize=9)
-    ax.set_xlim(0, max(10_000, float(np.percentile(rows[column("shared", "all_s")], 97))))
-    ax.set_ylim(0, 1.01)
-    ax.grid(True, alpha=0.3)
+    _cdf_frame(ax, "Cost (CDs propagated)",
+               f"Figure 7: Cost on shared trees ({len(rows)} samples, n = 100, |P| = |S| = 20)",
+               _cost_axis_end(rows, "shared"))
     ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "fig7_shared_costs")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "fig7_shared_costs")
 
 
 def figure_8(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    mcm = rows[column("per-source", "mcm")].to_numpy(dtype=float)
-    for a, colour in (("all_p", COLOURS["all_p"]), ("all_s", COLOURS["all_s"]), ("tdm", COLOURS["tdm"])):
-        other = rows[column("per-source", a)].to_numpy(dtype=float)
-        ratio = np.where(other > 0, mcm / np.maximum(other, 1), 1.0)
-        _cdf(ax, ratio, color=colour, lw=1.6, label=f"MCM / {TITLES[a]}")
+    fig, ax = pyplot().subplots(figsize=(6.4, 4.6))
+    for a in ("all_p", "all_s", "tdm"):
+        _cdf(ax, _mcm_ratio(rows, "per-source", a), color=COLOURS[a], lw=1.6, label=f"MCM / {TITLES[a]}")
     ax.plot([0.2], [0.5], "kx", ms=8, label="paper: > 50 % of samples below 0.2 (All-P, All-S)")
     ax.plot([1 / 3], [0.95], "k+", ms=10, label="paper: > 95 % of samples at or below 1/3")
     ax.plot([0.999], [0.1], "k^", ms=6, label="paper: MCM/TDM = 1 in 90 % of samples")
-    ax.set_xlabel("Cost ratio")
-    ax.set_ylabel("cumulative fraction of samples")
-    ax.set_title(f"Figure 8: Cost ratios on per-source trees ({len(rows)} samples)", fontsize=9)
-    ax.set_xlim(0, 1.02)
-    ax.set_ylim(0, 1.01)
-    ax.grid(True, alpha=0.3)
+    _cdf_frame(ax, "Cost ratio", f"Figure 8: Cost ratios on per-source trees ({len(rows)} samples)", 1.02)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(0.4, 0.55))
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "fig8_per_source_ratios")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "fig8_per_source_ratios")
 
 
 def companions(rows: pd.DataFrame, out_dir: Path) -> list[Path]:
     """What the paper does not plot: Costs on per-source trees, ratios on shared trees."""
-    plt = _pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.4))
     for a in ALGORITHMS:
         _cdf(left, rows[column("per-source", a)].to_numpy(), color=COLOURS[a], lw=1.4,
              ls="--" if a == "tdm" else "-", label=TITLES[a])
-    left.set_xlim(0, max(10_000, float(np.percentile(rows[column("per-source", "all_s")], 97))))
-    left.set_title("Cost on per-source trees", fontsize=9)
-    left.set_xlabel("Cost")
-    mcm = rows[column("shared", "mcm")].to_numpy(dtype=float)
+    _cdf_frame(left, "Cost", "Cost on per-source trees", _cost_axis_end(rows, "per-source"))
     for a in ("all_p", "all_s"):
-        other = rows[column("shared", a)].to_numpy(dtype=float)
-        _cdf(right, np.where(other > 0, mcm / np.maximum(other, 1), 1.0), color=COLOURS[a], lw=1.4,
-             label=f"MCM / {TITLES[a]}")
-    right.set_xlim(0, 1.02)
-    right.set_title("Cost ratios on shared trees (MCM = TDM there)", fontsize=9)
-    right.set_xlabel("Cost ratio")
+        _cdf(right, _mcm_ratio(rows, "shared", a), color=COLOURS[a], lw=1.4, label=f"MCM / {TITLES[a]}")
+    _cdf_frame(right, "Cost ratio", "Cost ratios on shared trees (MCM = TDM there)", 1.02)
     for ax in (left, right):
-        ax.set_ylabel("cumulative fraction of samples")
-        ax.set_ylim(0, 1.01)
-        ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "companions")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "companions")
 
 
 def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
     base = summary[summary["n"] == 100]
     for ax, tree in zip(axes, TREES, strict=True):
@@ -511,14 +477,11 @@ def asymmetry_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("median Cost")
     axes[1].legend(fontsize=6.5, loc="lower right", ncol=2)
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "asymmetry")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "asymmetry")
 
 
 def size_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     fig, (left, mid, right) = plt.subplots(1, 3, figsize=(14, 4.2))
     fixed = summary[(summary["publishers"] == 20) & (summary["subscribers"] == 20)]
     dense = summary[(summary["publishers"] == summary["n"] // 5) & (summary["subscribers"] == summary["n"] // 5)]
@@ -546,10 +509,7 @@ def size_figure(summary: pd.DataFrame, out_dir: Path) -> list[Path]:
         ax.set_xlabel("network size n")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6.5)
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, "size")
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, "size")
 
 
 def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str) -> list[Path]:

@@ -28,8 +28,9 @@ _REDUCER_COLORS = {
 _UNIVERSE_COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
 
 
-def _pyplot() -> ModuleType:
-    # matplotlib takes about a second to import: only when a figure is drawn.
+def pyplot() -> ModuleType:
+    """``matplotlib.pyplot`` on the Agg backend (no display needed), imported on first use:
+    matplotlib takes about a second to import, so only when a figure is drawn."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -48,6 +49,14 @@ def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
         path = Path(out_dir) / f"{stem}.{fmt}"
         atomic_write_bytes(path, buf.getvalue())
         paths.append(path)
+    return paths
+
+
+def finish_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
+    """Lay the figure out, write it (:func:`save_figure`) and close it; return its paths."""
+    fig.tight_layout()
+    paths = save_figure(fig, out_dir, stem)
+    pyplot().close(fig)
     return paths
 
 
@@ -74,7 +83,7 @@ def _universe_label(universe: int) -> str:
 def plot_general(summary: pd.DataFrame, out_dir: Path, selectivity: float | None = None,
                  stem: str = "fig5_general") -> list[Path]:
     """Figure 5: α against nk/|M| for uniform and Zipf, and the zoomed Zipf panel."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, (ax, zoom) = plt.subplots(1, 2, figsize=(12, 4.8))
     universes = sorted(summary["universe"].unique())
     colors = {u: _UNIVERSE_COLORS[i % len(_UNIVERSE_COLORS)] for i, u in enumerate(universes)}
@@ -131,10 +140,7 @@ def plot_general(summary: pd.DataFrame, out_dir: Path, selectivity: float | None
     zoom.set_title(r"Zipf, zoomed: $0 < nk/|M| \leq 0.1$")
     zoom.grid(True, alpha=0.3)
     zoom.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, stem)
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, stem)
 
 
 # --------------------------------------------------------------------------
@@ -149,7 +155,7 @@ def _scenario_title(name: str) -> str:
 def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Path, stem: str,
                     title: str | None = None) -> list[Path]:
     """One panel per scenario: percentile bands of α against the number of predicates."""
-    plt = _pyplot()
+    plt = pyplot()
     scenarios = [s for s in scenarios if s in set(summary["scenario"])]
     if not scenarios:
         return []
@@ -181,10 +187,7 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
         ax.legend(fontsize=7, loc="lower left")
     if title:
         fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    paths = save_figure(fig, out_dir, stem)
-    plt.close(fig)
-    return paths
+    return finish_figure(fig, out_dir, stem)
 
 
 def plot_dnf(summary: pd.DataFrame, out_dir: Path,

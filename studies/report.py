@@ -24,86 +24,10 @@ import pandas as pd
 
 from cbalgebra.studies import general as g
 from cbalgebra.studies.dnf import SCENARIOS
-from cbalgebra.studies.general import _draws
+from cbalgebra.studies.general import draw_messages
 from cbalgebra.studies.seeding import cell_rng
-
-
-class Finding(NamedTuple):
-    """One row of a report's "our numbers beside the paper's" table."""
-
-    paper: str
-    ours: str
-    verdict: str
-
-
-#: A number the paper gives as "about v" agrees when ours lies within ±APPROX_AGREE·v, and partly agrees
-#: within a factor of APPROX_PARTLY (issue 24 §3: ±15 %, no longer ±30 %). Every study judges "≈ v" claims
-#: with :func:`approx_verdict`.
-APPROX_AGREE = 0.15
-APPROX_PARTLY = 2.0
-#: The verdict of a claim the run cannot test (a quick run, a figure left out, too few points).
-NOT_TESTED = "not tested at this size"
-
-
-def approx_verdict(value: float, target: float) -> str:
-    """``"agree"``, ``"partly"`` or ``"disagree"`` for a measured ``value`` against the paper's "≈ target"."""
-    if target == 0 or not math.isfinite(value):
-        return "disagree"
-    ratio = value / target
-    if abs(ratio - 1) <= APPROX_AGREE + 1e-12:
-        return "agree"
-    return "partly" if 1 / APPROX_PARTLY <= ratio <= APPROX_PARTLY else "disagree"
-
-
-def _f(x: float | None, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return f"{x:.{digits}f}"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    def cell(c: object) -> str:
-        return str(c).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for row in rows:
-        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
-    return "\n".join(lines)
-
-
-def findings_section(findings: Sequence[Finding], title: str = "## Our numbers beside the paper's") -> str:
-    """The table of the paper's claims, our numbers and the verdicts."""
-    return f"{title}\n\n" + _table(("paper", "ours", "verdict"), findings) + "\n"
-
-
-def _compose(sections: Sequence[str | None]) -> str:
-    """The report: its present sections, one blank line apart."""
-    return "\n".join(s for s in sections if s is not None)
-
-
-def timing_section(timing: dict | None) -> str:
-    if not timing:
-        return "## Timing\n\nNo timing recorded (every cell was already done).\n"
-    slots = timing.get("slots") or 1
-    wall = timing.get("wall_seconds", 0.0)
-    task = timing.get("task_seconds", 0.0)
-    gen = timing.get("gen_seconds", 0.0)
-    red = timing.get("reduce_seconds", 0.0)
-    other = max(0.0, task - gen - red)
-    rows = [
-        ("Spark master", f"`{timing.get('master', '?')}` ({slots} task slots)"),
-        ("cells run / skipped (already done)", f"{timing.get('cells_run', 0)} / {timing.get('cells_skipped', 0)}"),
-        ("session start-up", f"{_f(timing.get('startup_seconds', 0.0), 1)} s"),
-        ("wall time of the jobs (first task to last commit)", f"{_f(wall, 1)} s"),
-        ("Σ predicate generation (in tasks)", f"{_f(gen, 1)} s"),
-        ("Σ reduction (in tasks)", f"{_f(red, 1)} s"),
-        ("Σ other work in tasks", f"{_f(other, 1)} s"),
-        ("Spark overhead: slots × wall − Σ task time", (f"{_f(timing.get('overhead_seconds', 0.0), 1)} s "
-         f"({_f(100 * timing.get('overhead_seconds', 0.0) / max(slots * wall, 1e-9), 1)} % of slot time)")),
-        ("Σ commits (Parquet writes)",
-         f"{_f(timing.get('commit_seconds', 0.0), 2)} s in {timing.get('batches', 0)} batches"),
-    ]
-    return "## Timing of the run that computed the cells\n\n" + _table(("phase", "time"), rows) + "\n"
+from cbalgebra.studies.tables import (Finding, approx_verdict, compose, findings_section, fixed, markdown_table,
+                                      timing_section)
 
 
 # --------------------------------------------------------------------------
@@ -118,7 +42,7 @@ def zipf_with_replacement_alpha(universe: int, k: int, n: int, sets: int, seed: 
     values = []
     for r in range(sets):
         rng = cell_rng(seed, ("general-with-replacement", universe, k, n, r))
-        values.append(np.unique(_draws(rng, universe, "zipf", n * k)).size / (n * k))
+        values.append(np.unique(draw_messages(rng, universe, "zipf", n * k)).size / (n * k))
     return float(np.mean(values))
 
 
@@ -181,7 +105,7 @@ def uniform_matches_closed_form(uni: pd.DataFrame) -> Finding | None:
         f"max |mean α − E(α)| = {worst_err:.2e} over {len(uni)} points (at |M| = {int(worst['universe']):,}, "
         f"n = {int(worst['n'])}, k = {int(worst['k'])}); largest std of α {uni['alpha_std'].max():.2e}; "
         f"closed form vs (1−e^(−x))/x: ≤ {approx_err:.2e}; largest deviation in standard errors "
-        f"of the mean: {'–' if math.isnan(z) else _f(float(z), 1)}",
+        f"of the mean: {'–' if math.isnan(z) else fixed(float(z), 1)}",
         verdict + (" (every point within 0.01)" if worst_err <= 0.01 else ""),
     )
 
@@ -198,7 +122,7 @@ def zipf_reduces_better(uni: pd.DataFrame, zipf: pd.DataFrame) -> Finding | None
     return Finding(
         "Zipf predicates reduce much better than uniform ones, even at low nk/|M|.",
         f"Zipf mean below uniform at {better} of {len(multi)} points with n ≥ 2; for nk/|M| ≤ 0.1 "
-        f"the Zipf α is lower by {_f(gap)} on average",
+        f"the Zipf α is lower by {fixed(gap)} on average",
         "**agree**" if better == len(multi) else "**partly**",
     )
 
@@ -211,7 +135,7 @@ def five_one_percent_predicates_save_half(zipf: pd.DataFrame) -> Finding | None:
     saving = 100 * (1 - remark["alpha_mean"].mean())
     return Finding(
         "Five predicates that each select one message in a hundred save about 50 %.",
-        f"α = {_f(remark['alpha_mean'].min())}–{_f(remark['alpha_mean'].max())}, a saving of "
+        f"α = {fixed(remark['alpha_mean'].min())}–{fixed(remark['alpha_mean'].max())}, a saving of "
         f"{saving:.0f} % (mean over universes)",
         f"**{approx_verdict(saving, 50)}**",
     )
@@ -225,11 +149,11 @@ def remark_section(zipf: pd.DataFrame, universes: Sequence[int], config: dict) -
     rows = []
     for _, r in remark.sort_values("universe").iterrows():
         wr = zipf_with_replacement_alpha(int(r["universe"]), int(r["k"]), 5, 20, int(config.get("seed", 0)))
-        rows.append((f"{int(r['universe']):,}", int(r["k"]), _f(r["alpha_mean"]),
-                     f"{100 * (1 - r['alpha_mean']):.1f} %", _f(wr), f"{100 * (1 - wr):.1f} %"))
+        rows.append((f"{int(r['universe']):,}", int(r["k"]), fixed(r["alpha_mean"]),
+                     f"{100 * (1 - r['alpha_mean']):.1f} %", fixed(wr), f"{100 * (1 - wr):.1f} %"))
     parts = [
         "### The paper's remark: five predicates of 1 %\n",
-        _table(("|M|", "k", "α (without replacement)", "saving",
+        markdown_table(("|M|", "k", "α (without replacement)", "saving",
                 "α if drawn with replacement", "saving"), rows) + "\n",
         ("Why we differ: with Zipf(1) weights, a predicate of k = |M|/100 distinct messages "
         "takes the head of the distribution but must then reach far into the flat tail, where "
@@ -247,8 +171,8 @@ def remark_section(zipf: pd.DataFrame, universes: Sequence[int], config: dict) -
         half = sweep_z[sweep_z["alpha_mean"] <= 0.5]["ratio"]
         parts.append(
             f"On the main sweep (predicates of k = {config.get('selectivity')}·|M|, many more of "
-            f"them for the same nk/|M|), Zipf α at nk/|M| ≈ 0.05 is {_f(near['alpha_mean'].min())}–"
-            f"{_f(near['alpha_mean'].max())}"
+            f"them for the same nk/|M|), Zipf α at nk/|M| ≈ 0.05 is {fixed(near['alpha_mean'].min())}–"
+            f"{fixed(near['alpha_mean'].max())}"
             + (f", and α ≤ 0.5 from nk/|M| ≈ {half.min():.2g}" if not half.empty else "")
             + ": under Zipf, α depends on k and n separately, not only on their product, and "
             "a saving of about 50 % needs more, smaller predicates than five of 1 %.\n"
@@ -261,16 +185,16 @@ def zoom_section(zipf: pd.DataFrame, universes: Sequence[int], config: dict) -> 
     zk = zipf[np.isclose(zipf["k"] / zipf["universe"], config.get("zoom_selectivity", 0.01))]
     rows = []
     for n in sorted(zk["n"].unique()):
-        row = [int(n), _f(float(zk[zk["n"] == n]["ratio"].iloc[0]), 2)]
+        row = [int(n), fixed(float(zk[zk["n"] == n]["ratio"].iloc[0]), 2)]
         for u in universes:
             v = zk[(zk["n"] == n) & (zk["universe"] == u)]["alpha_mean"]
-            row.append(_f(float(v.iloc[0])) if len(v) else "–")
-        row.append(_f(float(g.expected_alpha(n, 1, 100))))
+            row.append(fixed(float(v.iloc[0])) if len(v) else "–")
+        row.append(fixed(float(g.expected_alpha(n, 1, 100))))
         rows.append(row)
     if not rows:
         return None
     return ("### The zoomed Zipf panel (k = |M|/100)\n\n"
-            + _table(["n", "nk/|M|", *[f"Zipf |M|={u:,}" for u in universes], "uniform E(α)"], rows) + "\n")
+            + markdown_table(["n", "nk/|M|", *[f"Zipf |M|={u:,}" for u in universes], "uniform E(α)"], rows) + "\n")
 
 
 def general_key_points_section(summary: pd.DataFrame, universes: Sequence[int], config: dict) -> str:
@@ -286,12 +210,12 @@ def general_key_points_section(summary: pd.DataFrame, universes: Sequence[int], 
                     row.append("–")
                     continue
                 near = sel.iloc[(np.log(sel["ratio"]) - math.log(x)).abs().argsort().iloc[0]]
-                row.append(_f(near["alpha_mean"]))
-        row.append(_f(float(g.approximate_alpha(x))))
+                row.append(fixed(near["alpha_mean"]))
+        row.append(fixed(float(g.approximate_alpha(x))))
         rows.append(row)
     header = ["nk/|M| (nearest point)", *[f"uniform {u:,}" for u in universes],
               *[f"Zipf {u:,}" for u in universes], "(1−e^(−x))/x"]
-    return "### α at key points of the sweep\n\n" + _table(header, rows) + "\n"
+    return "### α at key points of the sweep\n\n" + markdown_table(header, rows) + "\n"
 
 
 def general_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
@@ -301,7 +225,7 @@ def general_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, t
     zipf = _by_distribution(summary, "zipf")
     findings = [f for f in (uniform_matches_closed_form(uni), zipf_reduces_better(uni, zipf),
                             five_one_percent_predicates_save_half(zipf)) if f is not None]
-    return _compose((
+    return compose((
         general_header(universes, config),
         closed_form_section(),
         findings_section(findings),
@@ -316,17 +240,22 @@ def general_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, t
 # Figures 6 and 7: random DNF predicates (Carzaniga, Rembert & Wolf 2006, §4.2)
 
 
-def _crossing(ns: np.ndarray, values: np.ndarray, level: float = 0.5) -> float | None:
-    """Smallest n (log-interpolated) from which ``values`` stay at or below ``level``."""
+def _settling(ns: np.ndarray, values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """``ns`` and ``values`` in the order of n, and the index from which the values stay at or below
+    ``level`` (None: the last one is above it)."""
     order = np.argsort(ns)
     ns, values = ns[order], values[order]
     above = np.flatnonzero(values > level)
-    if above.size == 0:
-        return float(ns[0])
-    last = above[-1]
-    if last == len(ns) - 1:
-        return None
-    n0, n1, v0, v1 = ns[last], ns[last + 1], values[last], values[last + 1]
+    first = 0 if above.size == 0 else int(above[-1]) + 1
+    return ns, values, (first if first < len(ns) else None)
+
+
+def _crossing(ns: np.ndarray, values: np.ndarray, level: float = 0.5) -> float | None:
+    """Smallest n (log-interpolated) from which ``values`` stay at or below ``level``."""
+    ns, values, first = _settling(ns, values, level)
+    if first is None or first == 0:
+        return None if first is None else float(ns[0])
+    n0, n1, v0, v1 = ns[first - 1], ns[first], values[first - 1], values[first]
     if v0 == v1:
         return float(n1)
     t = (v0 - level) / (v0 - v1)
@@ -334,14 +263,9 @@ def _crossing(ns: np.ndarray, values: np.ndarray, level: float = 0.5) -> float |
 
 
 def _first_grid_at_or_below(ns: np.ndarray, values: np.ndarray, level: float = 0.5) -> int | None:
-    order = np.argsort(ns)
-    ns, values = ns[order], values[order]
-    above = np.flatnonzero(values > level)
-    if above.size == 0:
-        return int(ns[0])
-    if above[-1] == len(ns) - 1:
-        return None
-    return int(ns[above[-1] + 1])
+    """Smallest n of the grid from which ``values`` stay at or below ``level``."""
+    ns, _, first = _settling(ns, values, level)
+    return None if first is None else int(ns[first])
 
 
 def _nearest(frame: pd.DataFrame, n: int) -> pd.Series | None:
@@ -440,7 +364,7 @@ def uniform_500_halves_near_7000(s_main: pd.DataFrame, layout: DnfLayout) -> Fin
     assert at_max is not None  # g is not empty: ns.max() has a value
     if med is None:
         ours = (f"median α stays above 0.5 up to n = {int(ns.max()):,} "
-                f"(median {_f(at_max['alpha_median'])} there)")
+                f"(median {fixed(at_max['alpha_median'])} there)")
         verdict = "**disagree**" if ns.max() >= 7000 * 1.5 else "**undecided** (grid ends too early)"
     else:
         ours = (f"median α ≤ 0.5 from n ≈ {med:,.0f} (log-interpolated); minimum from ≈ "
@@ -468,8 +392,8 @@ def zipf_names_reduce_better(s_main: pd.DataFrame, layout: DnfLayout) -> Finding
         f"zipf-500 median below uniform-500 at {better} of {len(common)} points with n ≥ 10"
         + (f", equal at {ties}" if ties else "")
         + (f", above at n = {', '.join(map(str, worse))}" if worse else "")
-        + f"; lower by {_f(float(np.mean(gaps)) if gaps else float('nan'))} on average, "
-        f"up to {_f(max(gaps) if gaps else float('nan'))}",
+        + f"; lower by {fixed(float(np.mean(gaps)) if gaps else float('nan'))} on average, "
+        f"up to {fixed(max(gaps) if gaps else float('nan'))}",
         "**agree**" if common and not worse and better >= len(common) / 2
         else ("**partly**" if better else "**disagree**"),
     )
@@ -494,8 +418,8 @@ def variability_settles(s_main: pd.DataFrame, layout: DnfLayout) -> Finding | No
         width = (g["alpha_p95"] - g["alpha_p05"]).to_numpy()
         if len(width) >= 2:
             widest = int(np.argmax(width))
-            spread.append(f"{sc}: widest {_f(width[widest], 2)} at n = {int(g['n'].iloc[widest]):,}, "
-                          f"{_f(width[-1], 2)} at n = {int(g['n'].iloc[-1]):,}")
+            spread.append(f"{sc}: widest {fixed(width[widest], 2)} at n = {int(g['n'].iloc[widest]):,}, "
+                          f"{fixed(width[-1], 2)} at n = {int(g['n'].iloc[-1]):,}")
             settles.append(width[-1] <= width[widest] / 2 and int(g["n"].iloc[widest]) <= 1000)
     if not spread:
         return None
@@ -515,7 +439,8 @@ def half_points_section(s_main: pd.DataFrame, layout: DnfLayout) -> str:
         rows.append((sc, h.min_from or "never", h.median_from or "never",
                      f"{h.median_crossing:,.0f}" if h.median_crossing else "–", h.p95_from or "never"))
     return ("### Where α reaches 0.5 (grid points from which the statistic stays ≤ 0.5)\n\n"
-            + _table(("scenario", "min", "median", "median (log-interpolated)", "95th percentile"), rows) + "\n")
+            + markdown_table(("scenario", "min", "median", "median (log-interpolated)", "95th percentile"), rows)
+            + "\n")
 
 
 def _key_ns(layout: DnfLayout) -> list[int]:
@@ -531,10 +456,10 @@ def dnf_key_points_section(summary: pd.DataFrame, layout: DnfLayout, reducer: st
             r = _nearest(g, n)
             if r is None:
                 continue
-            rows.append((sc, int(r["n"]), _f(r["alpha_min"]), _f(r["alpha_p05"]),
-                         _f(r["alpha_median"]), _f(r["alpha_p95"]), _f(r["alpha_max"])))
+            rows.append((sc, int(r["n"]), fixed(r["alpha_min"]), fixed(r["alpha_p05"]),
+                         fixed(r["alpha_median"]), fixed(r["alpha_p95"]), fixed(r["alpha_max"])))
     return (f"### α at key points, reducer `{reducer}`\n\n"
-            + _table(("scenario", "n", "min", "5th", "median", "95th", "max"), rows) + "\n")
+            + markdown_table(("scenario", "n", "min", "5th", "median", "95th", "max"), rows) + "\n")
 
 
 def reducer_comparison_section(summary: pd.DataFrame, layout: DnfLayout) -> str | None:
@@ -547,10 +472,10 @@ def reducer_comparison_section(summary: pd.DataFrame, layout: DnfLayout) -> str 
             row = [sc, n]
             for reducer in layout.reducers:
                 r = _nearest(summary[(summary["scenario"] == sc) & (summary["reducer"] == reducer)], n)
-                row.append(_f(r["alpha_median"]) if r is not None else "–")
+                row.append(fixed(r["alpha_median"]) if r is not None else "–")
             rows.append(row)
     return ("### Median α by reducer (same predicate sets)\n\n"
-            + _table(["scenario", "n", *layout.reducers], rows) + "\n")
+            + markdown_table(["scenario", "n", *layout.reducers], rows) + "\n")
 
 
 def dnf_discussion_section(main: str) -> str:
@@ -590,7 +515,7 @@ def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timin
         alpha_falls_with_n(s_main, layout),
         variability_settles(s_main, layout),
     ) if f is not None]
-    return _compose((
+    return compose((
         dnf_header(layout, config),
         findings_section(findings, f"## Our numbers beside the paper's (reducer `{layout.main}`)"),
         half_points_section(s_main, layout),

@@ -53,22 +53,26 @@ imports Spark.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cbalgebra.clibase import UsageError
+from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.network.names import PIF_UNIONS
 from cbalgebra.semantics import matches
 from cbalgebra.studies import fingerprint
-from cbalgebra.studies.cli import _positive_int, common_arguments, run_command
+from cbalgebra.studies.flags import fraction_list, int_list, name_list, positive_int_type
+from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.dnf import scenario
 from cbalgebra.studies.seeding import cell_rng, cell_seed
 
@@ -79,7 +83,6 @@ if TYPE_CHECKING:
     from cbalgebra.network.paths import ShortestPaths
     from cbalgebra.values import Predicate
 
-    from cbalgebra.clibase import Subparsers
     from cbalgebra.studies.runner import Study
 
 KIND = "routing"
@@ -100,8 +103,11 @@ KS: tuple[int, ...] = (1, 10, 100)
 KEY_COLUMNS: tuple[str, ...] = ("topology", "n", "r_frac", "s_frac", "k", "scenario", "reducer", "replicate")
 
 
-class RoutingStudyError(RuntimeError):
-    """A scheme delivered a message incorrectly: the study stops."""
+class RoutingStudyError(CbalgebraError, RuntimeError):
+    """A scheme delivered a message incorrectly: the study stops. A bug in a
+    scheme, not bad input: the command reports it as an internal error."""
+
+    exit_code = EXIT_INTERNAL
 
 
 # ---------------------------------------------------------------------------
@@ -610,69 +616,33 @@ def code_fingerprint() -> str:
     )
 
 
-def routing_study(grid: Grid, seed: int = 2003, quick: bool = False) -> Study:
-    # deferred: the report and the runner load pandas and pyarrow
-    from cbalgebra.studies import routing_report
-    from cbalgebra.studies.runner import Study
+def routing_config(grid: Grid, seed: int = 2003, quick: bool = False) -> dict:
+    """The design of a routing study: the grid's axes and per-cell work, the seed, whether --quick."""
+    return {**grid.as_config(), "seed": seed, "quick": quick}
 
-    config = {**grid.as_config(), "seed": seed, "quick": quick, "model_version": MODEL_VERSION,
-              "code_fingerprint": code_fingerprint()}
-    return Study(
-        kind=KIND, cells=routing_cells(grid, seed), key_columns=(*KEY_COLUMNS, "seed"),
-        task=run_routing_cell, cost=cell_cost, schema=routing_schema(), config=config,
-        summarise=routing_report.summarise, draw=routing_report.draw, report=routing_report.report,
-    )
+
+def grid_of(config: Mapping) -> Grid:
+    """The grid a design records (:func:`routing_config`)."""
+    names = {f.name for f in dataclasses.fields(Grid)}
+    axes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in config.items() if k in names}
+    return Grid(**axes)
+
+
+def routing_study(grid: Grid, seed: int = 2003, quick: bool = False) -> Study:
+    """The routing study of ``grid`` as the runner executes it."""
+    return PLUGIN.study(routing_config(grid, seed, quick))
 
 
 # ---------------------------------------------------------------------------
 # The command
 
-def _floats(text: str, what: str) -> tuple[float, ...]:
-    out = []
-    for item in (t.strip() for t in text.split(",") if t.strip()):
-        try:
-            value = float(item)
-        except ValueError:
-            raise UsageError(f"{what}: {item!r} is not a number") from None
-        if not 0 < value <= 1:
-            raise UsageError(f"{what}: {item!r} must be in (0, 1]")
-        out.append(value)
-    if not out:
-        raise UsageError(f"{what}: empty list")
-    return tuple(dict.fromkeys(out))
-
-
-def _ints(text: str, what: str, minimum: int = 1) -> tuple[int, ...]:
-    out = []
-    for item in (t.strip() for t in text.split(",") if t.strip()):
-        try:
-            value = int(item)
-        except ValueError:
-            raise UsageError(f"{what}: {item!r} is not an integer") from None
-        if value < minimum:
-            raise UsageError(f"{what}: {item!r} must be at least {minimum}")
-        out.append(value)
-    if not out:
-        raise UsageError(f"{what}: empty list")
-    return tuple(dict.fromkeys(out))
-
-
-def _names(text: str, what: str, allowed: Sequence[str] | None) -> tuple[str, ...]:
-    out = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    if allowed is not None:
-        for name in out:
-            if name not in allowed:
-                raise UsageError(f"{what}: unknown {name!r} ({', '.join(allowed)})")
-    return out
-
-
 def grid_from_args(args: argparse.Namespace) -> Grid:
     g = QUICK_GRID if args.quick else Grid()
     changes: dict[str, Any] = {}
     if args.families is not None:
-        changes["families"] = _names(args.families, "--families", FAMILIES) if args.families else ()
+        changes["families"] = name_list(args.families, "--families", FAMILIES) if args.families else ()
     if args.ns is not None:
-        changes["ns"] = _ints(args.ns, "--ns", 4)
+        changes["ns"] = int_list(args.ns, "--ns", 4)
     elif args.points is not None or args.max_n is not None or args.min_n is not None:
         low = args.min_n or min(g.ns)
         high = args.max_n or max(g.ns)
@@ -680,18 +650,18 @@ def grid_from_args(args: argparse.Namespace) -> Grid:
             raise UsageError("--min-n must not exceed --max-n")
         changes["ns"] = tuple(log_grid(low, high, args.points or len(g.ns)))
     if args.real is not None:
-        real = _names(args.real, "--real", None)
+        real = name_list(args.real, "--real")
         changes["real"] = tuple(t if t.startswith("topohub:") else f"topohub:{t}" for t in real)
         _check_real(changes["real"])
     for flag, attr in (("r_fracs", "r_fracs"), ("s_fracs", "s_fracs")):
         if getattr(args, flag) is not None:
-            changes[attr] = _floats(getattr(args, flag), f"--{flag.replace('_', '-')}")
+            changes[attr] = fraction_list(getattr(args, flag), f"--{flag.replace('_', '-')}")
     if args.ks is not None:
-        changes["ks"] = _ints(args.ks, "--ks")
+        changes["ks"] = int_list(args.ks, "--ks")
     if args.scenarios is not None:
-        changes["scenarios"] = _names(args.scenarios, "--scenarios", SCENARIOS)
+        changes["scenarios"] = name_list(args.scenarios, "--scenarios", SCENARIOS)
     if args.reducers is not None:
-        changes["reducers"] = _names(args.reducers, "--reducers", REDUCERS)
+        changes["reducers"] = name_list(args.reducers, "--reducers", REDUCERS)
     for flag in ("replicates", "sources", "messages", "siena_max", "base_n"):
         if getattr(args, flag, None) is not None:
             changes[flag] = getattr(args, flag)
@@ -713,36 +683,65 @@ def _check_real(names: Sequence[str]) -> None:
             raise UsageError(f"--real: {name!r} is not a topohub network (see cbalgebra route --list-real)")
 
 
-def add_command(sub: Subparsers) -> None:
-    p = sub.add_parser(
-        "routing",
-        help="memory and traffic of PSF, iPS, PIF, DRP and Siena against the formulas of Carzaniga, Rembert & Wolf",
-        description="Routing schemes of Carzaniga, Rembert & Wolf 2006, §3, on generated and real "
-                    "networks: measured M(S) per scheme, alpha of the combined tables, iPS classes, sampled "
-                    "traffic, and the paper's formulas beside them. Default: a growth sweep plus "
-                    "one-axis-at-a-time sweeps (--design factorial runs the full product).")
-    common_arguments(p, "out/routing")
-    p.add_argument("--design", choices=("oat", "factorial"), default="oat",
-                   help="oat: growth sweep + one axis at a time (default); factorial: every combination")
-    p.add_argument("--families", metavar="LIST", help=f"of {', '.join(FAMILIES)} (default: all; '' for none)")
-    p.add_argument("--ns", metavar="LIST", help="target sizes of the growth sweep (default: 7 on a log grid 20..1000)")
-    p.add_argument("--min-n", type=_positive_int, metavar="N", help="smallest size of the log grid (default 20)")
-    p.add_argument("--max-n", type=_positive_int, metavar="N", help="largest size of the log grid (default 1000)")
-    p.add_argument("--real", metavar="LIST", help="topohub networks (default: 9 from Topology Zoo, SNDlib, CAIDA)")
-    p.add_argument("--r-fracs", metavar="LIST", help="receiver fractions r/n (default 0.1,0.5,1.0)")
-    p.add_argument("--s-fracs", metavar="LIST", help="sender fractions s/n (default 0.1,0.5,1.0)")
-    p.add_argument("--ks", metavar="LIST", help="conjunctions per processor (default 1,10,100)")
-    p.add_argument("--scenarios", metavar="LIST", help=f"name scenarios (default: {','.join(SCENARIOS)})")
-    p.add_argument("--reducers", metavar="LIST", help=f"of {', '.join(REDUCERS)} (default: all)")
-    p.add_argument("--base-n", type=_positive_int, metavar="N", help="size of the one-axis sweeps (default 100)")
-    p.add_argument("--sources", type=_positive_int, metavar="N", help="sampled sources per cell (default 8)")
-    p.add_argument("--messages", type=_positive_int, metavar="N", help="messages per sampled source (default 4)")
-    p.add_argument("--siena-max", type=_positive_int, metavar="N",
-                   help="largest network Siena is simulated on (default 100)")
-    p.add_argument("--pif-union", choices=PIF_UNIONS, default=PIF_UNIONS[0],
-                   help="what PIF's F* unites over: processors (the paper's §3.3, default) or senders")
-    p.set_defaults(func=lambda args: run_command(args, study_from_args))
+class RoutingPlugin(StudyPlugin):
+    """The routing study as every study is run (:class:`cbalgebra.studies.plugin.StudyPlugin`)."""
+
+    name = KIND
+    summary = "the memory of PSF, iPS, PIF and DRP (the same paper, §3)"
+    help = "memory and traffic of PSF, iPS, PIF, DRP and Siena against the formulas of Carzaniga, Rembert & Wolf"
+    description = ("Routing schemes of Carzaniga, Rembert & Wolf 2006, §3, on generated and real "
+                   "networks: measured M(S) per scheme, alpha of the combined tables, iPS classes, sampled "
+                   "traffic, and the paper's formulas beside them. Default: a growth sweep plus "
+                   "one-axis-at-a-time sweeps (--design factorial runs the full product).")
+    shared_flags = MappingProxyType({
+        "replicates": "replicates (graph, roles, predicates, messages) per point",
+        "points": "points of the log grid of n between --min-n and --max-n",
+    })
+    key_columns = (*KEY_COLUMNS, "seed")
+    model_version = MODEL_VERSION
+    outputs = "cbalgebra.studies.routing_report"
+    run_cell = staticmethod(run_routing_cell)
+    cell_cost = staticmethod(cell_cost)
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--design", choices=("oat", "factorial"), default="oat",
+                       help="oat: growth sweep + one axis at a time (default); factorial: every combination")
+        p.add_argument("--families", metavar="LIST", help=f"of {', '.join(FAMILIES)} (default: all; '' for none)")
+        p.add_argument("--ns", metavar="LIST",
+                       help="target sizes of the growth sweep (default: 7 on a log grid 20..1000)")
+        p.add_argument("--min-n", type=positive_int_type, metavar="N",
+                       help="smallest size of the log grid (default 20)")
+        p.add_argument("--max-n", type=positive_int_type, metavar="N",
+                       help="largest size of the log grid (default 1000)")
+        p.add_argument("--real", metavar="LIST",
+                       help="topohub networks (default: 9 from Topology Zoo, SNDlib, CAIDA)")
+        p.add_argument("--r-fracs", metavar="LIST", help="receiver fractions r/n (default 0.1,0.5,1.0)")
+        p.add_argument("--s-fracs", metavar="LIST", help="sender fractions s/n (default 0.1,0.5,1.0)")
+        p.add_argument("--ks", metavar="LIST", help="conjunctions per processor (default 1,10,100)")
+        p.add_argument("--scenarios", metavar="LIST", help=f"name scenarios (default: {','.join(SCENARIOS)})")
+        p.add_argument("--reducers", metavar="LIST", help=f"of {', '.join(REDUCERS)} (default: all)")
+        p.add_argument("--base-n", type=positive_int_type, metavar="N",
+                       help="size of the one-axis sweeps (default 100)")
+        p.add_argument("--sources", type=positive_int_type, metavar="N",
+                       help="sampled sources per cell (default 8)")
+        p.add_argument("--messages", type=positive_int_type, metavar="N",
+                       help="messages per sampled source (default 4)")
+        p.add_argument("--siena-max", type=positive_int_type, metavar="N",
+                       help="largest network Siena is simulated on (default 100)")
+        p.add_argument("--pif-union", choices=PIF_UNIONS, default=PIF_UNIONS[0],
+                       help="what PIF's F* unites over: processors (the paper's §3.3, default) or senders")
+
+    def config_from_args(self, args: argparse.Namespace) -> dict:
+        return routing_config(grid_from_args(args), seed=args.seed, quick=args.quick)
+
+    def cells(self, config: Mapping) -> list[dict]:
+        return routing_cells(grid_of(config), config["seed"])
+
+    def schema(self) -> pa.Schema:
+        return routing_schema()
+
+    def code_fingerprint(self, config: Mapping) -> str | None:
+        return code_fingerprint()
 
 
-def study_from_args(args: argparse.Namespace) -> Study:
-    return routing_study(grid_from_args(args), seed=args.seed, quick=args.quick)
+PLUGIN = RoutingPlugin()

@@ -3,7 +3,7 @@ report.md, beside the claims of Carzaniga, Rembert & Wolf, "Understanding
 Content-Based Routing Schemes", TR 2006/05, §3.
 
 Each finding is one function of the summary (and the rows) returning a
-:class:`cbalgebra.studies.report.Finding`: the paper's statement, our number,
+:class:`cbalgebra.studies.tables.Finding`: the paper's statement, our number,
 a verdict. Nothing here imports Spark.
 """
 
@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cbalgebra.studies.plots import _pyplot, save_figure
-from cbalgebra.studies.report import NOT_TESTED, Finding, _compose, _f, _table, findings_section, timing_section
+from cbalgebra.studies.plots import pyplot, save_figure
+from cbalgebra.studies.tables import (NOT_TESTED, Finding, compose, findings_section, fixed, markdown_table,
+                                      timing_section)
 
 SCHEMES = ("psf", "ips", "pif", "drp", "siena")
 #: the four schemes of the paper (Siena is our addition)
@@ -120,7 +121,7 @@ def linear_fit(xs: Sequence[float] | pd.Series, ys: Sequence[float] | pd.Series)
 # Figures
 
 def draw(summary: pd.DataFrame, out_dir: Path, config: dict, figures: str = "all") -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     paths: list[Path] = []
     growth = _growth(summary, config)
     families = [f for f in FAMILIES if f in set(growth["topology"])]
@@ -145,14 +146,19 @@ def _panels(plt: Any, count: int, width: float = 4.2, height: float = 3.6) -> tu
     return fig, list(axes[0])
 
 
+def _scheme_lines(ax: Any, g: pd.DataFrame, what: str) -> None:
+    """One line per scheme: its column ``{scheme}_{what}`` against the network's actual size, where known."""
+    for s in SCHEMES:
+        ok = g[f"{s}_{what}"].notna()
+        if ok.any():
+            ax.plot(g["n_actual"][ok], g[f"{s}_{what}"][ok], "o-", color=_COLORS[s], label=s, ms=3)
+
+
 def _memory_figure(plt: Any, growth: pd.DataFrame, families: list[str], real: pd.DataFrame) -> Any:
     fig, axes = _panels(plt, len(families))
     for ax, fam in zip(axes, families, strict=False):
         g = _family(growth, fam)
-        for s in SCHEMES:
-            ok = g[f"{s}_total_bits"].notna()
-            if ok.any():
-                ax.plot(g["n_actual"][ok], g[f"{s}_total_bits"][ok], "o-", color=_COLORS[s], label=s, ms=3)
+        _scheme_lines(ax, g, "total_bits")
         for _, row in real.iterrows():
             for s in SCHEMES:
                 if pd.notna(row[f"{s}_total_bits"]):
@@ -231,10 +237,7 @@ def _traffic_figure(plt: Any, growth: pd.DataFrame, families: list[str], real: p
     fig, axes = _panels(plt, len(families))
     for ax, fam in zip(axes, families, strict=True):
         g = _family(growth, fam)
-        for s in SCHEMES:
-            ok = g[f"{s}_packets"].notna()
-            if ok.any():
-                ax.plot(g["n_actual"][ok], g[f"{s}_packets"][ok], "o-", color=_COLORS[s], ms=3, label=s)
+        _scheme_lines(ax, g, "packets")
         ok = g["optimum_exact"] == g["deliveries"]
         ax.plot(g["n_actual"], g["optimum_size_mean"], "k:", lw=1, label="smallest latency-minimal (bound)")
         ax.plot(g["n_actual"][ok], g["optimum_size_mean"][ok], "k.", ms=4)
@@ -342,7 +345,8 @@ def psf_simplified(growth: pd.DataFrame) -> Finding:
     verdict = "agree" if r.between(0.8, 1.25).all() else "partly"
     return Finding(
         "§3.1: M(PSF) = s log n + s r M_p d (uniform senders and receivers, d the mean distance)",
-        f"measured / formula over the growth sweep: median {_f(r.median())}, range {_f(r.min())}–{_f(r.max())} "
+        f"measured / formula over the growth sweep: median {fixed(r.median())}, "
+        f"range {fixed(r.min())}–{fixed(r.max())} "
         "(d from all ordered pairs in hops; the senders' and receivers' own distances and sizes differ from "
         "the averages by sampling only)", verdict)
 
@@ -355,14 +359,15 @@ def ips_tree(growth: pd.DataFrame) -> Finding:
     sizes = t.dropna(subset=["ratio_ips_tree"])["n_actual"].nunique()
     if sizes < 3:  # the claim is about growth in n: a fit needs three sizes
         return Finding("§3.2: on a tree, M(iPS) = O(n r M_p α(r/Δ)), I_u and R_u cost nothing",
-                       f"measured / formula on trees: {_f(r.min())}–{_f(r.max())} at {sizes} size(s); too few "
+                       f"measured / formula on trees: {fixed(r.min())}–{fixed(r.max())} at {sizes} size(s); too few "
                        "sizes to fit how the ratio grows with n", NOT_TESTED)
     exp, se = fit_exponent(t["n_actual"], t["ratio_ips_tree"])
     bounded = abs(exp) < 0.1
     return Finding(
         "§3.2: on a tree, M(iPS) = O(n r M_p α(r/Δ)), I_u and R_u cost nothing",
-        f"measured / formula on trees: {_f(r.min())}–{_f(r.max())} (growth exponent of the ratio {_f(exp, 2)} ± "
-        f"{_f(se, 2)}); I and R bits: {int(t['ips_id_bits'].sum() - (t['s'] * t['id_bits_per_id']).sum())} "
+        f"measured / formula on trees: {fixed(r.min())}–{fixed(r.max())} "
+        f"(growth exponent of the ratio {fixed(exp, 2)} ± "
+        f"{fixed(se, 2)}); I and R bits: {int(t['ips_id_bits'].sum() - (t['s'] * t['id_bits_per_id']).sum())} "
         "beyond the senders' own ids", "agree" if bounded else "partly")
 
 
@@ -383,7 +388,7 @@ def _one_row_text(share: pd.Series) -> str:
     if (share == 1).all():
         return f"true of every (u, x) pair in all {len(share)} cells without a reducer"
     return (f"true of every pair in {int((share == 1).sum())} of {len(share)} cells without a reducer; the least "
-            f"share of pairs {_f(100 * float(share.min()), 1)} %")
+            f"share of pairs {fixed(100 * float(share.min()), 1)} %")
 
 
 def pif_formula_factor(growth: pd.DataFrame, results: pd.DataFrame) -> Finding:
@@ -403,7 +408,7 @@ def pif_formula_factor(growth: pd.DataFrame, results: pd.DataFrame) -> Finding:
     falls = all(-1.3 < e < -0.7 for _, e, _ in exps_printed)
     flat = all(abs(e) < 0.15 for _, e, _ in exps_summed)
     bound = bool((printed <= 1).all())
-    real = f"; real networks {_f(real_summed.min(), 2)}–{_f(real_summed.max(), 2)}" if len(real_summed) else ""
+    real = f"; real networks {fixed(real_summed.min(), 2)}–{fixed(real_summed.max(), 2)}" if len(real_summed) else ""
     if len(real_summed) and len(fam_summed) and real_summed.min() < fam_summed.min():
         lowest = growth.loc[real_summed.idxmin()]
         real += (f" (lowest on {short_name(lowest['topology'])}, Δ = {int(lowest['delta'])}: s Δ log n bounds "
@@ -411,11 +416,11 @@ def pif_formula_factor(growth: pd.DataFrame, results: pd.DataFrame) -> Finding:
     ours = (
         "Summing the paper's own per-processor terms over the n processors gives n(s Δ log n + r M_p α): the "
         "printed total has one more factor n. Measured / printed: "
-        f"{_f(printed.min(), 4)}–{_f(printed.max(), 4)}, exponent in n "
-        + "; ".join(f"{fam} {_f(e, 2)} ± {_f(se, 2)}" for fam, e, se in exps_printed)
+        f"{fixed(printed.min(), 4)}–{fixed(printed.max(), 4)}, exponent in n "
+        + "; ".join(f"{fam} {fixed(e, 2)} ± {fixed(se, 2)}" for fam, e, se in exps_printed)
         + ". Measured / summed: families "
-        f"{_f(fam_summed.min(), 2)}–{_f(fam_summed.max(), 2)}, exponent in n "
-        + "; ".join(f"{fam} {_f(e, 2)} ± {_f(se, 2)}" for fam, e, se in exps_summed)
+        f"{fixed(fam_summed.min(), 2)}–{fixed(fam_summed.max(), 2)}, exponent in n "
+        + "; ".join(f"{fam} {fixed(e, 2)} ± {fixed(se, 2)}" for fam, e, se in exps_summed)
         + real + ". Why the predicate term is n r M_p α: with consistent shortest-path trees (one tie-break), "
         "T_v's path to x, once at u, continues as T_u's, so each receiver x ≠ u sits in exactly one F*_u(w) at "
         f"each u (measured: {_one_row_text(one_row)}), and Σ_u M(F*_u) = (n − 1) Σ_x M(pred x) at α = 1")
@@ -427,7 +432,7 @@ def drp_formula_holds(growth: pd.DataFrame) -> Finding:
     worst = float((r - 1).abs().max()) if len(r) else math.nan
     return Finding(
         "§3.4: M(DRP) = O(n r log n + s r M_p)",
-        f"measured / formula: {_f(r.min(), 6)}–{_f(r.max(), 6)} (largest |ratio − 1| = {worst:.1e}): the "
+        f"measured / formula: {fixed(r.min(), 6)}–{fixed(r.max(), 6)} (largest |ratio − 1| = {worst:.1e}): the "
         "formula is DRP's exact count with log n = ⌈log2 n⌉ and r M_p = Σ size(pred x)",
         "agree" if worst < 1e-9 else "partly")
 
@@ -442,7 +447,7 @@ def growth_exponents(growth: pd.DataFrame, config: dict) -> tuple[Finding, str]:
         for s in SCHEMES:
             ok = f[f"{s}_total_bits"].notna()
             e, se = fit_exponent(f["n_actual"][ok], f[f"{s}_total_bits"][ok]) if ok.sum() >= 2 else (math.nan,) * 2
-            cells.append(f"{_f(e, 2)} ± {_f(se, 2)}" if math.isfinite(e) else "–")
+            cells.append(f"{fixed(e, 2)} ± {fixed(se, 2)}" if math.isfinite(e) else "–")
         rows.append(cells)
     paper = ("§3: with r, s ∝ n, PSF grows as s r d ≈ n² d, DRP as n r log n + s r M_p ≈ n² log n, iPS on trees "
              "as n r = n²")
@@ -450,14 +455,14 @@ def growth_exponents(growth: pd.DataFrame, config: dict) -> tuple[Finding, str]:
     if not rows:
         return (Finding(paper, "too few sizes in the growth sweep (a fit needs three per family)", NOT_TESTED),
                 heading + "Too few sizes in the growth sweep to fit: a family needs three.\n")
-    table = _table(("family", *SCHEMES), rows)
+    table = markdown_table(("family", *SCHEMES), rows)
     psf = [float(c[1].split(" ")[0]) for c in rows if c[1] != "–"]
     drp = [float(c[4].split(" ")[0]) for c in rows if c[4] != "–"]
     ok = bool(psf) and all(2.0 <= e <= 3.2 for e in psf) and all(1.9 <= e <= 2.4 for e in drp)
     finding = Finding(
         paper,
         f"fitted exponents of M(S) in n (r/n = {config['base_r']}, s/n = {config['base_s']}): PSF "
-        f"{', '.join(_f(e, 2) for e in psf)}, DRP {', '.join(_f(e, 2) for e in drp)} (table below)",
+        f"{', '.join(fixed(e, 2) for e in psf)}, DRP {', '.join(fixed(e, 2) for e in drp)} (table below)",
         "agree" if ok else "partly")
     return finding, heading + table + "\n"
 
@@ -475,8 +480,9 @@ def chung_lu_distance(growth: pd.DataFrame) -> Finding:
     return Finding(
         "§3.1 (Chung & Lu, PNAS 2002): d = O(log log n) in power-law random graphs (exponent 2 < β < 3)",
         f"Chung–Lu graphs, β = 2.5, n = {int(n.min())}–{int(n.max())}: "
-        f"d = {_f(f['d'].min(), 2)}–{_f(f['d'].max(), 2)}; "
-        f"d against log log n: slope {_f(b1, 2)}, R² {_f(r1, 3)}; against log n: slope {_f(b2, 2)}, R² {_f(r2, 3)}. "
+        f"d = {fixed(f['d'].min(), 2)}–{fixed(f['d'].max(), 2)}; "
+        f"d against log log n: slope {fixed(b1, 2)}, R² {fixed(r1, 3)}; "
+        f"against log n: slope {fixed(b2, 2)}, R² {fixed(r2, 3)}. "
         "Over n ≤ 1,000 log log n spans only 1.10–1.93, so the two laws are hard to tell apart",
         verdict)
 
@@ -488,7 +494,7 @@ def ips_saves(growth: pd.DataFrame) -> Finding:
         if f.empty:
             continue
         ratio = f["ips_total_bits"] / f["psf_total_bits"]
-        parts.append(f"{fam} {_f(ratio.min(), 2)}–{_f(ratio.max(), 2)}")
+        parts.append(f"{fam} {fixed(ratio.min(), 2)}–{fixed(ratio.max(), 2)}")
     fam_ratio = growth["ips_total_bits"] / growth["psf_total_bits"]
     return Finding(
         "§3.2: indistinguishability \"would play an important role in practice because of the inherently "
@@ -505,7 +511,7 @@ def psf_ideal(results: pd.DataFrame) -> Finding:
         "§3.1: PSF is ideal: its delivery tree is the smallest latency-minimal one",
         f"PSF's tree is latency-minimal in every sampled delivery, but larger than the smallest latency-minimal "
         f"tree (computed exactly) on average in {len(nonzero)} of {len(rows)} cells (mean excess up to "
-        f"{_f(rows['psf_excess'].max(), 2)} packets; on trees {_f(tree.max() if len(tree) else math.nan, 2)}): "
+        f"{fixed(rows['psf_excess'].max(), 2)} packets; on trees {fixed(tree.max() if len(tree) else math.nan, 2)}): "
         "T_v fixes one of several equal-length paths, and the smallest tree may share another",
         "disagree" if len(nonzero) else "agree")
 
@@ -514,8 +520,9 @@ def pif_not_ideal(results: pd.DataFrame) -> Finding:
     extra = (results["pif_packets"] - results["psf_packets"]).dropna()
     return Finding(
         "§3.3: PIF is correct but not ideal: F*_u(w) may match messages no receiver below w in T_v wants",
-        f"PIF sends {_f(extra.mean(), 2)} more packets per delivery than PSF on average (max {_f(extra.max(), 2)}, "
-        f"never fewer: min {_f(extra.min(), 2)}); every delivery correct",
+        f"PIF sends {fixed(extra.mean(), 2)} more packets per delivery than PSF on average "
+        f"(max {fixed(extra.max(), 2)}, "
+        f"never fewer: min {fixed(extra.min(), 2)}); every delivery correct",
         "agree" if extra.min() >= 0 and extra.max() > 0 else "partly")
 
 
@@ -525,7 +532,7 @@ def drp_duplicates(results: pd.DataFrame) -> Finding:
     return Finding(
         "§3.4: DRP is ideal iff shortest paths are unique; otherwise a processor may see two packets",
         f"{int(dups)} duplicate packets in all sampled deliveries; DRP's packets equal PSF's (max difference "
-        f"{_f(same, 3)}): unicast tables built from consistent smallest-id trees never split and rejoin. The "
+        f"{fixed(same, 3)}): unicast tables built from consistent smallest-id trees never split and rejoin. The "
         "duplicates need inconsistent tie-breaks (tested with unicast='ecmp' in tests/test_network_schemes.py)",
         "partly")
 
@@ -542,7 +549,7 @@ def sr_dominates(summary: pd.DataFrame, config: dict) -> Finding:
         "§3.1: \"the product of the number of senders and receivers sr … is a crucial factor in the memory "
         "requirement of PSF\"; PIF and DRP avoid it",
         f"smallest of the four schemes over {len(wins)} (topology, r/n, s/n) points: {text}; PSF is "
-        f"{_f(psf_over.min(), 2)}–{_f(psf_over.max(), 2)} times the smallest, and smallest at the largest s/n in "
+        f"{fixed(psf_over.min(), 2)}–{fixed(psf_over.max(), 2)} times the smallest, and smallest at the largest s/n in "
         f"{int((high_s['winner_paper'] == 'psf').sum())} of {len(high_s)} points",
         "agree" if (high_s["winner_paper"] != "psf").all() else "partly")
 
@@ -560,7 +567,7 @@ def winner_section(summary: pd.DataFrame, config: dict) -> str | None:
                      ", ".join(f"{r:g}/{s:g}" for r, s in zip(siena["r_frac"], siena["s_frac"], strict=True))
                      or "–"))
     return ("## Which scheme is smallest where (r/n / s/n: smallest of PSF, iPS, PIF, DRP)\n\n"
-            + _table(("network", "n", "winner by r/n / s/n", "where Siena is smaller still"), rows) + "\n")
+            + markdown_table(("network", "n", "winner by r/n / s/n", "where Siena is smaller still"), rows) + "\n")
 
 
 def alpha_of_tables(summary: pd.DataFrame) -> Finding:
@@ -571,7 +578,7 @@ def alpha_of_tables(summary: pd.DataFrame) -> Finding:
     for s in ("psf", "ips", "pif", "siena"):
         a = red[f"{s}_alpha"].dropna()
         if len(a):
-            parts.append(f"{s} {_f(a.min(), 2)}–{_f(a.max(), 2)}")
+            parts.append(f"{s} {fixed(a.min(), 2)}–{fixed(a.max(), 2)}")
     low = red[["psf_alpha", "pif_alpha"]].min().min()
     return Finding(
         "§4.2: \"none of the given scenarios shows a consistent reduction of α = 0.5 or better for less than 100 "
@@ -622,7 +629,7 @@ def pif_union_effect(results: pd.DataFrame) -> str | None:
     if plain.empty:
         return None
     ratio = plain["pif_processors_constraints"] / plain["pif_senders_constraints"]
-    parts = [f"s/n = {s:g}: {_f(r.min(), 2)}–{_f(r.max(), 2)}×" for s, r in ratio.groupby(plain["s_frac"])]
+    parts = [f"s/n = {s:g}: {fixed(r.min(), 2)}–{fixed(r.max(), 2)}×" for s, r in ratio.groupby(plain["s_frac"])]
     return ("- **PIF's union:** F* over every processor holds this many times the constraints of F* over the "
             "senders only (α = 1, both counted exactly in every cell): " + "; ".join(parts) + ". Both deliver "
             "correctly, and the senders-only delivery tree lies inside the paper's (shown by the tests, "
@@ -671,12 +678,12 @@ def headline_section(growth: pd.DataFrame) -> str:
         if f.empty:
             continue
         row = f.sort_values("n_actual").iloc[-1]
-        mb = [(_f(row[f"{s}_total_bits"] / 8e6, 2) if pd.notna(row[f"{s}_total_bits"]) else "–") for s in SCHEMES]
-        pk = [(_f(row[f"{s}_packets"], 1) if pd.notna(row[f"{s}_packets"]) else "–") for s in SCHEMES]
-        rows.append((short_name(topo), int(row["n_actual"]), _f(row["d"], 2), int(row["delta"]), *mb,
-                     _f(row["ips_classes_mean"], 1), " / ".join(pk)))
+        mb = [(fixed(row[f"{s}_total_bits"] / 8e6, 2) if pd.notna(row[f"{s}_total_bits"]) else "–") for s in SCHEMES]
+        pk = [(fixed(row[f"{s}_packets"], 1) if pd.notna(row[f"{s}_packets"]) else "–") for s in SCHEMES]
+        rows.append((short_name(topo), int(row["n_actual"]), fixed(row["d"], 2), int(row["delta"]), *mb,
+                     fixed(row["ips_classes_mean"], 1), " / ".join(pk)))
     return ("## Headline: the largest network of each kind (base values, no reducer)\n\n"
-            + _table(("network", "n", "d", "Δ", *(f"{s} MB" for s in SCHEMES), "iPS classes/proc",
+            + markdown_table(("network", "n", "d", "Δ", *(f"{s} MB" for s in SCHEMES), "iPS classes/proc",
                       "packets/delivery psf/ips/pif/drp/siena"), rows) + "\n")
 
 
@@ -686,15 +693,15 @@ def cell_time_section(results: pd.DataFrame) -> str:
     worst = results.loc[t.idxmax()]
     over = results[t > 120]
     rows = [("cells", len(results)), ("median / 95th percentile / max (s)",
-                                      f"{_f(t.median(), 1)} / {_f(t.quantile(0.95), 1)} / {_f(t.max(), 1)}"),
+                                      f"{fixed(t.median(), 1)} / {fixed(t.quantile(0.95), 1)} / {fixed(t.max(), 1)}"),
             ("slowest cell", f"{short_name(worst['topology'])} n={int(worst['n_actual'])} reducer {worst['reducer']} "
-                             f"k={int(worst['k'])} (memory {_f(worst['memory_seconds'], 1)} s, traffic "
-                             f"{_f(worst['traffic_seconds'], 1)} s)"),
+                             f"k={int(worst['k'])} (memory {fixed(worst['memory_seconds'], 1)} s, traffic "
+                             f"{fixed(worst['traffic_seconds'], 1)} s)"),
             ("cells over 120 s", f"{len(over)}: " + (", ".join(sorted({f"{short_name(x)} n={int(n)}" for x, n in
                                                                        zip(over['topology'], over['n_actual'],
                                                                            strict=True)})) or "none"))]
     return ("## Time per cell (task seconds, on the machine's load at the time)\n\n"
-            + _table(("", ""), rows) + "\n")
+            + markdown_table(("", ""), rows) + "\n")
 
 
 def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
@@ -708,7 +715,7 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
     ]
     figures = "\n".join(f"![{stem}]({stem}.png)" for stem in
                         ("memory_vs_n", "formula_ratios", "ips_classes", "traffic", "winner_map", "alpha_tables"))
-    return _compose([
+    return compose([
         header_section(results, config), headline_section(growth), findings_section(findings),
         exponent_table, winner_section(summary, config), method_section(results, config),
         "## Figures\n\n" + figures + "\n",

@@ -35,6 +35,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from cbalgebra.errors import CbalgebraError
+from cbalgebra.reducers.progress import Progress as Meter
+
 if TYPE_CHECKING:  # Spark loads only when a study runs
     from pyspark import SparkContext, StatusTracker
     from pyspark.sql import SparkSession
@@ -43,13 +46,14 @@ RESULTS = "results.parquet"
 MANIFEST = "study.json"
 
 
-class StudyError(Exception):
+class StudyError(CbalgebraError):
     """An expected failure (bad output directory, mismatched study...): one line for the user."""
 
 
 @dataclass
 class Study:
-    """What the runner needs to know about a study."""
+    """What the runner needs to know about a study: one design of a registered study, as
+    :meth:`cbalgebra.studies.plugin.StudyPlugin.study` builds it from the plugin's members."""
 
     kind: str  # "alpha-general", "alpha-dnf", ...: the study's name, checked on resume
     cells: list[dict]
@@ -59,8 +63,8 @@ class Study:
     schema: pa.Schema
     config: dict = field(default_factory=dict)
     #: How the finished results become outputs (``cbalgebra.studies.jobs.finalize``):
-    #: one row per grid point, the figures (PNG and SVG), and the text of report.md.
-    #: Each study supplies its own, so that adding a study touches no other study's code.
+    #: one row per grid point, the figures (PNG and SVG), and the text of report.md
+    #: (the plugin's ``summarise``, ``draw`` and ``report``).
     summarise: Callable[[pd.DataFrame, dict], pd.DataFrame] | None = None
     draw: Callable[[pd.DataFrame, Path, dict, str], list[Path]] | None = None
     report: Callable[[pd.DataFrame, pd.DataFrame, dict, dict | None], str] | None = None
@@ -250,8 +254,10 @@ def _fmt_duration(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-class Progress:
-    """Cells done / total with elapsed time and an ETA, on stderr.
+class Progress(Meter):
+    """Cells done / total with elapsed time and an ETA, on stderr: the
+    command line's one meter (:class:`cbalgebra.reducers.progress.Progress`)
+    showing a study's line.
 
     The ETA weighs cells by their estimated cost, so that a sweep whose big
     cells run first does not promise too much too early. On a terminal the
@@ -260,6 +266,9 @@ class Progress:
 
     def __init__(self, label: str, total: int, done: int, total_cost: float, done_cost: float,
                  stream: TextIO | None = None, interval: float | None = None, enabled: bool = True):
+        super().__init__(stream, delay=0.0, every_tty=0.5, every_log=5.0)
+        if interval is not None:
+            self.every = interval
         self.label = label
         self.total = total
         self.done = done
@@ -267,12 +276,7 @@ class Progress:
         self.total_cost = max(total_cost, 1e-12)
         self.done_cost = done_cost
         self.start_done_cost = done_cost
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
         self.enabled = enabled
-        self.started = time.monotonic()
-        self._last = 0.0
         self._running_done = 0  # tasks finished in batches not yet committed
         self._running_cost = 0.0
         self._lock = threading.Lock()
@@ -291,7 +295,7 @@ class Progress:
         with self._lock:
             done = min(self.total, self.done + self._running_done)
             done_cost = self.done_cost + self._running_cost
-        elapsed = time.monotonic() - self.started
+        elapsed = self.clock() - self.started
         ran_cost = done_cost - self.start_done_cost
         eta = None
         if done >= self.total:
@@ -303,25 +307,13 @@ class Progress:
                 f"elapsed {_fmt_duration(elapsed)} ETA {_fmt_duration(eta)}")
 
     def show(self, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self._last < self.interval:
-            return
-        self._last = now
-        if self.tty:
-            self.stream.write("\r" + self.line() + "\x1b[K")
-        else:
-            self.stream.write(self.line() + "\n")
-        self.stream.flush()
+        if self.enabled:
+            self.write(self.line(), force=force)
 
     def finish(self) -> None:
-        if not self.enabled:
-            return
-        self.show(force=True)
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self.enabled:
+            self.show(force=True)
+            self.end()
 
 
 # --------------------------------------------------------------------------

@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 from cbalgebra.covering import equivalent, overlaps
 from cbalgebra.matchmaker import Instance, cost, tdm, valid
 from cbalgebra.matchmaker.amsp import (
+    ENGINES,
     KINDS,
+    PROTOCOLS,
     Overlay,
     ProtocolConfig,
+    Signalling,
     SpeedClass,
     WorldConfig,
     intersection,
@@ -304,3 +307,22 @@ def test_on_a_cyclic_upstream_relation_amsp_locks_into_s_links_above_tdm():
     assert set(run.final_marking.values()) == {"s"}
     assert set(tdm(inst).values()) == {"p"}
     assert cost(inst, run.final_marking) == 2 * cost(inst, tdm(inst))
+
+
+# ---------------------------------------------------------------- one engine class per protocol (issue 25)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_each_protocol_runs_on_its_own_class_of_the_shared_engine(protocol):
+    """BP, BS and AMSP are one class each on the shared Signalling engine; only AMSP announces rates
+    and changes markings, and BP and BS keep the marking they start with."""
+    inst = Instance.generate(1, 4, 4, trees="per-source")
+    run = simulate(inst, SMALL, ProtocolConfig(protocol, interval=5, delta=0.05), seed=1, duration=40,
+                   keep_state=True)
+    engine = run.signalling
+    assert type(engine) is ENGINES[protocol] and type(engine).__name__ == protocol
+    assert isinstance(engine, Signalling)
+    assert hasattr(engine, "announce") == hasattr(engine, "f_table") == (protocol == "AMSP")
+    if protocol == "AMSP":
+        assert run.marking_changes > 0
+    else:
+        assert run.marking_changes == 0
+        assert set(run.final_marking.values()) == {"p" if protocol == "BP" else "s"}

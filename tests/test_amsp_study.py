@@ -10,7 +10,7 @@ import pytest
 
 from cbalgebra.cli import main as cli_main
 from cbalgebra.studies import amsp, amsp_report
-from cbalgebra.studies.report import NOT_TESTED
+from cbalgebra.studies.tables import NOT_TESTED
 
 pytest.importorskip("simpy")
 
@@ -155,7 +155,7 @@ def test_study_from_args_defaults_are_the_full_sizes():
     args = argparse.Namespace(quick=False, subscribers=None, grids=None, replicates=None, duration=None,
                               sweep_duration=None, points=None, seed=2003, figures=amsp.FIGURES,
                               protocols=amsp.PROTOCOLS, trees="per-source")
-    study = amsp.study_from_args(args)
+    study = amsp.PLUGIN.study_from_args(args)
     assert study.kind == "amsp"
     assert study.config["fig12_replicates"] == 10
     assert study.config["fig12_subscribers"] == [5, 10, 20, 30, 40, 50]
@@ -195,6 +195,6 @@ def test_readme_paper_size_recipe_runs_the_paper_size_everywhere():
     assert recipe is not None
     argv = [*shlex.split(recipe.group(1))[1:], "--out", "unused"]
     args = build_parser().parse_args(argv)
-    study = amsp.study_from_args(args)
+    study = amsp.PLUGIN.study_from_args(args)
     assert study.config["fig12_subscribers"] == list(range(5, 55, 5))
     assert study.config["fig12_replicates"] == study.config["fig13_replicates"] == 10

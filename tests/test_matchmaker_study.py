@@ -8,13 +8,13 @@ import pytest
 
 from cbalgebra.cli import main
 from cbalgebra.matchmaker import Instance, all_p, all_s, cost, mcm, tdm
-from cbalgebra.studies import jobs
+from cbalgebra.studies import alpha, jobs
 from cbalgebra.studies import matchmaker as study_module
 from cbalgebra.studies import matchmaker_report as outputs
 from cbalgebra.studies.matchmaker import column, grid, instance_seed, matchmaker_study, run_cell
 from cbalgebra.studies.runner import run_study
 
-VOLATILE = (*jobs.VOLATILE_COLUMNS, "shared_gen_seconds", "shared_solve_seconds",
+VOLATILE = (*alpha.VOLATILE_COLUMNS, "shared_gen_seconds", "shared_solve_seconds",
             "per_source_gen_seconds", "per_source_solve_seconds")
 
 

@@ -94,7 +94,7 @@ def test_graphviz_svg_and_png():
 
 
 def test_repr_svg_without_graphviz(monkeypatch):
-    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     p = small()
     svg = render.repr_svg(p)
     assert svg.startswith("<svg") and count_nodes(svg) == len(p)
@@ -276,7 +276,7 @@ def test_cli_missing_file(capsys):
 
 
 def test_cli_missing_graphviz(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     src = tmp_path / "in.txt"
     src.write_text("subscribe [int x > 1]\n")
     assert run_cli(str(src), "-o", str(tmp_path / "p.svg")) == 69

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from cbalgebra.studies import report
+from cbalgebra.studies import report, tables
 from cbalgebra.studies.summary import DNF_SUMMARY_COLUMNS, GENERAL_SUMMARY_COLUMNS
 
 
@@ -158,15 +158,15 @@ def test_report_is_its_sections_in_order():
     (-100, "disagree"), (math.nan, "disagree"), (math.inf, "disagree"),
 ])
 def test_about_v_agrees_within_fifteen_percent(value, verdict):
-    assert report.approx_verdict(value, 100) == verdict
+    assert tables.approx_verdict(value, 100) == verdict
 
 
 @pytest.mark.parametrize("target", [3, 0.03, 75, 500, 3000])
 def test_about_v_band_is_relative(target):
-    assert report.approx_verdict(target * 1.149, target) == "agree"
-    assert report.approx_verdict(target * 1.151, target) == "partly"
-    assert report.approx_verdict(target * 0.849, target) == "partly"
-    assert report.approx_verdict(target * 2.01, target) == "disagree"
+    assert tables.approx_verdict(target * 1.149, target) == "agree"
+    assert tables.approx_verdict(target * 1.151, target) == "partly"
+    assert tables.approx_verdict(target * 0.849, target) == "partly"
+    assert tables.approx_verdict(target * 2.01, target) == "disagree"
 
 
 def test_alpha_about_v_findings_use_the_shared_band():

@@ -28,6 +28,7 @@ from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, build
 from cbalgebra.network.workload import processor_predicates
 from cbalgebra.parse import parse_predicate
 from cbalgebra.studies import routing
+from cbalgebra.studies.cli import add_study_command
 from cbalgebra.studies.routing import (
     Grid,
     drp_formula,
@@ -258,9 +259,9 @@ def test_the_study_design_records_the_pif_union():
 
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="study_command")
-    routing.add_command(sub)
+    add_study_command(sub, routing.PLUGIN)
     for argv, want in ((["routing", "--quick"], "processors"),
                        (["routing", "--quick", "--pif-union", "senders"], "senders")):
-        study = routing.study_from_args(parser.parse_args(argv))
+        study = routing.PLUGIN.study_from_args(parser.parse_args(argv))
         assert study.config["pif_union"] == want
         assert {c["pif_union"] for c in study.cells} == {want}

@@ -9,16 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_studies_spark import kill_group, wait_for_parts
+from test_studies_spark import assert_same_results, kill_group, run_losing_a_worker, wait_for_parts
 
 from cbalgebra.studies import jobs, routing
+from cbalgebra.studies.cli import add_study_command
 from cbalgebra.studies.runner import ResultStore, Study
 
 pytestmark = pytest.mark.spark
@@ -33,18 +33,8 @@ def study_of(args: tuple[str, ...] = ARGS) -> Study:
     """The Study the command builds from ``args``."""
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="study_command")
-    routing.add_command(sub)
-    return routing.study_from_args(parser.parse_args(["routing", *args]))
-
-
-def stable(frame: pd.DataFrame, keys) -> pd.DataFrame:
-    cols = [c for c in frame.columns if c not in routing.VOLATILE_COLUMNS]
-    return frame[cols].sort_values(list(keys)).reset_index(drop=True)
-
-
-def assert_same_results(a: pd.DataFrame, b: pd.DataFrame, keys) -> None:
-    assert len(a) == len(b)
-    pd.testing.assert_frame_equal(stable(a, keys), stable(b, keys), check_exact=True)
+    add_study_command(sub, routing.PLUGIN)
+    return routing.PLUGIN.study_from_args(parser.parse_args(["routing", *args]))
 
 
 def run_cli(out: Path, *extra: str, master: str = "local[2]", timeout: float = 600,
@@ -91,7 +81,8 @@ def test_quick_run_outputs_and_equals_the_pure_cells(spark, tmp_path):
     pure = pd.DataFrame([routing.run_routing_cell(c) for c in study.cells[:4]])
     pure = pure.astype({c: results[c].dtype for c in pure.columns})
     keys = list(study.key_columns)
-    assert_same_results(results.merge(pure[keys], on=keys)[results.columns], pure[results.columns], keys)
+    assert_same_results(results.merge(pure[keys], on=keys)[results.columns], pure[results.columns], keys,
+                        routing.VOLATILE_COLUMNS)
 
 
 @pytest.mark.slow
@@ -119,7 +110,7 @@ def test_interrupted_run_resumes_without_loss(spark, tmp_path):
     pd.testing.assert_frame_equal(kept.sort_values(keys).reset_index(drop=True),
                                   committed.sort_values(keys).reset_index(drop=True))
     jobs.execute(study, tmp_path / "straight", session=spark, progress=False)
-    assert_same_results(final, jobs.load_results(study, tmp_path / "straight"), keys)
+    assert_same_results(final, jobs.load_results(study, tmp_path / "straight"), keys, routing.VOLATILE_COLUMNS)
 
 
 @pytest.mark.slow
@@ -130,32 +121,13 @@ def test_local1_equals_local2(spark, tmp_path):
     assert "cells" in done.stderr and "ETA" in done.stderr
     jobs.execute(study, tmp_path / "two", session=spark, progress=False)
     assert_same_results(jobs.load_results(study, tmp_path / "one"), jobs.load_results(study, tmp_path / "two"),
-                        study.key_columns)
+                        study.key_columns, routing.VOLATILE_COLUMNS)
     timing = json.loads((tmp_path / "one" / "timing.json").read_text())
     assert timing["master"] == "local[1]" and timing["slots"] == 1
 
 
 @pytest.mark.slow
 def test_standalone_cluster_survives_a_lost_worker(spark, cluster, tmp_path):
-    out = tmp_path / "cluster-run"
-    cmd = [sys.executable, "-m", "cbalgebra.cli", "study", "routing", "--out", str(out), "--master", cluster.url,
-           "--batch-size", "1", "--conf", "spark.executor.memory=512m", *ARGS]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cluster.env,
-                            start_new_session=True)
     study = study_of()
-    try:
-        wait_for_parts(out / "results.parquet", 1, proc, timeout=400)
-        at_kill = len(ResultStore(out, study.schema, study.key_columns).load())
-        os.killpg(cluster.workers[0].pid, signal.SIGKILL)  # the worker and its executor
-        cluster.workers[0].wait(timeout=30)
-        _, stderr = proc.communicate(timeout=900)
-    finally:
-        if proc.poll() is None:
-            kill_group(proc)
-    assert proc.returncode == 0, stderr
-    assert at_kill < len(study.cells), "the worker must be lost mid-job"
-    assert json.loads((out / "timing.json").read_text())["master"] == cluster.url
-    remote = jobs.load_results(study, out)
-    assert len(remote) == len(study.cells)
-    jobs.execute(study, tmp_path / "local", session=spark, progress=False)
-    assert_same_results(remote, jobs.load_results(study, tmp_path / "local"), study.key_columns)
+    remote, local = run_losing_a_worker(spark, cluster, tmp_path, "routing", ARGS, study, 1, (400, 900))
+    assert_same_results(remote, local, study.key_columns, routing.VOLATILE_COLUMNS)

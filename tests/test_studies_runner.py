@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from cbalgebra.studies import dnf, jobs
+from cbalgebra.studies import alpha, dnf, jobs
 from cbalgebra.studies.general import run_general_cell
 from cbalgebra.studies.runner import (
     Progress,
@@ -79,7 +79,7 @@ def test_results_without_manifest_are_refused(tmp_path):
 
 
 def test_finished_study_needs_no_spark(tmp_path):
-    study = jobs.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
+    study = alpha.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
     store = ResultStore(tmp_path, study.schema, study.key_columns)
     write_manifest(tmp_path, study.kind, study.config)
     store.commit([run_general_cell(c) for c in study.cells[:3]])
@@ -97,7 +97,7 @@ def test_finished_study_needs_no_spark(tmp_path):
 
 
 def test_plan_skips_committed_cells_and_weighs_the_rest(tmp_path):
-    study = jobs.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
+    study = alpha.general_study(universes=(1000,), points=3, replicates=2, zoom=False)
     write_manifest(tmp_path, study.kind, study.config)
     ResultStore(tmp_path, study.schema, study.key_columns).commit([run_general_cell(c) for c in study.cells[:2]])
     plan = plan_run(study, tmp_path)
@@ -190,4 +190,4 @@ def test_demo_study_is_importable_without_spark():
 def test_summary_csv_writes_missing_values_as_empty():
     frame = pd.DataFrame({"a": [1.0, float("nan")], "b": ["x", "y"]})
     assert summary_csv(frame).splitlines() == ["a,b", "1,x", ",y"]
-    json.dumps(jobs.general_study(universes=(1000,), points=2, replicates=1).config)
+    json.dumps(alpha.general_study(universes=(1000,), points=2, replicates=1).config)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cbalgebra.studies import general, jobs
+from cbalgebra.studies import alpha, general, jobs
 from cbalgebra.studies.runner import ResultStore, StudyError, run_study
 from cbalgebra.studies.spark import spark_session
 from cbalgebra.studies.summary import DNF_SUMMARY_COLUMNS, GENERAL_SUMMARY_COLUMNS
@@ -41,18 +41,19 @@ def spark():
 def small_general(**kw) -> jobs.Study:
     args = {"universes": (10_000,), "points": 5, "replicates": 3, "seed": 11}
     args.update(kw)
-    return jobs.general_study(**args)
+    return alpha.general_study(**args)
 
 
-def stable(frame: pd.DataFrame, keys) -> pd.DataFrame:
-    """The columns that do not depend on where or when a cell ran, in key order."""
-    cols = [c for c in frame.columns if c not in jobs.VOLATILE_COLUMNS]
+def stable(frame: pd.DataFrame, keys, volatile=alpha.VOLATILE_COLUMNS) -> pd.DataFrame:
+    """The columns that do not depend on where or when a cell ran (not in ``volatile``), in key order."""
+    cols = [c for c in frame.columns if c not in volatile]
     return frame[cols].sort_values(list(keys)).reset_index(drop=True)
 
 
-def assert_same_results(a: pd.DataFrame, b: pd.DataFrame, keys) -> None:
+def assert_same_results(a: pd.DataFrame, b: pd.DataFrame, keys, volatile=alpha.VOLATILE_COLUMNS) -> None:
+    """The same rows, exactly, but for the ``volatile`` columns."""
     assert len(a) == len(b)
-    pd.testing.assert_frame_equal(stable(a, keys), stable(b, keys), check_exact=True)
+    pd.testing.assert_frame_equal(stable(a, keys, volatile), stable(b, keys, volatile), check_exact=True)
 
 
 def no_session():
@@ -125,13 +126,13 @@ def test_rerun_skips_finished_cells(spark, tmp_path):
 
 def test_output_of_another_study_is_refused(spark, tmp_path):
     run_study(small_general(points=2, replicates=1), tmp_path, session=spark, progress=False)
-    other = jobs.dnf_study(max_n=5, points=2, replicates=1)
+    other = alpha.dnf_study(max_n=5, points=2, replicates=1)
     with pytest.raises(StudyError, match="alpha-general"):
         run_study(other, tmp_path, session_factory=no_session, progress=False)
 
 
 def test_dnf_study(spark, tmp_path):
-    study = jobs.dnf_study(max_n=60, points=4, replicates=4, reducers=("siena", "merge"), seed=5)
+    study = alpha.dnf_study(max_n=60, points=4, replicates=4, reducers=("siena", "merge"), seed=5)
     outputs = jobs.execute(study, tmp_path / "a", session=spark, progress=False)
     jobs.execute(study, tmp_path / "b", session=spark, batch_size=3, jobs_in_flight=1, progress=False)
     a = jobs.load_results(study, tmp_path / "a")
@@ -191,7 +192,7 @@ GENERAL_ARGS = ("--universes", "1000000", "--distributions", "zipf", "--points",
 
 
 def general_args_study() -> jobs.Study:
-    return jobs.general_study(universes=(1_000_000,), distributions=("zipf",), points=5,
+    return alpha.general_study(universes=(1_000_000,), distributions=("zipf",), points=5,
                               replicates=10, zoom=False, seed=17)
 
 
@@ -339,29 +340,38 @@ class Cluster:
                 proc.wait(timeout=15)
 
 
-@pytest.mark.slow
-def test_standalone_cluster_survives_a_lost_worker(spark, cluster, tmp_path):
+def run_losing_a_worker(spark, cluster, tmp_path: Path, name: str, args, study: jobs.Study, batch_size: int,
+                        timeouts: tuple[float, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run ``cbalgebra study NAME ARGS`` on the two-worker standalone cluster, kill one worker (and its
+    executor) once the first batch is committed, and check that the run still finishes every cell; the
+    cluster's rows and those of the same study run on the local ``spark``. ``timeouts``: seconds for the
+    first batch and for the rest of the run."""
     out = tmp_path / "cluster-run"
-    cmd = [sys.executable, "-m", "cbalgebra.cli", "study", "alpha-general", "--out", str(out),
-           "--master", cluster.url, "--batch-size", "2", "--conf", "spark.executor.memory=512m",
-           *GENERAL_ARGS]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=cluster.env, start_new_session=True)
+    cmd = [sys.executable, "-m", "cbalgebra.cli", "study", name, "--out", str(out), "--master", cluster.url,
+           "--batch-size", str(batch_size), "--conf", "spark.executor.memory=512m", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cluster.env,
+                            start_new_session=True)
     try:
-        wait_for_parts(out / "results.parquet", 1, proc, timeout=240)
-        study = general_args_study()
+        wait_for_parts(out / "results.parquet", 1, proc, timeout=timeouts[0])
         at_kill = len(ResultStore(out, study.schema, study.key_columns).load())
-        os.killpg(cluster.workers[0].pid, signal.SIGKILL)  # the worker and its executor
+        os.killpg(cluster.workers[0].pid, signal.SIGKILL)
         cluster.workers[0].wait(timeout=30)
-        _, stderr = proc.communicate(timeout=400)
+        _, stderr = proc.communicate(timeout=timeouts[1])
     finally:
         if proc.poll() is None:
             kill_group(proc)
     assert proc.returncode == 0, stderr
     assert at_kill < len(study.cells), "the worker must be lost mid-job"
-    timing = json.loads((out / "timing.json").read_text())
-    assert timing["master"] == cluster.url
+    assert json.loads((out / "timing.json").read_text())["master"] == cluster.url
     remote = jobs.load_results(study, out)
     assert len(remote) == len(study.cells)
     jobs.execute(study, tmp_path / "local", session=spark, progress=False)
-    assert_same_results(remote, jobs.load_results(study, tmp_path / "local"), study.key_columns)
+    return remote, jobs.load_results(study, tmp_path / "local")
+
+
+@pytest.mark.slow
+def test_standalone_cluster_survives_a_lost_worker(spark, cluster, tmp_path):
+    study = general_args_study()
+    remote, local = run_losing_a_worker(spark, cluster, tmp_path, "alpha-general", GENERAL_ARGS, study, 2,
+                                        (240, 400))
+    assert_same_results(remote, local, study.key_columns)

@@ -2,7 +2,6 @@
 semantics, the grouped view of a filter and the float order key."""
 
 import math
-import pathlib
 import re
 import sys
 
@@ -11,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import advertisements, filters
 
-from cbalgebra._literals import OP_OF_TOKEN, TYPE_OF_TOKEN
+from cbalgebra.lexicon import OPERATOR_OF_TERMINAL as OP_OF_TOKEN, TYPE_OF_TERMINAL as TYPE_OF_TOKEN, grammar_text
 from cbalgebra.parse import parse_filter
 from cbalgebra.values import (
     OPERATOR_OF,
@@ -29,7 +28,6 @@ from cbalgebra.values import (
     float_order_key,
 )
 
-GRAMMAR = pathlib.Path(__file__).resolve().parent.parent / "grammar" / "siena.lark"
 
 
 def test_codes_are_the_positions_of_the_tables():
@@ -85,7 +83,7 @@ def test_operators_of_type_follow_the_table():
 
 
 def _terminals() -> dict[str, str]:
-    return dict(re.findall(r'^([A-Z_0-9]+): "([^"]*)"', GRAMMAR.read_text(), re.MULTILINE))
+    return dict(re.findall(r'^([A-Z_0-9]+): "([^"]*)"', grammar_text(), re.MULTILINE))
 
 
 def test_token_maps_name_the_grammars_terminals():

@@ -31,17 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-#: Source folder -> the package it is installed as (pyproject/setup.py map them).
-ROOTS = {
-    "cbalgebra": "cbalgebra",
-    "grammar": "cbalgebra.grammar",
-    "reducers": "cbalgebra.reducers",
-    "matcher": "cbalgebra.matcher",
-    "studies": "cbalgebra.studies",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from layout import MAPPED_FOLDERS, REPO, ROOTS  # tools/ is not a package: its sibling is on sys.path
+
 #: The subpackages of ``cbalgebra`` that are units of their own; every other module is in the core.
-UNITS = frozenset({"covering", "poset", "network", "matchmaker", "workloads", "grammar", "reducers", "matcher", "studies"})
+UNITS = frozenset({"covering", "poset", "network", "matchmaker", "workloads", *MAPPED_FOLDERS})
 #: Folders that hold data, not code.
 SKIPPED = frozenset({"results", "__pycache__", "data", "assets"})
 MAX_MODULE_LINES = 800
@@ -140,7 +134,8 @@ def wall_findings(all_modules: list[Module]) -> Iterator[tuple[Module, int, int,
                 private_names = [a.name for a in node.names if is_private(a.name)]
                 if private_path or private_names:
                     what = ", ".join(private_names) or source
-                    yield m, node.lineno, node.col_offset, "WALL1", f"imports {what} from {source}, private to {unit_of(source)}"
+                    owner = unit_of(source)
+                    yield m, node.lineno, node.col_offset, "WALL1", f"imports {what} from {source}, private to {owner}"
                 for alias in node.names:
                     if f"{source}.{alias.name}" in names:
                         module_aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
@@ -150,7 +145,8 @@ def wall_findings(all_modules: list[Module]) -> Iterator[tuple[Module, int, int,
                     if not target.startswith("cbalgebra") or unit_of(target) == m.unit:
                         continue
                     if any(is_private(p) for p in target.split(".")):
-                        yield m, node.lineno, node.col_offset, "WALL1", f"imports {target}, private to {unit_of(target)}"
+                        owner = unit_of(target)
+                        yield m, node.lineno, node.col_offset, "WALL1", f"imports {target}, private to {owner}"
                     if alias.asname:
                         module_aliases[alias.asname] = target
         for node in ast.walk(m.tree):

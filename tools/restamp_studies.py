@@ -22,7 +22,6 @@ is printed and nothing is written: such a study must be recomputed.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import os
@@ -30,7 +29,6 @@ import random
 import re
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,39 +36,12 @@ RESULTS = REPO / "studies" / "results"
 VOLATILE = re.compile(r"(_seconds|_per_second|^host|^pid)$")
 
 
-def _dnf(config: dict):
-    from cbalgebra.studies import jobs
+def _kinds() -> list[str]:
+    """The registered studies whose manifests record a code fingerprint."""
+    from cbalgebra.studies.plugin import registered
 
-    return jobs.dnf_study(scenarios=config["scenarios"], max_n=config["max_n"], points=config["points"],
-                          min_n=config["min_n"], replicates=config["replicates"], reducers=config["reducers"],
-                          seed=config["seed"], quick=config["quick"])
-
-
-def _routing(config: dict):
-    from cbalgebra.studies import routing
-
-    names = {f.name for f in dataclasses.fields(routing.Grid)}
-    grid = routing.Grid(**{k: tuple(v) if isinstance(v, list) else v for k, v in config.items() if k in names})
-    return routing.routing_study(grid, seed=config["seed"], quick=config["quick"])
-
-
-def _matchmaker(config: dict):
-    from cbalgebra.studies import matchmaker
-
-    return matchmaker.matchmaker_study(
-        samples=config["samples"], sweep_samples=config["sweep_samples"], dense_samples=config["dense_samples"],
-        sizes=config["sizes"], asymmetry=config["asymmetry"], seed=config["seed"], quick=config["quick"],
-        shared_tree=config.get("shared_tree", "pruned"))
-
-
-def _amsp(config: dict):
-    from cbalgebra.studies import amsp
-
-    return amsp.study({k: v for k, v in config.items() if k not in ("model_version", "code_fingerprint")})
-
-
-#: How each committed study is rebuilt from the configuration its manifest records.
-FACTORIES: dict[str, Callable] = {"alpha-dnf": _dnf, "routing": _routing, "matchmaker": _matchmaker, "amsp": _amsp}
+    return [p.name for p in registered() if "code_fingerprint" in json.loads((RESULTS / p.name / "study.json")
+                                                                              .read_text())["config"]]
 
 
 def _same(a, b) -> bool:
@@ -90,7 +61,9 @@ def check(kind: str, cells: int, max_cost: float, seed: int, write: bool) -> boo
     manifest_path = folder / "study.json"
     manifest = json.loads(manifest_path.read_text())
     committed_config = manifest["config"]
-    study = FACTORIES[kind](committed_config)
+    from cbalgebra.studies.plugin import plugin
+
+    study = plugin(kind).study(committed_config)
     new_fingerprint = study.config["code_fingerprint"]
     other = {k for k in set(study.config) | set(committed_config) if k != "code_fingerprint"
              and _normal(study.config.get(k)) != _normal(committed_config.get(k))}
@@ -149,14 +122,14 @@ def _normal(value):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=[*FACTORIES, "all"])
+    parser.add_argument("kind", choices=[*_kinds(), "all"])
     parser.add_argument("--cells", type=int, default=30, help="how many cells to recompute (default 30)")
     parser.add_argument("--max-cost", type=float, default=float("inf"),
                         help="sample only cells the study estimates at most this cost")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help="re-stamp the manifest when every cell is equal")
     args = parser.parse_args()
-    kinds = list(FACTORIES) if args.kind == "all" else [args.kind]
+    kinds = _kinds() if args.kind == "all" else [args.kind]
     ok = [check(k, args.cells, args.max_cost, args.seed, args.write) for k in kinds]
     return 0 if all(ok) else 1
 

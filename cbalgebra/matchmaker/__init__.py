@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cbalgebra._lazy import lazy_exports
+from cbalgebra.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .algorithms import all_p, all_s, closure, greedy, matchmaking_nodes, mcm, tdm
@@ -50,14 +50,10 @@ __all__ = [
     "valid",
 ]
 
-#: The submodule that defines each public name.
-_HOME = {
-    **dict.fromkeys(("all_p", "all_s", "closure", "greedy", "matchmaking_nodes", "mcm", "tdm"), "algorithms"),
-    **dict.fromkeys(("cost", "link_costs", "lower_bound", "valid"), "costs"),
-    **dict.fromkeys(("Instance", "InstanceError", "Marking"), "instance"),
-    "bounded_pareto": "pareto",
-}
-
-
 # Lazy re-exports: the instance module imports networkx (~250 ms).
-__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "algorithms": ("all_p", "all_s", "closure", "greedy", "matchmaking_nodes", "mcm", "tdm"),
+    "costs": ("cost", "link_costs", "lower_bound", "valid"),
+    "instance": ("Instance", "InstanceError", "Marking"),
+    "pareto": ("bounded_pareto",),
+}, globals())

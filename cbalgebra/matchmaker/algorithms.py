@@ -62,12 +62,11 @@ def all_s(instance: Instance) -> Marking:
 
 def greedy(instance: Instance) -> Marking:
     """Figure 5: p-link where sigma^t(M^P) < τ^t(M^S), else s-link (valid on shared trees)."""
-    d = instance._d
-    return as_marking(instance, [s >= t for s, t in zip(d.sigma, d.tau, strict=True)])
+    return as_marking(instance, [s >= t for s, t in zip(instance.sigmas, instance.taus, strict=True)])
 
 
 def _arcs(instance: Instance) -> list[tuple[int, int]]:
-    return [(i, j) for i, below in enumerate(instance._d.down) for j in below]
+    return [(i, j) for i, below in enumerate(instance.multicast.downstream) for j in below]
 
 
 def _integral(values: list) -> list[int] | None:
@@ -164,8 +163,7 @@ def closure(instance: Instance, solver: str = "auto") -> Marking:
     integers small enough for its 32-bit capacities, else networkx)."""
     if solver not in ("auto", "scipy", "networkx"):
         raise ValueError(f"solver must be auto, scipy or networkx, not {solver!r}")
-    d = instance._d
-    eta = [s - t for s, t in zip(d.sigma, d.tau, strict=True)]
+    eta = [s - t for s, t in zip(instance.sigmas, instance.taus, strict=True)]
     if not eta:
         return as_marking(instance, [])
     arcs = _arcs(instance)
@@ -193,10 +191,11 @@ def mcm(instance: Instance, solver: str = "auto") -> Marking:
 
 def tdm(instance: Instance) -> Marking:
     """Figure 6, top-down marking (see the module docstring for the order and ties)."""
-    d = instance._d
+    sigma, tau = instance.sigmas, instance.taus
+    up, down = instance.multicast.upstream, instance.multicast.downstream
     n = len(instance.links)
-    keys = [(d.sigma[i] - d.tau[i], i) for i in range(n)]  # i follows the sorted link order
-    waiting = [len(d.up[i]) for i in range(n)]
+    keys = [(sigma[i] - tau[i], i) for i in range(n)]  # i follows the sorted link order
+    waiting = [len(up[i]) for i in range(n)]
     ready = [keys[i] for i in range(n) if waiting[i] == 0]
     heapq.heapify(ready)
     stalled = sorted(keys)
@@ -212,16 +211,16 @@ def tdm(instance: Instance) -> Marking:
         if done[i]:
             continue
         done[i] = True
-        marked_parents = [p for p in d.up[i] if done[p]]
-        is_s[i] = any(is_s[p] for p in marked_parents) or d.sigma[i] >= d.tau[i]
-        for j in d.down[i]:
+        marked_parents = [p for p in up[i] if done[p]]
+        is_s[i] = any(is_s[p] for p in marked_parents) or sigma[i] >= tau[i]
+        for j in down[i]:
             waiting[j] -= 1
             if waiting[j] == 0 and not done[j]:
                 heapq.heappush(ready, keys[j])
     if not valid(instance, as_marking(instance, is_s)):  # only after a cycle
         stack = [i for i in range(n) if is_s[i]]
         while stack:
-            for j in d.down[stack.pop()]:
+            for j in down[stack.pop()]:
                 if not is_s[j]:
                     is_s[j] = True
                     stack.append(j)
@@ -233,10 +232,10 @@ def matchmaking_nodes(instance: Instance, marking: Marking) -> tuple[Hashable, .
     and an s-link goes out, so publications meet subscriptions there (§2.1).
     (End hosts match too: a publisher whose first links are s-links, a
     subscriber reached by a p-link; they are not listed.)"""
+    trees, links = instance.multicast, instance.links
     found = set()
-    for edges in instance.trees.values():
-        into = {v: (u, v) for u, v in edges}
-        for u, v in edges:
-            if marking[(u, v)] == "s" and u in into and marking[into[u]] == "p":
-                found.add(u)
+    for above in trees.above.values():
+        for i, p in above.items():
+            if p >= 0 and marking[links[i]] == "s" and marking[links[p]] == "p":
+                found.add(trees.head[i])
     return tuple(sorted(found, key=node_key))

@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import shutil
 from pathlib import Path
 
-from cbalgebra.clibase import GRAPHVIZ_HOWTO, Subparsers, UnavailableError, UsageError, read_text
+from cbalgebra import graphviz
+from cbalgebra.clibase import Subparsers, UsageError, read_text
 
 from .names import SHARED_TREES
 
@@ -96,9 +96,8 @@ def run(args: argparse.Namespace) -> int:
         instance = loads(read_text(args.instance), where, shared_tree=args.shared_tree)
     except InstanceError as e:
         raise UsageError(f"{where}: {e}" if not str(e).startswith(where) else str(e)) from None
-    if draw is not None and draw.suffix.lower() != ".dot" and shutil.which("dot") is None:
-        raise UnavailableError(f"--draw {draw.name} needs Graphviz's dot, which is not installed "
-                               f"({GRAPHVIZ_HOWTO}; or draw to a .dot file)")
+    if draw is not None and draw.suffix.lower() != ".dot":
+        graphviz.require(instead="draw to a .dot file")  # before the solvers run
     solvers = {"all-p": all_p, "all-s": all_s, "mcm": mcm, "tdm": tdm}
     wanted = list(dict.fromkeys([*names, *([args.draw_algorithm] if draw else [])]))
     markings = {name: solvers[name](instance) for name in wanted}
@@ -107,17 +106,13 @@ def run(args: argparse.Namespace) -> int:
         Path(args.write_instance).write_text(json.dumps(instance_to_json(instance)) + "\n", encoding="utf-8")
     if draw is not None:
         # deferred: the drawing module loads networkx
-        from .draw import GraphvizMissing, render, to_dot
+        from .draw import render, to_dot
         name = args.draw_algorithm
         text = to_dot(instance, markings[name], f"{_TITLES[name]}: Cost {costs[name]}")
         if draw.suffix.lower() == ".dot":
             draw.write_text(text, encoding="utf-8")
         else:
-            try:
-                render(text, draw)
-            except GraphvizMissing:
-                raise UnavailableError(f"--draw needs Graphviz's dot, which is not installed "
-                                       f"({GRAPHVIZ_HOWTO})") from None
+            render(text, draw)
     if args.json:
         doc = {"kind": instance.kind, "core": instance.core, "publishers": len(instance.publishers),
                "subscribers": len(instance.subscribers), "links": len(instance.links),

@@ -40,7 +40,7 @@ def check_marking(instance: Instance, marking: Mapping) -> list[bool]:
         missing = [t for t in instance.links if t not in marking]
         if missing:
             raise InstanceError(f"the marking leaves link {missing[0]!r} unmarked")
-    index = instance._d.index
+    index = instance.multicast.index
     is_s = [False] * len(instance.links)
     for link, label in marking.items():
         try:
@@ -54,11 +54,11 @@ def check_marking(instance: Instance, marking: Mapping) -> list[bool]:
 
 
 def _crossing(instance: Instance, is_s: list[bool]) -> tuple[list, list]:
-    d = instance._d
+    trees = instance.multicast
     pcds: list = [0] * len(instance.links)
     reach = [0] * len(instance.links)  # subscribers whose SCDs cross each link, as a bitmask
     for x in instance.publishers:
-        order, parent = d.order[x], d.parent[x]
+        order, parent = trees.tree_links[x], trees.above[x]
         carries: dict[int, bool] = {}
         for i in order:  # top-down: PCDs of x flow while the links stay p-links
             p = parent[i]
@@ -68,12 +68,12 @@ def _crossing(instance: Instance, is_s: list[bool]) -> tuple[list, list]:
         up: dict[int, int] = {}
         for i in reversed(order):  # bottom-up: SCDs climb while the links stay s-links
             if is_s[i]:
-                mask = up.get(i, 0) | d.bit.get(instance.links[i][1], 0)
+                mask = up.get(i, 0) | trees.bit.get(trees.tail[i], 0)
                 reach[i] |= mask
                 p = parent[i]
                 if p >= 0:
                     up[p] = up.get(p, 0) | mask
-    scds = [sum(instance.g[y] for y in instance.subscribers if r & d.bit[y]) if r else 0 for r in reach]
+    scds = [sum(instance.g[y] for y in instance.subscribers if r & trees.bit[y]) if r else 0 for r in reach]
     return pcds, scds
 
 
@@ -92,12 +92,12 @@ def cost(instance: Instance, marking: Mapping) -> int | float:
 def valid(instance: Instance, marking: Mapping) -> bool:
     """Constraint (1): no p-link lies below an s-link in any tree."""
     is_s = check_marking(instance, marking)
-    return all(is_s[i] or not any(is_s[p] for p in parents) for i, parents in enumerate(instance._d.up))
+    return all(is_s[i] or not any(is_s[p] for p in parents) for i, parents in enumerate(instance.multicast.upstream))
 
 
 def lower_bound(instance: Instance) -> int | float:
     """Σ_t min(sigma^t(M^P), τ^t(M^S)): no valid marking costs less (Lemma 1)."""
-    return sum(min(s, t) for s, t in zip(instance._d.sigma, instance._d.tau, strict=True))
+    return sum(min(s, t) for s, t in zip(instance.sigmas, instance.taus, strict=True))
 
 
 def as_marking(instance: Instance, is_s: list[bool]) -> Marking:

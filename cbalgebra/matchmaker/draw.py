@@ -10,12 +10,12 @@ runs ``dot -Kneato -n`` for SVG or PNG.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Hashable
 from pathlib import Path
 
 import networkx as nx
+
+from cbalgebra.graphviz import run_dot
 
 from .algorithms import matchmaking_nodes
 from .instance import Instance, Marking, node_key
@@ -86,18 +86,8 @@ def to_dot(instance: Instance, marking: Marking, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-class GraphvizMissing(RuntimeError):
-    """Graphviz's ``dot`` is not on PATH."""
-
-
 def render(dot_text: str, out: Path) -> None:
-    """Write ``out`` (.svg or .png) from DOT text with Graphviz; GraphvizMissing without ``dot``."""
-    exe = shutil.which("dot")
-    if exe is None:
-        raise GraphvizMissing("dot")
+    """Write ``out`` (.svg or .png) from DOT text with Graphviz; GraphvizError without ``dot``."""
     fmt = Path(out).suffix.lower().lstrip(".")
-    result = subprocess.run([exe, "-Kneato", "-n", f"-T{fmt}", "-o", str(out)], input=dot_text.encode(),
-                            capture_output=True, check=False)
-    if result.returncode != 0:
-        message = result.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(f"dot failed: {message[0] if message else result.returncode}")
+    picture = run_dot(dot_text, fmt, options=("-Kneato", "-n"), instead="draw to a .dot file")
+    Path(out).write_bytes(picture)

@@ -69,34 +69,23 @@ from typing import Any, TypeAlias
 
 import networkx as nx
 
+from cbalgebra.errors import CbalgebraError
 from cbalgebra.network.paths import exact_weight, shortest_path_parents
 from cbalgebra.network.topology import TopologyError, topology
 
 from .names import SHARED_TREES, TREE_KINDS
 from .pareto import bounded_pareto, cd_count
+from .trees import Link, MulticastTrees, link_key, node_key
 
 __all__ = ["SHARED_TREES", "TREE_KINDS", "Instance", "InstanceError", "Link", "Marking", "build_trees",
-           "check_shared_tree", "node_key"]
+           "check_shared_tree", "check_tree", "link_key", "node_key"]
 
-Link: TypeAlias = tuple[Hashable, Hashable]
 #: A link marking: each directed link of T to "p" (p-link) or "s" (s-link).
 Marking: TypeAlias = dict[tuple[Hashable, Hashable], str]
 
 
-
-class InstanceError(ValueError):
+class InstanceError(CbalgebraError, ValueError):
     """A malformed instance or marking; the message is one line."""
-
-
-def node_key(node: Hashable) -> tuple:
-    """A total order on node ids: numbers first (by value), then the rest by type and text."""
-    if isinstance(node, (int, float)) and not isinstance(node, bool):
-        return (0, node, "")
-    return (1, type(node).__name__, str(node))
-
-
-def _link_key(link: Link) -> tuple:
-    return (node_key(link[0]), node_key(link[1]))
 
 
 def _count(value: Any, who: Hashable, what: str) -> int | float:
@@ -115,68 +104,7 @@ def _hashable(node: Any, where: str) -> Hashable:
     return node
 
 
-# ------------------------------------------------------------------- derived structure
-@dataclass(frozen=True)
-class _Derived:
-    """Index arrays the algorithms share (link i is ``links[i]``)."""
-
-    index: Mapping[Link, int]
-    #: per publisher: its links top-down (a parent before its children), and each link's
-    #: parent link in that tree (-1 at the root)
-    order: Mapping[Hashable, tuple[int, ...]]
-    parent: Mapping[Hashable, Mapping[int, int]]
-    #: per publisher and link: bitmask of the subscribers downstream of the link in that tree
-    below: Mapping[Hashable, Mapping[int, int]]
-    #: bit of each subscriber in the masks
-    bit: Mapping[Hashable, int]
-    #: per link: its parent links over all trees, and its child links over all trees
-    up: tuple[tuple[int, ...], ...]
-    down: tuple[tuple[int, ...], ...]
-    #: sigma^t(M^P) and τ^t(M^S) per link (§5.2's C_i^(p) and C_i^(s))
-    sigma: tuple[float, ...]
-    tau: tuple[float, ...]
-
-
-def _derive(publishers: tuple, subscribers: tuple, f: Mapping, g: Mapping, trees: Mapping,
-            links: tuple[Link, ...]) -> _Derived:
-    index = {link: i for i, link in enumerate(links)}
-    bit = {y: 1 << j for j, y in enumerate(subscribers)}
-    order: dict[Hashable, tuple[int, ...]] = {}
-    parent: dict[Hashable, Mapping[int, int]] = {}
-    below: dict[Hashable, Mapping[int, int]] = {}
-    up: list[set[int]] = [set() for _ in links]
-    down: list[set[int]] = [set() for _ in links]
-    sigma = [0] * len(links)
-    masks = [0] * len(links)
-    for x in publishers:
-        edges = trees[x]
-        into = {v: index[(u, v)] for u, v in edges}
-        ids = tuple(index[e] for e in edges)
-        par: dict[int, int] = {}
-        for u, v in edges:
-            i, p = index[(u, v)], into.get(u, -1)
-            par[i] = p
-            if p >= 0:
-                up[i].add(p)
-                down[p].add(i)
-            sigma[i] += f[x]
-        mask: dict[int, int] = {}
-        for i in reversed(ids):  # children before parents
-            mask[i] = mask.get(i, 0) | bit.get(links[i][1], 0)
-            if par[i] >= 0:
-                mask[par[i]] = mask.get(par[i], 0) | mask[i]
-        for i, m in mask.items():
-            masks[i] |= m
-        order[x], parent[x], below[x] = ids, par, mask
-    tau = [sum(g[y] for y in subscribers if masks[i] & bit[y]) for i in range(len(links))]
-    return _Derived(
-        index=MappingProxyType(index), order=MappingProxyType(order), parent=MappingProxyType(parent),
-        below=MappingProxyType(below), bit=MappingProxyType(bit),
-        up=tuple(tuple(sorted(s)) for s in up), down=tuple(tuple(sorted(s)) for s in down),
-        sigma=tuple(sigma), tau=tuple(tau))
-
-
-def _check_tree(x: Hashable, edges: Iterable) -> tuple[Link, ...]:
+def check_tree(x: Hashable, edges: Iterable) -> tuple[Link, ...]:
     """T_x as a tuple of links top-down (breadth first, children in node order);
     InstanceError unless the edges form a tree rooted at x pointing away from it."""
     try:
@@ -224,7 +152,19 @@ class Instance:
     ``trees[x]`` lists T_x top-down (a link before the links below it);
     ``links`` is T, sorted. ``graph`` is the network the trees were routed on
     (None for :meth:`from_trees`), ``kind`` "shared", "per-source" or
-    "custom", ``core`` the CBT core of a shared tree (else None)."""
+    "custom", ``core`` the CBT core of a shared tree (else None).
+
+    Derived at construction, read-only, indexed like ``links`` (link i is
+    ``links[i]``), for the algorithms of §4:
+
+    - ``multicast``: the trees as one :class:`~cbalgebra.matchmaker.trees.MulticastTrees`
+      (∪R_x as ``upstream``/``downstream``, each link's publishers and
+      subscribers, each tree's links top-down);
+    - ``sigmas``: sigma^t(M^P) per link, Σ f(x) over the publishers whose tree
+      holds t, in the units of ``f`` (CDs; CD updates per second when f
+      counts rates);
+    - ``taus``: τ^t(M^S) per link, Σ g(y) over the subscribers downstream of
+      t in some tree, in the units of ``g``."""
 
     publishers: tuple[Hashable, ...]
     subscribers: tuple[Hashable, ...]
@@ -235,20 +175,26 @@ class Instance:
     graph: nx.Graph | None = None
     kind: str = "custom"
     core: Hashable | None = None
-    _d: _Derived = field(init=False, repr=False, compare=False)
+    multicast: MulticastTrees = field(init=False, repr=False, compare=False)
+    sigmas: tuple[int | float, ...] = field(init=False, repr=False, compare=False)
+    taus: tuple[int | float, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in (*TREE_KINDS, "custom"):
             raise InstanceError(f"kind must be shared, per-source or custom, not {self.kind!r}")
-        expected = tuple(sorted({link for x in self.publishers for link in self.trees[x]}, key=_link_key))
-        if tuple(self.links) != expected:
+        try:
+            multicast = MulticastTrees({x: self.trees[x] for x in self.publishers}, self.subscribers)
+        except ValueError as e:
+            raise InstanceError(str(e)) from None
+        if tuple(self.links) != multicast.links:
             raise InstanceError("links must be the sorted union of the trees")
         if self.kind == "shared" and not _one_shared_tree(self.publishers, self.subscribers, self.trees):
             raise InstanceError("kind 'shared' needs every publisher's tree to be the one shared tree, "
                                 "oriented away from that publisher: whole, or pruned to the paths to the "
                                 "subscribers")
-        object.__setattr__(self, "_d", _derive(self.publishers, self.subscribers, self.f, self.g,
-                                               self.trees, self.links))
+        object.__setattr__(self, "multicast", multicast)
+        object.__setattr__(self, "sigmas", multicast.publisher_sums(self.f))
+        object.__setattr__(self, "taus", multicast.subscriber_sums(self.g))
 
     # -- constructors ------------------------------------------------------------
     @classmethod
@@ -269,8 +215,8 @@ class Instance:
         subscribers = tuple(sorted((_hashable(y, "subscribers") for y in g), key=node_key))
         fs = {x: _count(f[x], x, "f") for x in publishers}
         gs = {y: _count(g[y], y, "g") for y in subscribers}
-        checked = {x: _check_tree(x, trees[x]) for x in publishers}
-        links = tuple(sorted({link for edges in checked.values() for link in edges}, key=_link_key))
+        checked = {x: check_tree(x, trees[x]) for x in publishers}
+        links = tuple(sorted({link for edges in checked.values() for link in edges}, key=link_key))
         return cls(publishers=publishers, subscribers=subscribers, f=MappingProxyType(fs),
                    g=MappingProxyType(gs), trees=MappingProxyType(checked), links=links,
                    graph=graph, kind=kind, core=core)
@@ -315,30 +261,29 @@ class Instance:
     # -- the relations of §3.1 ---------------------------------------------------
     def sigma(self, link: Link) -> int | float:
         """sigma^t(M^P): Σ f(x) over the publishers x whose tree contains ``link``."""
-        return self._d.sigma[self._at(link)]
+        return self.sigmas[self._at(link)]
 
     def tau(self, link: Link) -> int | float:
         """τ^t(M^S): Σ g(y) over the subscribers downstream of ``link`` in some tree."""
-        return self._d.tau[self._at(link)]
+        return self.taus[self._at(link)]
 
     def upstream(self, link: Link) -> frozenset[Link]:
         """The links q with q R_x link for some publisher x."""
-        return frozenset(self.links[i] for i in self._closure(self._at(link), self._d.up))
+        return frozenset(self.links[i] for i in self._closure(self._at(link), self.multicast.upstream))
 
     def downstream(self, link: Link) -> frozenset[Link]:
         """The links q with link R_x q for some publisher x."""
-        return frozenset(self.links[i] for i in self._closure(self._at(link), self._d.down))
+        return frozenset(self.links[i] for i in self._closure(self._at(link), self.multicast.downstream))
 
     def receivers(self, publisher: Hashable) -> tuple[Hashable, ...]:
         """The subscribers in ``publisher``'s tree (a collocated subscriber included)."""
         if publisher not in self.trees:
             raise InstanceError(f"{publisher!r} is not a publisher")
-        nodes = {publisher} | {v for _, v in self.trees[publisher]}
-        return tuple(y for y in self.subscribers if y in nodes)
+        return tuple(y for y in self.subscribers if y in self.multicast.receivers[publisher])
 
     def _at(self, link: Link) -> int:
         try:
-            return self._d.index[(link[0], link[1])]
+            return self.multicast.index[(link[0], link[1])]
         except (KeyError, TypeError, IndexError):
             raise InstanceError(f"{link!r} is not a link of any tree") from None
 
@@ -390,7 +335,7 @@ def _pruned(root: Hashable, parent: Mapping[Hashable, Hashable], keep: Iterable[
                 break
             edges.add((parent[v], v))
             v = parent[v]
-    return sorted(edges, key=_link_key)
+    return sorted(edges, key=link_key)
 
 
 def _toward(edges: Iterable[Link], root: Hashable) -> dict[Hashable, Hashable]:

@@ -29,7 +29,7 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
-from cbalgebra._lazy import lazy_exports
+from cbalgebra.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .delivery import (
@@ -64,22 +64,15 @@ __all__ = [
     "topology",
 ]
 
-#: The submodule that defines each public name.
-_HOME = {
-    "TopologyError": "topology", "generator_names": "topology",
-    "real_networks": "topology", "topology": "topology",
-    "ShortestPaths": "paths", "shortest_paths": "paths",
-    "Packet": "delivery", "DeliveryError": "delivery", "DeliveryReport": "delivery",
-    "check_delivery": "delivery", "SteinerResult": "delivery",
-    "smallest_latency_minimal_tree": "delivery",
-    "build": "schemes", "Routing": "schemes", "RoutingError": "schemes", "Delivery": "schemes",
-    "SCHEMES": "schemes",
-}
-
-
 # Lazy re-exports: each name loads only its own submodule (networkx with
 # topology, scipy's optimiser with delivery), on first use.
-__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "topology": ("TopologyError", "generator_names", "real_networks", "topology"),
+    "paths": ("ShortestPaths", "shortest_paths"),
+    "delivery": ("DeliveryError", "DeliveryReport", "Packet", "SteinerResult", "check_delivery",
+                 "smallest_latency_minimal_tree"),
+    "schemes": ("SCHEMES", "Delivery", "Routing", "RoutingError", "build"),
+}, globals())
 
 
 class _NetworkPackage(types.ModuleType):

@@ -17,17 +17,9 @@ import sys
 import time
 from typing import Any
 
-from cbalgebra.clibase import (
-    EXIT_BAD_INPUT,
-    EXIT_OK,
-    EXIT_UNAVAILABLE,
-    UnavailableError,
-    UsageError,
-    read_text,
-)
+from cbalgebra.clibase import EXIT_OK, UsageError, in_file, int_list, read_text
 from cbalgebra.network.names import SCHEMES
 from cbalgebra.parse import ParseError, parse_message, parse_predicate
-from cbalgebra.values import InvalidValueError
 
 _DESCRIPTION = """\
 Build one routing scheme of Carzaniga, Rembert & Wolf, "Understanding
@@ -70,7 +62,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--predicates", default=None, metavar="FILE", help='"x: predicate" lines; - for stdin')
     p.add_argument("-k", type=int, default=10, help="generated conjunctions per processor (default 10)")
     p.add_argument("--names", type=int, default=500, help="generator: attribute names (default 500)")
-    p.add_argument("--distribution", default="zipf", help="generator: zipf (default) or uniform")
+    p.add_argument("--distribution", default="zipf", choices=("zipf", "uniform"),
+                   help="generator: zipf (default) or uniform")
     p.add_argument("--workload-seed", type=int, default=0, help="seed of predicates and messages (default 0)")
     p.add_argument("--messages", default=None, metavar="FILE", help='"[v:] message" lines; - for stdin')
     p.add_argument("--count", type=int, default=5, help="generated messages (default 5)")
@@ -87,30 +80,92 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-class _BadInput(Exception):
-    pass
-
-
 def run(args: argparse.Namespace) -> int:
-    # What is not caught here goes to clibase.run_command's one policy: a
-    # reducer's exceeded budget is exit 3 there, a bug exit 70.
-    try:
-        return _route(args)
-    except ParseError as e:
-        where = getattr(e, "_cb_where", "")
-        print(f"error: {where}line {e.line}, column {e.column}: {e.reason}", file=sys.stderr)
-        if e.context:
-            print(e.context, file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (_BadInput, InvalidValueError, ValueError) as e:
-        text = str(e).splitlines()[0] if str(e) else type(e).__name__
-        print(f"error: {text}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:
+    """The command; its errors go to the one policy of :mod:`cbalgebra.clibase`
+    (bad input exit 2, a reducer's exceeded budget 3, Graphviz missing 69)."""
+    # deferred: networkx and numpy load only when a route is computed
+    from cbalgebra.network import topology
+    from cbalgebra.network.schemes import build
+    from cbalgebra.network.workload import messages, processor_predicates
+
+    _check_arguments(args)
+    stdin_used: list = []
+    t0 = time.perf_counter()
+    graph = topology(args.topology, args.n, args.seed, **_params(args.param))
+    n = graph.number_of_nodes()
+    if args.predicates is not None:
+        preds = read_predicates(_read(args.predicates, stdin_used), args.predicates)
+        where = "read from standard input" if args.predicates == "-" else f"read from {args.predicates}"
+    else:
+        preds = processor_predicates(n, args.k, names=args.names, distribution=args.distribution,
+                                     seed=args.workload_seed)
+        where = f"DNF generator of Carzaniga, Rembert & Wolf 2006, k={args.k}"
+    senders = _ids(args.senders, "--senders")
+    t_topology = time.perf_counter() - t0
+    routing = build(args.scheme, graph, preds, reducer=args.reducer, senders=senders,
+                    unicast=args.unicast)
+    t_build = time.perf_counter() - t0 - t_topology
+    if args.messages is not None:
+        items = read_messages(_read(args.messages, stdin_used), args.messages)
+    else:
+        items = [(None, m) for m in messages(args.count, names=args.names, distribution=args.distribution,
+                                             seed=args.workload_seed, attributes=min(args.attributes, args.names),
+                                             aim_at=None if args.random_messages else preds)]
+    items = _sources(items, args, sorted(routing.senders), n)
+    t1 = time.perf_counter()
+    deliveries = [routing.deliver(m, v) for v, m in items]
+    t_deliver = time.perf_counter() - t1
+    records = [_record(i, d) for i, d in enumerate(deliveries)]
+    drawn = None if args.draw is None else _draw(deliveries[args.draw_index], args.draw)
+    summary = _summary(args, graph, routing, where, records, drawn)
+    summary["seconds"] = {"topology": round(t_topology, 4), "build": round(t_build, 4),
+                          "deliver": round(t_deliver, 4)}
+    if args.json:
+        sys.stdout.write(json.dumps({"summary": summary, "deliveries": [] if args.quiet else records}) + "\n")
         return EXIT_OK
-    except UnavailableError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_UNAVAILABLE
+    out = sys.stdout
+    if not args.quiet:
+        for r in records:
+            _print_record(r, out)
+    _print_summary(summary, out)
+    return EXIT_OK
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if args.scheme not in SCHEMES:
+        raise UsageError(f"unknown scheme {args.scheme!r}; choose one of {', '.join(SCHEMES)}")
+    for flag, value, low in (("-k", args.k, 1), ("--count", args.count, 0), ("--names", args.names, 1),
+                             ("--attributes", args.attributes, 1)):
+        if value < low:
+            raise UsageError(f"{flag} must be >= {low}, not {value}")
+
+
+def _sources(items: list, args: argparse.Namespace, sender_list: list[int], n: int) -> list:
+    """Each message with the processor it is sent from: its own, --source, else the senders in turn."""
+    if args.source is not None:
+        items = [(args.source if v is None else v, m) for v, m in items]
+    if not sender_list and items:
+        raise UsageError("no senders: nothing can be delivered")
+    items = [(sender_list[i % len(sender_list)] if v is None else v, m) for i, (v, m) in enumerate(items)]
+    for v, _ in items:
+        # the library's own message names build(..., senders=...); here the flag is the way in
+        if 0 <= v < n and v not in sender_list:
+            raise UsageError(f"processor {v} is not a sender: list it in --senders (given: {args.senders})")
+    if args.draw is not None and not 0 <= args.draw_index < max(1, len(items)):
+        raise UsageError(f"--draw-index {args.draw_index}: there are {len(items)} deliveries")
+    if args.draw is not None and not items:
+        raise UsageError("--draw: there is no delivery to draw")
+    return items
+
+
+def _draw(delivery: Any, out: str) -> str:
+    # deferred: the drawing module loads networkx
+    from cbalgebra.network.draw import render
+
+    try:
+        return str(render(delivery, out))
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
 
 
 def _value(text: str) -> Any:
@@ -129,34 +184,21 @@ def _params(items: list[str]) -> dict:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise _BadInput(f"--param expects KEY=VALUE, not {item!r}")
+            raise UsageError(f"--param expects KEY=VALUE, not {item!r}")
         out[key.strip()] = _value(value.strip())
     return out
 
 
 def _ids(text: str | None, what: str) -> list[int] | None:
-    if text is None:
-        return None
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if part:
-            try:
-                out.append(int(part))
-            except ValueError:
-                raise _BadInput(f"{what}: {part!r} is not a processor id") from None
-    return out
+    return None if text is None else int_list(text, what, "a processor id")
 
 
 def _read(path: str, stdin_used: list) -> str:
     if path == "-":
         if stdin_used:
-            raise _BadInput("standard input can be read only once")
+            raise UsageError("standard input can be read only once")
         stdin_used.append(True)
-    try:
-        return read_text(path)
-    except UsageError as e:
-        raise _BadInput(str(e)) from None
+    return read_text(path)
 
 
 def _numbered_lines(text: str) -> Any:
@@ -172,16 +214,16 @@ def _split_id(line: str, number: int, path: str, required: bool) -> Any:
     if sep and head.strip().lstrip("-").isdigit():
         return int(head.strip()), rest, len(head) + 1
     if required:
-        raise _BadInput(f"{path}: line {number}: expected 'processor: predicate'")
+        raise UsageError(f"{path}: line {number}: expected 'processor: predicate'")
     return None, line, 0
 
 
-def _located(e: Any, path: str, number: int, offset: int) -> Any:
-    e._cb_where = f"{path}: "
+def _located(e: ParseError, path: str, number: int, offset: int) -> UsageError:
+    """The error of the text after ``x:`` on line ``number`` of ``path``, at its place in the file."""
     if e.line == 1:
         e.column += offset
     e.line += number - 1
-    return e
+    return in_file(e, path)
 
 
 def read_predicates(text: str, path: str) -> dict:
@@ -189,7 +231,7 @@ def read_predicates(text: str, path: str) -> dict:
     for number, line in _numbered_lines(text):
         x, rest, offset = _split_id(line, number, path, required=True)
         if x in out:
-            raise _BadInput(f"{path}: line {number}: a second predicate for processor {x}")
+            raise UsageError(f"{path}: line {number}: a second predicate for processor {x}")
         try:
             out[x] = parse_predicate(rest)
         except ParseError as e:
@@ -208,93 +250,24 @@ def read_messages(text: str, path: str) -> list:
     return out
 
 
-def _route(args: argparse.Namespace) -> int:
-    # deferred: networkx and numpy load only when a route is computed
-    from cbalgebra.network import topology
-    from cbalgebra.network.schemes import build
-    from cbalgebra.network.workload import messages, processor_predicates
-
-    if args.scheme not in SCHEMES:
-        raise _BadInput(f"unknown scheme {args.scheme!r}; choose one of {', '.join(SCHEMES)}")
-    for flag, value, low in (("-k", args.k, 1), ("--count", args.count, 0), ("--names", args.names, 1),
-                             ("--attributes", args.attributes, 1)):
-        if value < low:
-            raise _BadInput(f"{flag} must be >= {low}, not {value}")
-    stdin_used: list = []
-    t0 = time.perf_counter()
-    graph = topology(args.topology, args.n, args.seed, **_params(args.param))
-    n = graph.number_of_nodes()
-    if args.predicates is not None:
-        preds = read_predicates(_read(args.predicates, stdin_used), args.predicates)
-        where = "read from standard input" if args.predicates == "-" else f"read from {args.predicates}"
-    else:
-        preds = processor_predicates(n, args.k, names=args.names, distribution=args.distribution,
-                                     seed=args.workload_seed)
-        where = f"DNF generator of Carzaniga, Rembert & Wolf 2006, k={args.k}"
-    senders = _ids(args.senders, "--senders")
-    t_topology = time.perf_counter() - t0
-    routing = build(args.scheme, graph, preds, reducer=args.reducer, senders=senders,
-                    unicast=args.unicast)
-    t_build = time.perf_counter() - t0 - t_topology
-    sender_list = sorted(routing.senders)
-    if args.messages is not None:
-        items = read_messages(_read(args.messages, stdin_used), args.messages)
-    else:
-        items = [(None, m) for m in messages(args.count, names=args.names, distribution=args.distribution,
-                                             seed=args.workload_seed, attributes=min(args.attributes, args.names),
-                                             aim_at=None if args.random_messages else preds)]
-    if args.source is not None:
-        items = [(args.source if v is None else v, m) for v, m in items]
-    if not sender_list and items:
-        raise _BadInput("no senders: nothing can be delivered")
-    items = [(sender_list[i % len(sender_list)] if v is None else v, m) for i, (v, m) in enumerate(items)]
-    for v, _ in items:
-        # the library's own message names build(..., senders=...); here the flag is the way in
-        if 0 <= v < n and v not in routing.senders:
-            raise _BadInput(f"processor {v} is not a sender: list it in --senders (given: {args.senders})")
-    if args.draw is not None and not 0 <= args.draw_index < max(1, len(items)):
-        raise _BadInput(f"--draw-index {args.draw_index}: there are {len(items)} deliveries")
-    if args.draw is not None and not items:
-        raise _BadInput("--draw: there is no delivery to draw")
-    t1 = time.perf_counter()
-    deliveries = [routing.deliver(m, v) for v, m in items]
-    t_deliver = time.perf_counter() - t1
-    memory = routing.memory()
-    records = [_record(i, d) for i, d in enumerate(deliveries)]
-    drawn = None
-    if args.draw is not None:
-        # deferred: the drawing module loads networkx
-        from cbalgebra.network.draw import GraphvizMissing, render
-        try:
-            drawn = str(render(deliveries[args.draw_index], args.draw))
-        except GraphvizMissing as e:
-            raise UnavailableError(str(e)) from None
-        except OSError as e:
-            raise _BadInput(f"cannot write {args.draw}: {e.strerror or e}") from None
+def _summary(args: argparse.Namespace, graph: Any, routing: Any, where: str, records: list[dict],
+             drawn: str | None) -> dict:
     summary = {
-        "topology": graph.graph.get("name"), "n": n, "links": graph.number_of_edges(),
+        "topology": graph.graph.get("name"), "n": graph.number_of_nodes(), "links": graph.number_of_edges(),
         "scheme": args.scheme, "reducer": args.reducer, "predicates": where,
         "senders": len(routing.senders), "receivers": len(routing.receivers),
-        "deliveries": len(deliveries), "correct": sum(r["correct"] for r in records),
+        "deliveries": len(records), "correct": sum(r["correct"] for r in records),
         "latency_minimal": sum(r["latency_minimal"] for r in records),
         "with_duplicates": sum(bool(r["duplicates"]) for r in records),
         "packets": sum(r["packets"] for r in records),
-        "seconds": {"topology": round(t_topology, 4), "build": round(t_build, 4), "deliver": round(t_deliver, 4)},
-        "memory": {k: v for k, v in memory.items() if k != "per_processor"},
+        "seconds": {},
+        "memory": {k: v for k, v in routing.memory().items() if k != "per_processor"},
         "drawn": drawn,
     }
     tree_root = getattr(routing, "tree_root", None)
     if tree_root is not None:
         summary["siena_tree"] = f"shortest-path tree of the centre, processor {tree_root}"
-    if args.json:
-        sys.stdout.write(json.dumps({"summary": summary, "deliveries": [] if args.quiet else records}) + "\n")
-        return EXIT_OK
-    out = sys.stdout
-    if not args.quiet:
-        for r in records:
-            _print_record(r, out)
-    _print_summary(summary, out)
-    return EXIT_OK
+    return summary
 
 
 def _record(i: int, d: Any) -> dict:

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import networkx as nx
 import numpy as np
 
+from cbalgebra.errors import CbalgebraError
 from .paths import ShortestPaths, same_length
 
 __all__ = [
@@ -49,7 +50,7 @@ class Packet(NamedTuple):
     path_length: float
 
 
-class DeliveryError(ValueError):
+class DeliveryError(CbalgebraError, ValueError):
     """A packet list that is not a delivery tree of the network (no root, a
     hop over a missing link, a path length that does not add up, ...)."""
 

@@ -19,25 +19,22 @@ the same picture.
 from __future__ import annotations
 
 import html
-import shutil
-import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from cbalgebra.errors import UsageError
+from cbalgebra.graphviz import run_dot
+
 if TYPE_CHECKING:
     from .schemes import Delivery
 
-__all__ = ["GraphvizMissing", "layout", "render", "to_dot", "to_html"]
+__all__ = ["layout", "render", "to_dot", "to_html"]
 
 SOURCE, INTERESTED, REACHED, PLAIN = "#2e7d32", "#ffb74d", "#1565c0", "#9e9e9e"
 PACKET, DUPLICATE = "#212121", "#d32f2f"
-
-
-class GraphvizMissing(RuntimeError):
-    """Graphviz's ``dot`` is not on PATH."""
 
 
 def layout(graph: nx.Graph) -> dict[int, tuple[float, float]]:
@@ -120,8 +117,8 @@ def _escape(text: str) -> str:
 
 def render(delivery: Delivery, path: str | Path) -> Path:
     """Write the delivery to ``path``: .svg or .png through Graphviz, .html
-    or .dot without it. Raises GraphvizMissing when dot is needed and absent,
-    ValueError for any other suffix."""
+    or .dot without it. Raises :class:`cbalgebra.graphviz.GraphvizError`
+    when dot is needed and absent, UsageError for any other suffix."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".html":
@@ -131,16 +128,10 @@ def render(delivery: Delivery, path: str | Path) -> Path:
         path.write_text(to_dot(delivery), encoding="utf-8")
         return path
     if suffix not in (".svg", ".png"):
-        raise ValueError(f"cannot draw to {path.name}: use .svg, .png (Graphviz), .html or .dot")
-    dot = shutil.which("dot")
-    if dot is None:
-        raise GraphvizMissing(f"drawing {path.name} needs Graphviz's dot, which is not installed "
-                              "(apt-get install graphviz), or draw to .html")
-    result = subprocess.run([dot, "-Kneato", "-n", f"-T{suffix[1:]}", "-o", str(path)],
-                            input=to_dot(delivery).encode(), capture_output=True, timeout=120, check=False)
-    if result.returncode != 0:
-        reason = result.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(f"dot failed: {reason[0] if reason else result.returncode}")
+        raise UsageError(f"cannot draw to {path.name}: use .svg, .png (Graphviz), .html or .dot")
+    picture = run_dot(to_dot(delivery), suffix[1:], options=("-Kneato", "-n"), timeout=120,
+                      instead="draw to .html")
+    path.write_bytes(picture)
     return path
 
 

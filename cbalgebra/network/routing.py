@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from cbalgebra.errors import CbalgebraError
 from cbalgebra.semantics import matches
 from cbalgebra.values import Message, Predicate
 
@@ -34,7 +35,7 @@ __all__ = ["BITS_PER_CONSTRAINT", "Delivery", "Routing", "RoutingError", "id_bit
 BITS_PER_CONSTRAINT = 88
 
 
-class RoutingError(ValueError):
+class RoutingError(CbalgebraError, ValueError):
     """Input that does not make a routing problem: an unknown scheme or
     reducer, a predicate or sender that is not a processor, a network that
     is not a valid topology. The message is one line."""

@@ -45,12 +45,13 @@ from xml.etree import ElementTree
 
 import networkx as nx
 
+from cbalgebra.errors import CbalgebraError
 from .paths import exact_weight
 
 __all__ = ["MAX_GENERATED_NODES", "TopologyError", "generator_names", "real_networks", "topology"]
 
 
-class TopologyError(ValueError):
+class TopologyError(CbalgebraError, ValueError):
     """A topology name, parameter, file or graph that does not make a valid
     network (unknown name, disconnected graph, bad weight, ...)."""
 

@@ -33,11 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from cbalgebra.clibase import (
-    EXIT_BAD_INPUT,
     EXIT_OK,
-    EXIT_UNAVAILABLE,
-    EXIT_UNDECIDED,
     UsageError,
+    in_file,
     plugin_main,
     read_text,
 )
@@ -46,9 +44,9 @@ from cbalgebra.parse import ParseError, parse_document
 from cbalgebra.poset.build import from_document
 from cbalgebra.poset.core import ADVERTISEMENTS, Poset
 from cbalgebra.poset.html import to_html
-from cbalgebra.poset.render import GraphvizError, to_dot, to_png, to_svg
+from cbalgebra.poset.render import to_dot, to_png, to_svg
 from cbalgebra.poset.stats import shape
-from cbalgebra.reducers.progress import Progress, wanted
+from cbalgebra.reducers.progress import add_progress_arguments, progress_for
 from cbalgebra.values import InvalidValueError
 
 __all__ = ["outline", "register", "run"]
@@ -109,17 +107,8 @@ def register(subparsers: Any) -> None:
                    help="above N elements draw only the N that cover the most others, "
                         "an upward-closed skeleton, with a note (default 300)")
     p.add_argument("--title", help="title of the picture")
-    shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--progress", dest="progress", action="store_const", const=True, default=None,
-                       help="report progress on stderr (default: only when stderr is a terminal)")
-    shown.add_argument("--quiet", "-q", dest="progress", action="store_const", const=False,
-                       help="no progress report")
+    add_progress_arguments(p)
     p.set_defaults(func=run)
-
-
-def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,29 +117,26 @@ def run(args: argparse.Namespace) -> int:
     if fmt is None:
         fmt = _EXTENSIONS.get(Path(out).suffix.lower()) if out else "text"
         if fmt is None:
-            return _fail(f"cannot tell the format from {out!r}: give --format ({', '.join(FORMATS)})")
+            raise UsageError(f"cannot tell the format from {out!r}: give --format ({', '.join(FORMATS)})")
     if fmt == "png" and not out:
-        return _fail("png output needs -o FILE")
+        raise UsageError("png output needs -o FILE")
     if args.top_levels is not None and args.top_levels < 1:
-        return _fail("--top-levels must be at least 1")
+        raise UsageError("--top-levels must be at least 1")
     if args.max_nodes < 1:
-        return _fail("--max-nodes must be at least 1")
+        raise UsageError("--max-nodes must be at least 1")
 
-    try:
-        text = read_text(args.file)
-    except UsageError as e:
-        return _fail(str(e))
+    text = read_text(args.file)
 
-    progress = Progress(sys.stderr) if wanted(getattr(args, "progress", None)) else None
+    progress = progress_for(getattr(args, "progress", None))
     try:
         poset, used = from_document(text, advertisements=args.advertisements, subscriber=args.subscriber,
                                     progress=progress)
     except ParseError as e:
-        return _fail(f"{args.file}: {e}")
+        raise in_file(e, args.file) from None
     except InvalidValueError as e:
-        return _fail(f"{args.file}: {e}")
-    except UndecidedError as e:
-        return _fail(f"{args.file}: a covering question was undecided: {e}", EXIT_UNDECIDED)
+        raise UsageError(f"{args.file}: {e}") from None
+    except UndecidedError as e:  # still exit 3 and "undecided:", now naming the file
+        raise UndecidedError(f"{args.file}: a covering question was undecided: {e}") from None
     finally:
         if progress is not None:
             progress.close()  # before any other output: the line is rewritten in place
@@ -158,27 +144,25 @@ def run(args: argparse.Namespace) -> int:
     if used == 0:
         kinds = [item.kind for item in parse_document(text)]
         if not args.advertisements and "advertise" in kinds:
-            return _fail(f"{args.file} has no subscriptions; it has {kinds.count('advertise')} "
+            raise UsageError(f"{args.file} has no subscriptions; it has {kinds.count('advertise')} "
                          "advertisements (use --advertisements)")
         if args.advertisements and ("subscribe" in kinds or "ifconfig" in kinds):
-            return _fail(f"{args.file} has no advertise lines; drop --advertisements to draw its subscriptions")
+            raise UsageError(f"{args.file} has no advertise lines; drop --advertisements to draw its subscriptions")
         what = "advertise" if args.advertisements else "subscribe"
-        return _fail(f"{args.file} has no {what} lines")
+        raise UsageError(f"{args.file} has no {what} lines")
 
     options = {"max_nodes": args.max_nodes, "top_levels": args.top_levels, "title": args.title}
-    try:
-        if fmt == "text":
-            data: str | bytes = outline(poset, args.title)
-        elif fmt == "dot":
-            data = to_dot(poset, **options)
-        elif fmt == "svg":
-            data = to_svg(poset, **options)
-        elif fmt == "png":
-            data = to_png(poset, **options)
-        else:
-            data = to_html(poset, **options)
-    except GraphvizError as e:
-        return _fail(str(e), EXIT_UNAVAILABLE)
+    # Graphviz missing or failing (svg, png) is exit 69 through the one policy.
+    if fmt == "text":
+        data: str | bytes = outline(poset, args.title)
+    elif fmt == "dot":
+        data = to_dot(poset, **options)
+    elif fmt == "svg":
+        data = to_svg(poset, **options)
+    elif fmt == "png":
+        data = to_png(poset, **options)
+    else:
+        data = to_html(poset, **options)
 
     if out:
         try:
@@ -187,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 Path(out).write_text(data, encoding="utf-8")
         except OSError as e:
-            return _fail(f"cannot write {out}: {e.strerror}")
+            raise UsageError(f"cannot write {out}: {e.strerror}") from None
         print(f"wrote {out}: {shape(poset)}")
     else:
         sys.stdout.write(data if isinstance(data, str) else data.decode("latin-1"))

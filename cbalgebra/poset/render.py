@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import html
 import itertools
-import shutil
-import subprocess
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cbalgebra.graphviz import GraphvizError, run_dot
+from cbalgebra.graphviz import available as dot_available
 from cbalgebra.poset.layout import Box, layered_layout
 from cbalgebra.poset.stats import shape as shape_of
 
@@ -50,10 +50,6 @@ LINE_CHARS = 44
 MAX_LINES = 6
 CHAR_WIDTH = 7.2  # px at 12 px monospace
 LINE_HEIGHT = 15.0
-
-
-class GraphvizError(RuntimeError):
-    """Graphviz ``dot`` is missing or failed."""
 
 
 @dataclass
@@ -286,26 +282,6 @@ def to_dot(
         out.append(f"  {v.ids[a]} -> {v.ids[b]};")
     out.append("}")
     return "\n".join(out) + "\n"
-
-
-def dot_available() -> bool:
-    return shutil.which("dot") is not None
-
-
-def run_dot(dot_text: str, fmt: str, timeout: float = 300.0) -> bytes:
-    exe = shutil.which("dot")
-    if exe is None:
-        raise GraphvizError("Graphviz 'dot' is not installed (Debian package: graphviz)")
-    try:
-        done = subprocess.run(
-            [exe, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True, timeout=timeout, check=False
-        )
-    except subprocess.TimeoutExpired:
-        raise GraphvizError(f"Graphviz 'dot' took more than {timeout:.0f} s") from None
-    if done.returncode != 0:
-        msg = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GraphvizError("Graphviz 'dot' failed: " + (msg[-1] if msg else f"exit {done.returncode}"))
-    return done.stdout
 
 
 def to_svg(poset: Poset, **options: Any) -> str:

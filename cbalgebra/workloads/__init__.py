@@ -12,17 +12,61 @@ Names resolve lazily so that ``import cbalgebra`` does not import numpy.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_SUBMODULES = ("_forwarding", "_dnf")
+from cbalgebra.lazy import lazy_exports
 
+if TYPE_CHECKING:
+    from ._dnf import (
+        DNF_SCENARIOS,
+        INT_HIGH,
+        INT_LOW,
+        INT_OPS,
+        SIZE_WEIGHTS,
+        STRING_OPS,
+        dnf_predicates,
+        english_terms,
+        name_cumulative_weights,
+        string_names,
+    )
+    from ._forwarding import (
+        ForwardingWorkload,
+        forwarding,
+        pseudo_words,
+        sff_constraint,
+        sff_float,
+        sff_message,
+        sff_string,
+        write_sff_document,
+        zipf_weights,
+    )
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    for sub in _SUBMODULES:
-        module = importlib.import_module(f"{__name__}.{sub}")  # imports numpy, hence only on first use
-        if hasattr(module, name):
-            return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = [
+    "DNF_SCENARIOS",
+    "INT_HIGH",
+    "INT_LOW",
+    "INT_OPS",
+    "SIZE_WEIGHTS",
+    "STRING_OPS",
+    "ForwardingWorkload",
+    "dnf_predicates",
+    "english_terms",
+    "forwarding",
+    "name_cumulative_weights",
+    "pseudo_words",
+    "sff_constraint",
+    "sff_float",
+    "sff_message",
+    "sff_string",
+    "string_names",
+    "write_sff_document",
+    "zipf_weights",
+]
+
+# numpy loads with either generator, on first use.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "_forwarding": ("ForwardingWorkload", "forwarding", "pseudo_words", "sff_constraint", "sff_float",
+                    "sff_message", "sff_string", "write_sff_document", "zipf_weights"),
+    "_dnf": ("DNF_SCENARIOS", "INT_HIGH", "INT_LOW", "INT_OPS", "SIZE_WEIGHTS", "STRING_OPS", "dnf_predicates",
+             "english_terms", "name_cumulative_weights", "string_names"),
+}, globals())

@@ -1,33 +1,11 @@
-"""Broadcast publication, broadcast subscription and AMSP, as per-hop signalling between active nodes.
+"""Broadcast publication (BP), broadcast subscription (BS) and AMSP, one class each, on the shared engine.
 
 Ge, Ji, Kurose & Towsley, "Matchmaker: Signaling for Dynamic Publish/Subscribe
 Applications", §5 designs AMSP; §6 compares it with broadcast publication
 (BP: every link a p-link) and broadcast subscription (BS: every link an
-s-link). All three run on the same engine here; BP and BS simply never change
-their marking and send no COST_ANNOUNCE.
-
-State, as §5.4 places it:
-
-- each directed link t = (u, v) of the multicast trees has a marking, kept at
-  both ends (``mark_u`` at the upstream node u, which decides it; ``mark_v``
-  at the downstream node v) with an epoch counting u's changes;
-- PCDs that crossed t are kept at v (``pstore[t]``), SCDs that crossed t at
-  u (``sstore[t]``); the publisher's and the subscriber's own CDs are local;
-- a CD carries its entity's id and a version (hard state: a newer version
-  replaces the old, a version with no square withdraws it).
-
-Propagation: a PCD of publisher x crosses t iff t is in x's tree and a
-p-link; an SCD of subscriber y crosses t iff y receives data sent over t and
-t is an s-link. A node forwards each SCD once per link, however many of its
-downstream links brought it.
-
-Matchmaking: for publisher x and receiver y, the node m of x's tree where
-x's PCDs (arriving over p-links) meet y's SCDs (arriving over the s-link
-towards y) computes the MCD of every overlapping PCD × SCD pair with the
-cbalgebra algebra, installs it, and sends it hop by hop up to x and down to
-y (CD_UPDATE carrying an MCD). An MCD's id is (PCD id, SCD id, matchmaker
-node): when the meeting point moves, the old matchmaker withdraws its MCDs
-and the new one installs its own.
+s-link). The engine they share (:class:`~cbalgebra.matchmaker.amsp.signalling.Signalling`:
+transport, CD stores and propagation, matchmaking, MCDs) keeps each link's
+marking; BP and BS never change it and send no COST_ANNOUNCE.
 
 AMSP (§5.2-5.3): each application measures its CD update rate, smooths it
 exponentially, and broadcasts it in a COST_ANNOUNCE when it changes
@@ -39,550 +17,53 @@ fixed rates and no motion the marking settles on ``tdm``'s when the upstream
 relation is acyclic, as it is on shared trees and on every generated
 instance; on a cycle of per-source links, Figure 9's "an upstream s-link
 forces an s-link" keeps the whole cycle s-links once one of them is:
-``Overlay.upstream_cycle``.) A
-change is a CHANGE_MARKING from u to v and a CHANGE_MARKING_REPLY back, the
-first carrying u's PCDs when the link becomes a p-link, the reply carrying
-v's SCDs when it becomes an s-link.
-
-MCD update policy (``ProtocolConfig.mcd_update``; §5.4 says only that the
-matchmaker sends the MCD "along the multicast data dissemination path between
-the source publisher and the requesting subscriber", not what happens when
-the meeting point moves):
-
-- ``"path"`` (the default): an MCD's id names its matchmaker, so when a marking
-  change moves the meeting point of a pair, the old matchmaker withdraws the
-  MCD over the whole path and the new one installs it over the whole path;
-- ``"segment"``: an MCD's id is (PCD id, SCD id) alone. A matchmaker that loses
-  a pair because of a marking change (not because a CD changed) hands it over
-  silently, and an MCD update travels only as far as it changes something: a
-  node that receives the MCD it already holds does not forward it, and a new
-  matchmaker that already holds the MCD sends nothing. Only the segment whose
-  installed MCD changes is re-signalled.
-
-Every message also carries its cause: ``"cd"`` when it descends from an
-application's CD change, ``"marking"`` when it descends from a COST_ANNOUNCE
-(the link marking and what a marking change re-sends). ``sent_by_cause``
-counts them (the study's breakdown of AMSP's messages).
-
-Transport: with ``hop_delay`` 0, a message is delivered after every message
-sent before it (a FIFO queue drained within the same simulated instant: the
-limit of equal, vanishing per-hop delays); otherwise each hop takes its
-link's delay as a SimPy timeout. Links are FIFO either way.
+``Overlay.upstream_cycle``.) A change is a CHANGE_MARKING from u to v and
+a CHANGE_MARKING_REPLY back, the first carrying u's PCDs when the link
+becomes a p-link, the reply carrying v's SCDs when it becomes an s-link.
 """
 
 from __future__ import annotations
 
-import math
-from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from cbalgebra.matchmaker.amsp.overlay import Overlay
-from cbalgebra.matchmaker.amsp.regions import MatchCache, Square, SquareBook
-from cbalgebra.values import Filter
+from cbalgebra.matchmaker.amsp.regions import Square
+from cbalgebra.matchmaker.amsp.signalling import Signalling
+from cbalgebra.matchmaker.amsp.transport import CAUSE_MARKING, K_CM, K_CMR, K_COST
+from cbalgebra.matchmaker.costs import P_LINK, S_LINK
 
-__all__ = ["CAUSES", "KINDS", "MARKING_KINDS", "MCD_UPDATES", "PROTOCOLS", "ProtocolConfig", "Signalling"]
-
-#: Message types, as §6.1 counts them (a CD_UPDATE by the CD it carries).
-KINDS = ("CD_UPDATE/PCD", "CD_UPDATE/SCD", "CD_UPDATE/MCD", "COST_ANNOUNCE", "CHANGE_MARKING",
-         "CHANGE_MARKING_REPLY")
-K_PCD, K_SCD, K_MCD, K_COST, K_CM, K_CMR = range(6)
-#: The messages spent on link marking (the paper's "3 %").
-MARKING_KINDS = ("COST_ANNOUNCE", "CHANGE_MARKING", "CHANGE_MARKING_REPLY")
-PROTOCOLS = ("BP", "BS", "AMSP")
-#: ``ProtocolConfig.mcd_update``: re-signal a moved or changed MCD over the whole path, or only where it changes.
-MCD_UPDATES = ("path", "segment")
-#: What a message descends from: an application's CD change, or AMSP's rate announcements and marking.
-CAUSES = ("cd", "marking")
-CAUSE_CD, CAUSE_MARKING = range(2)
-P_LINK, S_LINK = "p", "s"
-#: Bucket side (cells) of the spatial index that proposes candidate pairs; the algebra decides them.
-BUCKET = 4
+__all__ = ["AMSP", "BP", "BS", "ENGINES"]
 
 
-@dataclass(frozen=True)
-class ProtocolConfig:
-    """The protocol and AMSP's parameters (§5.2-5.3 leave all their values unstated)."""
+class BP(Signalling):
+    """Broadcast publication (§6): every link a p-link for good. Each PCD update floods its publisher's
+    whole tree, and every receiver matches the PCDs it holds with its own SCDs, which never leave it."""
 
-    protocol: str = "AMSP"
-    interval: float = 10.0  # rate measurement interval (s)
-    jitter: float = 1.0  # plus U[0, jitter] s, against synchronised measurements
-    alpha: float = 0.25  # exponential smoothing weight of the newest measurement
-    significance: float = 0.1  # announce when |estimate − announced| > significance · announced
-    floor: float = 0.01  # ... and > floor (CD updates/s), so that rates near zero stay quiet
-    delta: float = 0.5  # Figure 9's hysteresis δ (CD updates/s)
-    initial_marking: str = P_LINK  # AMSP's links start as p-links (§5.3's example)
-    #: Tests: fixed rates {("P", x): f_x, ("S", y): g_y} announced once at time 0, no measurement.
-    static_rates: Mapping[tuple[str, Any], float] | None = None
-    mcd_update: str = "path"  # one of MCD_UPDATES (see the module docstring); §5.4 leaves it open
-
-    def __post_init__(self) -> None:
-        """Every field checked, each with a one-line ValueError (issue 23: a NaN interval hung ``simulate``)."""
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {self.protocol!r} (one of {', '.join(PROTOCOLS)})")
-        if self.initial_marking not in (P_LINK, S_LINK):
-            raise ValueError(f"initial_marking must be 'p' or 's', not {self.initial_marking!r}")
-        if self.mcd_update not in MCD_UPDATES:
-            raise ValueError(f"mcd_update must be one of {', '.join(MCD_UPDATES)}, not {self.mcd_update!r}")
-        # A measurement interval below a millisecond would spin the clock without advancing it.
-        bounds = (("interval", 1e-3), ("jitter", 0.0), ("significance", 0.0), ("floor", 0.0), ("delta", 0.0))
-        for name, low in bounds:
-            value = _finite(name, getattr(self, name))
-            if value < low:
-                raise ValueError(f"{name} must be >= {low:g}, not {value}")
-        if not 0 < _finite("alpha", self.alpha) <= 1:
-            raise ValueError(f"alpha must lie in (0, 1], not {self.alpha}")
-        if self.static_rates is not None:
-            if not isinstance(self.static_rates, Mapping):
-                raise ValueError(f"static_rates must be a mapping, not {type(self.static_rates).__name__}")
-            for key, rate in self.static_rates.items():
-                if _finite(f"static rate of {key!r}", rate) < 0:
-                    raise ValueError(f"static rate of {key!r} must be >= 0, not {rate}")
+    def first_marking(self) -> str:
+        return P_LINK
 
 
-def _finite(what: str, value: object) -> float:
-    """``value`` as a float, or a one-line ValueError: not a number, NaN or infinite."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} must be a number, not {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{what} must be finite, not {value}")
-    return float(value)
+class BS(Signalling):
+    """Broadcast subscription (§6): every link an s-link for good. Each SCD update climbs every link that
+    carries data to its subscriber, and every publisher matches its own PCDs, which never leave it."""
+
+    def first_marking(self) -> str:
+        return S_LINK
 
 
-Entry = tuple[int, "Square | None"]  # (version, square); square None: withdrawn
+class AMSP(Signalling):
+    """The Active Matchmaker Signaling Protocol (§5.2-5.3): rate tables fed by COST_ANNOUNCEs, and each
+    link's marking decided by its upstream node with Figure 9, changed by CHANGE_MARKING and its reply."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        nodes = self.ov.nodes
+        # The announced rates each node has heard: f_x of the publishers above it, g_y of the subscribers below.
+        self.f_table: dict[Any, dict[Any, float]] = {n: {} for n in nodes}
+        self.g_table: dict[Any, dict[Any, float]] = {n: {} for n in nodes}
+        self.g_seen: dict[Any, dict[Any, int]] = {n: {} for n in nodes}  # the newest announcement of each g_y
 
-class Signalling:
-    """The active matchmakers of every node, and the links between them."""
-
-    def __init__(self, env: Any, overlay: Overlay, config: ProtocolConfig, book: SquareBook,
-                 end: float, instant: bool = True, cache: MatchCache | None = None, trace: bool = False,
-                 waves: bool = True) -> None:
-        self.env = env
-        self.ov = overlay
-        self.config = config
-        self.book = book
-        self.end = end
-        self.instant = instant
-        self.waves = waves and instant  # benchmarks/amsp.py compares against the queue for every hop
-        self.cache = cache or MatchCache()
-        n_links = len(overlay.links)
-        initial = {"BP": P_LINK, "BS": S_LINK}.get(config.protocol, config.initial_marking)
-        self.mark_u = [initial] * n_links
-        self.mark_v = [initial] * n_links
-        self.epoch_u = [0] * n_links
-        self.epoch_v = [0] * n_links
-        self.pstore: list[dict[Any, dict[int, Entry]]] = [{} for _ in range(n_links)]
-        self.sstore: list[dict[int, Entry]] = [{} for _ in range(n_links)]
-        self.sfwd: list[dict[int, int]] = [{} for _ in range(n_links)]
-        self.local_p: dict[Any, dict[int, Entry]] = {x: {} for x in overlay.publishers}
-        self.local_s: dict[Any, dict[int, Entry]] = {y: {} for y in overlay.subscribers}
-        self.pairs: dict[Any, dict[tuple[int, int], Filter]] = {n: {} for n in overlay.nodes}
-        self.by_p: dict[Any, dict[int, set[int]]] = {n: {} for n in overlay.nodes}
-        self.by_s: dict[Any, dict[int, set[int]]] = {n: {} for n in overlay.nodes}
-        self.installed: dict[Any, dict[tuple[int, int, Any], Filter]] = {n: {} for n in overlay.nodes}
-        self.p_owner: dict[int, Any] = {}
-        self.s_owner: dict[int, Any] = {}
-        self.version: dict[int, int] = {}
-        # The spatial index of every live CD's current square, by kind: it only
-        # proposes candidate pairs (a conservative superset); each node decides
-        # a pair from its own stores with the algebra.
-        self.p_index: dict[tuple[int, int], set[int]] = {}
-        self.s_index: dict[tuple[int, int], set[int]] = {}
-        self.p_square: dict[int, Square] = {}
-        self.s_square: dict[int, Square] = {}
-        # AMSP's tables of announced rates, per node.
-        self.f_table: dict[Any, dict[Any, float]] = {n: {} for n in overlay.nodes}
-        self.g_table: dict[Any, dict[Any, float]] = {n: {} for n in overlay.nodes}
-        self.g_seen: dict[Any, dict[Any, int]] = {n: {} for n in overlay.nodes}
-        self.marking_changes = 0
-        # Accounting.
-        self.sent = [0] * len(KINDS)
-        self.received = [0] * len(KINDS)
-        self.cause = CAUSE_CD  # the cause of what is being handled now; the messages it sends inherit it
-        self.sent_by_cause = [[0] * len(KINDS) for _ in CAUSES]
-        #: Per second, the messages of each kind that descend from AMSP's announcements and marking.
-        self.marking_series = [[0] * (int(end) + 1) for _ in KINDS]
-        self.segment = config.mcd_update == "segment"
-        self.series = [[0] * (int(end) + 1) for _ in KINDS]  # messages sent per second, by kind
-        self.queue: deque[tuple[int, int, Callable[..., None], tuple]] = deque()
-        self.cd_events = 0
-        self.changes_by_app: dict[tuple[str, Any], int] = {}  # CD changes per application
-        #: With ``trace``: every CD's successive cells (None: withdrawn), for the checks.
-        self.cell_trace: dict[int, list[tuple[int, int] | None]] | None = {} if trace else None
-        self._near_keys: dict[Square, tuple[tuple[int, int], ...]] = {}
-        # matchable[x][n]: n may be where x's PCDs meet SCDs (a receiver of x, or an s-link below it in T_x).
-        self.matchable: dict[Any, dict[Any, bool]] = {x: {} for x in overlay.publishers}
-        for x in overlay.publishers:
-            for n in {x} | set(overlay.parent[x]):
-                self._update_matchable(x, n)
-        # s_matchable[n]: n may hold some publisher's PCDs (it is a publisher, or a p-link enters it).
-        self.s_matchable: dict[Any, bool] = {}
-        for n in overlay.nodes:
-            self._update_s_matchable(n)
-        self.bin = 0  # the second of the series that sends count in (-1: after the end)
-
-    # ------------------------------------------------------------------ transport
-    def _send(self, kind: int, link: int, handler: Callable[..., None], args: tuple) -> None:
-        self.sent[kind] += 1
-        cause = self.cause
-        self.sent_by_cause[cause][kind] += 1
-        if self.bin >= 0:
-            self.series[kind][self.bin] += 1
-            if cause == CAUSE_MARKING:
-                self.marking_series[kind][self.bin] += 1
-        if self.instant:
-            self.queue.append((kind, cause, handler, args))
-            return
-        event = self.env.timeout(self.ov.delay[link])
-        event.callbacks.append(lambda _event: self._deliver(kind, cause, handler, args))
-
-    def _clock(self) -> None:
-        """Read the simulated time once per entry point: every send until the next one shares it."""
-        now = self.env.now
-        self.bin = int(now) if now < self.end else -1
-
-    def _deliver(self, kind: int, cause: int, handler: Callable[..., None], args: tuple) -> None:
-        self._clock()
-        self.cause = cause
-        self.received[kind] += 1
-        handler(*args)
-
-    def pump(self) -> None:
-        """Deliver every queued message (instant transport), and those they cause, in FIFO order."""
-        queue, received = self.queue, self.received
-        while queue:
-            kind, cause, handler, args = queue.popleft()
-            self.cause = cause
-            received[kind] += 1
-            handler(*args)
-
-    def in_flight(self) -> int:
-        return sum(self.sent) - sum(self.received)
-
-    # ------------------------------------------------------------------ sources
-    def cd_changed(self, kind: str, node: Any, cd: int, cell: tuple[int, int] | None) -> None:
-        """An application's entity ``cd`` now describes the square around ``cell`` (None: withdrawn)."""
-        self.cd_events += 1
-        self.cause = CAUSE_CD
-        key = (kind, node)
-        self.changes_by_app[key] = self.changes_by_app.get(key, 0) + 1
-        if self.cell_trace is not None:
-            self.cell_trace.setdefault(cd, []).append(cell)
-        self._clock()
-        ver = self.version.get(cd, -1) + 1
-        self.version[cd] = ver
-        sq = self.book.at(*cell) if cell is not None else None
-        if kind == "P":
-            self.p_owner[cd] = node
-            self._reindex(self.p_index, self.p_square, cd, sq)
-            store = self.local_p[node]
-            if sq is None:
-                store.pop(cd, None)
-            else:
-                store[cd] = (ver, sq)
-            self._pcd_changed(node, node, cd, (ver, sq))
-        else:
-            self.s_owner[cd] = node
-            self._reindex(self.s_index, self.s_square, cd, sq)
-            self.local_s[node][cd] = (ver, sq)
-            self._scd_changed(node, cd)
-        if self.instant:
-            self.pump()
-
-    @staticmethod
-    def _reindex(index: dict, where: dict, cd: int, sq: Square | None) -> None:
-        old = where.pop(cd, None)
-        if old is not None:
-            bucket = index[(old.cx // BUCKET, old.cy // BUCKET)]
-            bucket.discard(cd)
-        if sq is not None:
-            where[cd] = sq
-            index.setdefault((sq.cx // BUCKET, sq.cy // BUCKET), set()).add(cd)
-
-    def _near(self, index: dict, sq: Square) -> list[int]:
-        """CDs whose square may overlap sq: centres within 2·half cells, bucket-rounded outwards."""
-        keys = self._near_keys.get(sq)
-        if keys is None:
-            reach = 2 * self.book.half
-            keys = self._near_keys[sq] = tuple(
-                (bx, by)
-                for bx in range((sq.cx - reach) // BUCKET, (sq.cx + reach) // BUCKET + 1)
-                for by in range((sq.cy - reach) // BUCKET, (sq.cy + reach) // BUCKET + 1))
-        found: list[int] = []
-        for key in keys:
-            bucket = index.get(key)
-            if bucket:
-                found.extend(bucket)
-        return found
-
-    # ------------------------------------------------------------------ views
-    def _pcd_view(self, n: Any, x: Any, cd: int) -> Entry | None:
-        if n == x:
-            return self.local_p[x].get(cd)
-        t = self.ov.parent[x].get(n)
-        if t is None:
-            return None
-        group = self.pstore[t].get(x)
-        return group.get(cd) if group else None
-
-    def _scd_view(self, n: Any, x: Any, y: Any, cd: int) -> Entry | None:
-        """y's SCD cd as node n sees it on the way from y in x's tree (None if it has not arrived)."""
-        if y == n:
-            return self.local_s[n].get(cd)
-        t = self.ov.toward[x].get(n, {}).get(y)
-        if t is None:
-            return None
-        return self.sstore[t].get(cd)
-
-    def _scd_available(self, n: Any, cd: int) -> Entry | None:
-        """The newest version of SCD cd that any source of node n holds (square None: withdrawn)."""
-        y = self.s_owner[cd]
-        best = self.local_s[n].get(cd) if y == n else None
-        sstore = self.sstore
-        for c in self.ov.down_to[y].get(n, ()):
-            e = sstore[c].get(cd)
-            if e is not None and (best is None or e[0] > best[0]):
-                best = e
-        return best
-
-    def _update_s_matchable(self, n: Any) -> None:
-        mark = self.mark_v
-        self.s_matchable[n] = n in self.local_p or any(mark[j] == P_LINK for j in self.ov.in_links[n])
-
-    def _update_matchable(self, x: Any, n: Any) -> None:
-        mark = self.mark_u
-        self.matchable[x][n] = n in self.ov.receivers[x] or any(
-            mark[c] == S_LINK for c in self.ov.children[x].get(n, ()))
-
-    # ------------------------------------------------------------------ matchmaking
-    def _pair_region(self, n: Any, x: Any, p: int, s: int) -> Filter | None:
-        pv = self._pcd_view(n, x, p)
-        if pv is None or pv[1] is None:
-            return None
-        sv = self._scd_view(n, x, self.s_owner[s], s)
-        if sv is None or sv[1] is None:
-            return None
-        return self.cache.mcd(pv[1], sv[1])
-
-    def _set_pair(self, n: Any, p: int, s: int, x: Any, region: Filter | None) -> None:
-        pairs = self.pairs[n]
-        key = (p, s)
-        old = pairs.get(key)
-        if old == region:
-            return
-        if region is None:
-            del pairs[key]
-            self.by_p[n][p].discard(s)
-            self.by_s[n][s].discard(p)
-        else:
-            pairs[key] = region
-            if old is None:
-                self.by_p[n].setdefault(p, set()).add(s)
-                self.by_s[n].setdefault(s, set()).add(p)
-        if not self.segment:
-            self._send_mcd(n, x, self.s_owner[s], (p, s, n), region)
-        elif region is not None or self.cause != CAUSE_MARKING:
-            # A pair lost to a marking change lives on at the new meeting point: hand it over silently.
-            self._send_mcd(n, x, self.s_owner[s], (p, s, None), region)
-
-    def _match_p(self, n: Any, x: Any, p: int) -> None:
-        candidates = set(self.by_p[n].get(p, ()))
-        view = self._pcd_view(n, x, p)
-        if view is not None and view[1] is not None and self.matchable[x].get(n, False):
-            candidates.update(self._near(self.s_index, view[1]))
-        for s in candidates:
-            self._set_pair(n, p, s, x, self._pair_region(n, x, p, s))
-
-    def _match_s(self, n: Any, s: int) -> None:
-        candidates = set(self.by_s[n].get(s, ()))
-        squares = set()
-        if self.s_owner[s] == n:
-            e = self.local_s[n].get(s)
-            if e is not None and e[1] is not None:
-                squares.add(e[1])
-        for c in self.ov.out_links[n]:
-            e = self.sstore[c].get(s)
-            if e is not None and e[1] is not None:
-                squares.add(e[1])
-        for sq in squares:
-            candidates.update(self._near(self.p_index, sq))
-        p_owner = self.p_owner
-        for p in candidates:
-            x = p_owner[p]
-            self._set_pair(n, p, s, x, self._pair_region(n, x, p, s))
-
-    def _send_mcd(self, n: Any, x: Any, y: Any, key: tuple[int, int, Any], region: Filter | None) -> None:
-        if self.segment and self.installed[n].get(key) == region:
-            return  # the path holds this MCD already
-        self._install(n, key, region)
-        if n != x:
-            t = self.ov.parent[x][n]
-            self._send(K_MCD, t, self._on_mcd, (self.ov.head[t], x, y, key, region, True))
-        if n != y:
-            t = self.ov.toward[x][n][y]
-            self._send(K_MCD, t, self._on_mcd, (self.ov.tail[t], x, y, key, region, False))
-
-    def _install(self, n: Any, key: tuple[int, int, Any], region: Filter | None) -> None:
-        if region is None:
-            self.installed[n].pop(key, None)
-        else:
-            self.installed[n][key] = region
-
-    def _on_mcd(self, n: Any, x: Any, y: Any, key: tuple[int, int, Any], region: Filter | None, up: bool) -> None:
-        if self.segment and self.installed[n].get(key) == region:
-            return  # the rest of the path holds it already
-        self._install(n, key, region)
-        if up and n != x:
-            t = self.ov.parent[x][n]
-            self._send(K_MCD, t, self._on_mcd, (self.ov.head[t], x, y, key, region, True))
-        elif not up and n != y:
-            t = self.ov.toward[x][n][y]
-            self._send(K_MCD, t, self._on_mcd, (self.ov.tail[t], x, y, key, region, False))
-
-    # ------------------------------------------------------------------ PCDs
-    def _settled(self, t: int) -> bool:
-        """Both ends of t agree on its marking and no CHANGE_MARKING is on its way over it."""
-        return self.epoch_u[t] == self.epoch_v[t] and self.mark_u[t] == self.mark_v[t]
-
-    def _pcd_changed(self, n: Any, x: Any, cd: int, update: Entry | None) -> None:
-        """PCD cd of x changed at n; ``update`` (version, square) is forwarded on n's p-links of x's tree.
-
-        With instant transport, the update crosses settled links as a wave, hop by hop in
-        depth-first order without the message queue: each hop is still one message sent and
-        received, and the receiving node does exactly what ``_on_pcd`` does. (Nothing else
-        queued on such a link can be overtaken in a way that matters: versions order PCD
-        updates, and a pending CHANGE_MARKING makes the link unsettled.)
-        """
-        if cd in self.by_p[n] or self.matchable[x].get(n, False):
-            self._match_p(n, x, cd)
-        if update is None:
-            return
-        children_of = self.ov.children[x]
-        if n not in children_of:
-            return
-        ver, sq = update
-        mark_u, mark_v, epoch_u, epoch_v = self.mark_u, self.mark_v, self.epoch_u, self.epoch_v
-        tail, pstore, by_p, matchable = self.ov.tail, self.pstore, self.by_p, self.matchable[x]
-        wave = self.waves
-        crossed = 0
-        stack = [n]
-        while stack:
-            u = stack.pop()
-            for c in children_of.get(u, ()):
-                if mark_u[c] != P_LINK:
-                    continue
-                if not (wave and epoch_u[c] == epoch_v[c] and mark_v[c] == P_LINK):
-                    self._send(K_PCD, c, self._on_pcd, (c, x, cd, ver, sq))
-                    continue
-                crossed += 1
-                store = pstore[c]
-                group = store.get(x)
-                if group is None:
-                    group = store[x] = {}
-                old = group.get(cd)
-                if old is not None and old[0] >= ver:
-                    continue
-                if sq is None:
-                    group.pop(cd, None)
-                else:
-                    group[cd] = update
-                v = tail[c]
-                if cd in by_p[v] or matchable.get(v, False):
-                    self._match_p(v, x, cd)
-                stack.append(v)
-        if crossed:
-            self._count(K_PCD, crossed)
-
-    def _count(self, kind: int, hops: int) -> None:
-        """``hops`` messages of ``kind`` sent and received within this instant (a wave)."""
-        self.sent[kind] += hops
-        self.received[kind] += hops
-        self.sent_by_cause[self.cause][kind] += hops
-        if self.bin >= 0:
-            self.series[kind][self.bin] += hops
-            if self.cause == CAUSE_MARKING:
-                self.marking_series[kind][self.bin] += hops
-
-    def _on_pcd(self, t: int, x: Any, cd: int, ver: int, sq: Square | None) -> None:
-        if self.mark_v[t] != P_LINK:  # pragma: no cover - links are FIFO: CHANGE_MARKING comes after
-            return
-        store = self.pstore[t]
-        group = store.get(x)
-        if group is None:
-            group = store[x] = {}
-        old = group.get(cd)
-        if old is not None and old[0] >= ver:
-            return
-        if sq is None:
-            group.pop(cd, None)
-        else:
-            group[cd] = (ver, sq)
-        self._pcd_changed(self.ov.tail[t], x, cd, (ver, sq))
-
-    # ------------------------------------------------------------------ SCDs
-    def _scd_changed(self, n: Any, cd: int) -> None:
-        """SCD cd changed at n: rematch it, and bring each s-link above n up to date.
-
-        As for PCDs, with instant transport the update climbs settled links as a wave.
-        """
-        y = self.s_owner[cd]
-        ov, mark_v, mark_u, epoch_u, epoch_v = self.ov, self.mark_v, self.mark_u, self.epoch_u, self.epoch_v
-        sfwd, by_s, s_matchable = self.sfwd, self.by_s, self.s_matchable
-        wave = self.waves
-        up_from = ov.up_from[y]
-        crossed = 0
-        stack = [n]
-        while stack:
-            v = stack.pop()
-            if cd in by_s[v] or s_matchable[v]:
-                self._match_s(v, cd)
-            best = self._scd_available(v, cd)
-            for t in up_from.get(v, ()):
-                if mark_v[t] != S_LINK:
-                    continue
-                sent = sfwd[t].get(cd)
-                if best is None:
-                    if sent is None:
-                        continue
-                    del sfwd[t][cd]
-                    message: tuple = (t, epoch_v[t], cd, sent, None, True)
-                elif sent is None or best[0] > sent:
-                    sfwd[t][cd] = best[0]
-                    message = (t, epoch_v[t], cd, best[0], best[1], False)
-                else:
-                    continue
-                if not (wave and epoch_u[t] == epoch_v[t] and mark_u[t] == S_LINK):
-                    self._send(K_SCD, t, self._on_scd, message)
-                    continue
-                crossed += 1
-                if self._store_scd(t, cd, message[3], message[4], message[5]):
-                    stack.append(ov.head[t])
-        if crossed:
-            self._count(K_SCD, crossed)
-
-    def _store_scd(self, t: int, cd: int, ver: int, sq: Square | None, drop: bool) -> bool:
-        """Apply an SCD message at t's upstream node; whether its store changed."""
-        store = self.sstore[t]
-        old = store.get(cd)
-        if drop:
-            # t no longer carries this version of cd (the CD itself lives on).
-            if old is None or old[0] > ver:
-                return False
-            del store[cd]
-            return True
-        if old is not None and old[0] >= ver:
-            return False
-        store[cd] = (ver, sq)
-        return True
-
-    def _on_scd(self, t: int, epoch: int, cd: int, ver: int, sq: Square | None, drop: bool) -> None:
-        """An SCD update over t; ``drop``: t stops carrying cd's version ``ver``."""
-        if self.mark_u[t] != S_LINK or epoch != self.epoch_u[t]:
-            return  # sent before the other end learnt of a newer marking
-        if self._store_scd(t, cd, ver, sq, drop):
-            self._scd_changed(self.ov.head[t], cd)
+    def first_marking(self) -> str:
+        return self.config.initial_marking
 
     # ------------------------------------------------------------------ AMSP: rates
     def announce(self, kind: str, node: Any, value: float, seq: int) -> None:
@@ -627,8 +108,7 @@ class Signalling:
 
     # ------------------------------------------------------------------ AMSP: Figure 9
     def _fig9(self, i: int) -> None:
-        if self.config.protocol != "AMSP":
-            return
+        """Figure 9 at link i's upstream node: an s-link below an s-link, else by the costs with hysteresis δ."""
         mark_v = self.mark_v
         if any(mark_v[j] == S_LINK for j in self.ov.upstream[i]):
             new = S_LINK
@@ -722,12 +202,6 @@ class Signalling:
             for cd, _ver, _sq in payload:
                 self._scd_changed(u, cd)
 
-    # ------------------------------------------------------------------ results
-    def marking(self) -> dict[tuple[Any, Any], str]:
-        """The marking as each link's upstream node holds it."""
-        return {link: self.mark_u[i] for i, link in enumerate(self.ov.links)}
 
-    def installed_mcds(self) -> dict[Any, set[tuple[int, int, Filter]]]:
-        """Per node, the (PCD id, SCD id, MCD) installed in its forwarding plane."""
-        return {n: {(p, s, region) for (p, s, _origin), region in inst.items()}
-                for n, inst in self.installed.items()}
+#: The engine of each protocol, by its name in ``ProtocolConfig.protocol``.
+ENGINES: dict[str, type[Signalling]] = {"BP": BP, "BS": BS, "AMSP": AMSP}

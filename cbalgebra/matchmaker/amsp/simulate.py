@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cbalgebra.matchmaker.amsp.config import ProtocolConfig
 from cbalgebra.matchmaker.amsp.overlay import Overlay
-from cbalgebra.matchmaker.amsp.protocols import CAUSES, KINDS, ProtocolConfig, Signalling
+from cbalgebra.matchmaker.amsp.protocols import AMSP, ENGINES
+from cbalgebra.matchmaker.amsp.signalling import Signalling
+from cbalgebra.matchmaker.amsp.transport import CAUSES, KINDS
 from cbalgebra.matchmaker.amsp.regions import MatchCache, SquareBook
 from cbalgebra.matchmaker.amsp.world import App, World, WorldConfig
 
@@ -122,8 +125,8 @@ def simulate(
         raise ValueError("hop_delay needs the instance's graph for the link weights")
     env = simpy.Environment()
     book = SquareBook(world.grid, world.half)
-    engine = Signalling(env, overlay, protocol, book, end=duration, instant=hop_delay <= 0, cache=MatchCache(),
-                        trace=keep_state, waves=waves)
+    engine = ENGINES[protocol.protocol](env, overlay, protocol, book, end=duration, instant=hop_delay <= 0,
+                                        cache=MatchCache(), trace=keep_state, waves=waves)
 
     def emit(app: App, eid: int, cell: tuple[int, int] | None) -> None:
         app.measured += 1
@@ -132,7 +135,7 @@ def simulate(
     sim_world = World(env, world, overlay.publishers, overlay.subscribers, seed, emit, end=duration,
                       record_paths=keep_state)
     timer_events = [0]
-    if protocol.protocol == "AMSP":
+    if isinstance(engine, AMSP):
         rng = random.Random(f"amsp-protocol:{seed}")
         if protocol.static_rates is not None:
             rates = protocol.static_rates
@@ -187,7 +190,7 @@ def simulate(
     )
 
 
-def _measure(env: Any, engine: Signalling, app: App, config: ProtocolConfig, rng: random.Random,
+def _measure(env: Any, engine: AMSP, app: App, config: ProtocolConfig, rng: random.Random,
              end: float, ticks: list[int]) -> Any:
     """§5.2: measure the application's CD update rate every interval (plus jitter), smooth it
     exponentially, and announce it when it moved by more than the significance threshold."""

@@ -40,6 +40,8 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cbalgebra.matchmaker.amsp.config import finite_number
+
 __all__ = ["SPEED_CLASSES", "App", "SpeedClass", "World", "WorldConfig"]
 
 
@@ -62,7 +64,7 @@ class SpeedClass:
         if not isinstance(self.name, str):
             raise ValueError(f"a speed class's name must be a string, not {self.name!r}")
         for field_name in ("low", "high", "share"):
-            _finite_number(f"speed class {self.name!r}: {field_name}", getattr(self, field_name))
+            finite_number(f"speed class {self.name!r}: {field_name}", getattr(self, field_name))
         # Below MIN_SPEED a leg would take longer than a float can count (and speed × G/1000 could
         # round to 0); an entity that slow does not move: use WorldConfig(motion=False).
         if not MIN_SPEED <= self.low <= self.high <= MAX_SPEED:
@@ -74,15 +76,6 @@ class SpeedClass:
     def scaled(self, factor: float) -> SpeedClass:
         """The same class with both speeds multiplied by ``factor`` (the sensitivity study's speed axis)."""
         return SpeedClass(self.name, self.low * factor, self.high * factor, self.share)
-
-
-def _finite_number(what: str, value: object) -> float:
-    """``value`` as a float, or a one-line ValueError: not a number, NaN or infinite."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} must be a number, not {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{what} must be finite, not {value}")
-    return float(value)
 
 
 def _integer(what: str, value: object) -> int:
@@ -125,9 +118,9 @@ class WorldConfig:
         lo, hi = (_integer("initial", v) for v in self.initial)
         if not 0 <= lo <= hi:
             raise ValueError(f"initial must be 0 <= low <= high, not {self.initial}")
-        if not 0 <= _finite_number("arrival_rate", self.arrival_rate) <= MAX_ARRIVAL_RATE:
+        if not 0 <= finite_number("arrival_rate", self.arrival_rate) <= MAX_ARRIVAL_RATE:
             raise ValueError(f"arrival_rate must lie in [0, {MAX_ARRIVAL_RATE:g}], not {self.arrival_rate}")
-        if not _finite_number("lifetime_factor", self.lifetime_factor) > 0:
+        if not finite_number("lifetime_factor", self.lifetime_factor) > 0:
             raise ValueError(f"lifetime_factor must be > 0, not {self.lifetime_factor}")
         mean_life = self.lifetime_factor * max(hi, 1)
         if not (math.isfinite(mean_life) and 1.0 / mean_life > 0):
@@ -139,7 +132,7 @@ class WorldConfig:
             raise ValueError("the speed classes' shares must sum to 1")
         if not isinstance(self.pause, tuple) or len(self.pause) != 2:
             raise ValueError(f"pause must be a pair (low, high), not {self.pause!r}")
-        p_lo, p_hi = (_finite_number("pause", v) for v in self.pause)
+        p_lo, p_hi = (finite_number("pause", v) for v in self.pause)
         if not 0 <= p_lo <= p_hi:
             raise ValueError(f"pause must be 0 <= low <= high, not {self.pause}")
         if not isinstance(self.motion, bool):

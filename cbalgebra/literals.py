@@ -1,23 +1,17 @@
-"""Literal decoding shared by the Lark transformer and the fast scanner."""
+"""Literal decoding: the values that string, number and boolean tokens stand
+for, with their checks; shared by every reader of the language (the Lark
+transformer, the fast scanner, the printer and the matcher's bulk reader)."""
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from lark import Token
 
-from cbalgebra.values import (
-    BOOL,
-    FLOAT,
-    INT,
-    INT_MAX,
-    INT_MIN,
-    OPERATOR_SPECS,
-    STRING,
-    TYPE_SPECS,
-    Op,
-)
+from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
+from cbalgebra.values import BOOL, FLOAT, INT, INT_MAX, INT_MIN, STRING
 
 
 #: Largest number of conjunctions that expanding one predicate to
@@ -30,7 +24,7 @@ from cbalgebra.values import (
 MAX_DNF_TERMS = 10_000
 
 
-class LocatedError(Exception):
+class LocatedError(CbalgebraError):
     """A semantic error raised inside the transformer, pinned to a token."""
 
     def __init__(self, reason: str, token: Token | None) -> None:
@@ -39,11 +33,7 @@ class LocatedError(Exception):
         self.token = token
 
 
-#: Grammar terminal -> canonical spelling, derived from the vocabulary tables
-#: of values.py (the terminals are named after the words: T_INTEGER, SFF_PREFIX,
-#: CONTAINS_WORD; tests/test_parse_keywords.py checks them against the grammar).
-TYPE_OF_TOKEN: dict[str, str] = {token: t.spelling for t in TYPE_SPECS for token in t.tokens}
-OP_OF_TOKEN: dict[str, str] = {token: o.symbol for o in OPERATOR_SPECS if o.code != Op.ANY for token in o.tokens}
+#: Literal terminal -> the type of its value.
 LITERAL_TYPE = {"STRING": STRING, "INT": INT, "FLOAT": FLOAT, "TRUE": BOOL, "FALSE": BOOL}
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "0": "\0", "/": "/"}
@@ -211,3 +201,45 @@ def literal(token: Token, type_: str | None) -> tuple[str, Any]:
     if type_ is not None and type_ != lit_type:
         raise LocatedError(f"{lit_type} literal does not fit type {type_}", token)
     return lit_type, value
+
+
+class Decline(CbalgebraError):
+    """A reader other than the grammar is not sure of its reading: the grammar
+    reads the text again (and reports the error, if there is one)."""
+
+    exit_code = EXIT_INTERNAL  # the full parser reads what a fast reader declines: one escaping is a bug
+
+
+_PLAIN_INT = re.compile(r"[+-]?[0-9]{1,18}")  # always inside the 64-bit range
+#: A float without exponent, of at most 15 digits either side of the point:
+#: float() reads it exactly as literal() does, and never as 0 unless written 0.
+PLAIN_FLOAT = re.compile(r"[+-]?[0-9]{1,15}\.[0-9]{0,15}")
+
+
+def fast_value(text: str, type_: str | None) -> tuple[str, Any]:
+    """The (type, value) of one literal token's text, as :func:`literal`
+    gives it, checked against ``type_``; raises Decline where literal()
+    would raise its LocatedError."""
+    first = text[0]
+    # The common literals, decoded inline (the same results literal() gives);
+    # everything else goes through literal() with its checks.
+    if first == '"':
+        if "\\" not in text and (type_ is None or type_ == STRING):
+            return STRING, text[1:-1]
+        kind = "STRING"
+    elif text == "true":
+        kind = "TRUE"
+    elif text == "false":
+        kind = "FALSE"
+    elif "x" not in text and "X" not in text and ("." in text or "e" in text or "E" in text):
+        if (type_ is None or type_ == FLOAT) and PLAIN_FLOAT.fullmatch(text):
+            return FLOAT, float(text) + 0.0  # + 0.0 turns -0.0 into 0.0
+        kind = "FLOAT"
+    else:
+        if (type_ is None or type_ == INT) and _PLAIN_INT.fullmatch(text):
+            return INT, int(text)
+        kind = "INT"
+    try:
+        return literal(Token(kind, text), type_)
+    except LocatedError:
+        raise Decline from None

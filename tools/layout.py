@@ -1,0 +1,21 @@
+"""The repository's layout as the package installs it, read from pyproject.toml (one declaration).
+
+``grammar/``, ``reducers/``, ``matcher/`` and ``studies/`` sit beside ``cbalgebra/``
+and install as ``cbalgebra.grammar`` and so on: ``[tool.cbalgebra] mapped-folders``
+lists them, and setup.py, tools/lint, tools/boundaries.py and the benchmarks read
+that list from here rather than spelling it again.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+with open(REPO / "pyproject.toml", "rb") as _pyproject:
+    #: Folders beside ``cbalgebra/`` that are installed as its subpackages.
+    MAPPED_FOLDERS: tuple[str, ...] = tuple(tomllib.load(_pyproject)["tool"]["cbalgebra"]["mapped-folders"])
+
+#: Source folder -> the package it is installed as.
+ROOTS: dict[str, str] = {"cbalgebra": "cbalgebra", **{folder: f"cbalgebra.{folder}" for folder in MAPPED_FOLDERS}}
