@@ -11,6 +11,9 @@ SIGCOMM 2003, §4: a compiled content-based forwarding table.
   the fast path for a message forwarded more than once;
 - ``messages_from_document(text)``, ``read_document(text)`` and
   ``compile_document(text)`` (the table, read in bulk, with the messages);
+- ``encode_predicates({iface: Predicate | Filter})``, ``ColumnEncoder``,
+  ``TableColumns`` and ``decode_value``: the one encoder from predicates to
+  the columns ``from_arrays`` takes, and back (numpy only: no numba);
 - ``warm_up()`` compiles the numba kernels once; ``compile_times()`` reports it.
 
 Names resolve lazily: ``import cbalgebra.matcher.cli`` (done by the CLI to
@@ -24,22 +27,28 @@ from typing import TYPE_CHECKING
 from cbalgebra.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .columns import ColumnEncoder, TableColumns, decode_value, encode_predicates
     from .document import compile_document, messages_from_document, read_document
     from .table import EncodedMessage, ForwardingTable, MessageBatch, compile_times, warm_up
 
 __all__ = [
+    "ColumnEncoder",
     "EncodedMessage",
     "ForwardingTable",
     "MessageBatch",
+    "TableColumns",
     "compile_document",
     "compile_times",
+    "decode_value",
+    "encode_predicates",
     "messages_from_document",
     "read_document",
     "warm_up",
 ]
 
-# numba and scipy load with the table, on first use.
+# numba and scipy load with the table, on first use; the column encoder loads numpy only.
 __getattr__, __dir__ = lazy_exports(__name__, {
+    "columns": ("ColumnEncoder", "TableColumns", "decode_value", "encode_predicates"),
     "table": ("EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "warm_up"),
     "document": ("compile_document", "messages_from_document", "read_document"),
 }, globals())

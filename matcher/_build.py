@@ -2,16 +2,19 @@
 
 Everything here is vectorized numpy over one row per constraint occurrence:
 the only Python loops run over distinct names and distinct string constants.
-The input is a :class:`RawTable` (see ``ForwardingTable.from_arrays``); the
-output a :class:`Compiled` holding the table's arrays
-(:class:`_kernels.TableArrays`) and parameters (:class:`_kernels.Params`).
+The input is a :class:`~cbalgebra.matcher.columns.TableColumns` (see
+``ForwardingTable.from_arrays``), the output a :class:`Compiled` holding the
+table's arrays (:class:`_kernels.TableArrays`) and parameters
+(:class:`_kernels.Params`). :func:`compile_raw` runs the phases in order:
+dense filters, ordered rows, distinct constraints, filter words, key and
+name tables, pattern tables, selectivity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,13 +24,7 @@ from cbalgebra.matcher._kernels import (
     SUBSTRING_PROBE_LENGTHS, T_ANY, T_BOOL, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays,
     fill_pattern_filter, fill_pattern_slots, first_call, pack_arrays, set_bits, string_hashes,
 )
-from cbalgebra.values import OPERATOR_SPECS
-
-# allowed[type, op]: the operator table of cbalgebra/values.py (docs/design.md,
-# §3 "Fixed semantics").
-ALLOWED = np.zeros((NTYPES, NOPS), dtype=bool)
-for _spec in OPERATOR_SPECS:
-    ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True
+from cbalgebra.matcher.columns import ALLOWED, TableColumns
 
 _LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
 INT32_MAX = 2**31 - 1
@@ -40,28 +37,8 @@ def float_keys(x: np.ndarray) -> np.ndarray:
     return np.where(bits < 0, -(bits & _LOW63), bits)
 
 
-@dataclass
-class RawTable:
-    """A forwarding table as columns, one row per constraint occurrence.
-
-    - ``interfaces``: every interface id (int64), including interfaces whose
-      predicate is empty; ``filter_interface[f]``: the interface of filter f.
-    - ``c_filter``, ``c_name`` (index into ``names``), ``c_type`` and ``c_op``
-      (codes of ``TYPE_NAMES`` / ``OP_NAMES``), ``c_value`` (int64): the value
-      of an int; 0/1 for a bool; the IEEE-754 bits of a float
-      (``np.float64(x).view(np.int64)``); for a string the index into
-      ``strings``; ignored for ``any``.
-    """
-
-    interfaces: np.ndarray
-    filter_interface: np.ndarray
-    c_filter: np.ndarray
-    c_name: np.ndarray
-    c_type: np.ndarray
-    c_op: np.ndarray
-    c_value: np.ndarray
-    names: Sequence[str]
-    strings: Sequence[str]
+#: The compiler's input: a table as columns (``ForwardingTable.from_arrays``).
+RawTable = TableColumns
 
 
 @dataclass
@@ -317,42 +294,55 @@ def _canonical_filters(link_u: np.ndarray, link_f: np.ndarray, f_iface: np.ndarr
     return link_u[resort], link_f[resort], f_iface[kept]
 
 
-def compile_raw(raw: RawTable, rounds: int) -> Compiled:
-    _validate(raw)
-    stats: dict[str, float] = {}
+class _Filters(NamedTuple):
+    """Interfaces, dense in ascending id order, and the filters renumbered in
+    interface order: the filters of interface i are interface_filters[i] ..
+    interface_filters[i + 1], so a constraint's links (sorted by filter) come
+    grouped by interface."""
 
-    # -- interfaces, dense in ascending id order
+    ifaces: np.ndarray    # dense index -> external id
+    f_iface: np.ndarray   # each filter's dense interface, ascending
+    c_filter: np.ndarray  # each row's filter, renumbered
+
+
+def _dense_filters(raw: RawTable) -> _Filters:
     ifaces = _uniq(np.asarray(raw.interfaces, dtype=np.int64))
-    n_if = ifaces.shape[0]
     f_iface_in = np.searchsorted(ifaces, raw.filter_interface).astype(np.int64)
     nf = f_iface_in.shape[0]
-    # filters renumbered in interface order: the filters of interface i are
-    # interface_filters[i] .. interface_filters[i + 1], so a constraint's links (sorted by filter)
-    # come grouped by interface
     f_order = np.argsort(f_iface_in, kind="stable")
     f_new = np.empty(nf, dtype=np.int64)
     f_new[f_order] = np.arange(nf, dtype=np.int64)
-    f_iface = f_iface_in[f_order]
     c_filter = f_new[np.asarray(raw.c_filter, dtype=np.int64)] if nf else np.asarray(raw.c_filter, dtype=np.int64)
+    return _Filters(ifaces, f_iface_in[f_order], c_filter)
 
-    # -- names and string constants
+
+class _Rows(NamedTuple):
+    """Each row's key (name, type) and value as an ordered int64, with the
+    canonical names and interned string constants."""
+
+    names: list[str]
+    strings: list[str]
+    keycodes: np.ndarray  # dense key -> name id * NTYPES + type
+    c_key: np.ndarray
+    c_op: np.ndarray
+    cv: np.ndarray
+
+
+def _ordered_rows(raw: RawTable) -> _Rows:
     names, c_name = _canonical_names(raw.names, raw.c_name)
     c_type = raw.c_type.astype(np.int64)
     c_op = raw.c_op.astype(np.int64)
     c_val_in = raw.c_value.astype(np.int64)
     is_str = (c_type == T_STRING) & (c_op != OP_ANY)
     strings, rank = _intern_strings(raw.strings, c_val_in[is_str])
-
-    # -- keys (name, type)
+    # keys (name, type)
     kcode = c_name * NTYPES + c_type
     present = np.zeros(len(names) * NTYPES, dtype=bool)
     present[kcode] = True
     keycodes = np.flatnonzero(present)
     dense_key = np.cumsum(present) - 1
     c_key = dense_key[kcode].astype(np.int64)
-    nkeys = keycodes.shape[0]
-
-    # -- each constraint's value as an ordered int64
+    # each constraint's value as an ordered int64
     cv = np.zeros(c_val_in.shape[0], dtype=np.int64)
     m = (c_type == T_INT) | (c_type == T_BOOL)
     cv[m] = c_val_in[m]
@@ -363,30 +353,51 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     m = is_str & (c_op > OP_GE)
     cv[m] = rank[c_val_in[m]]
     cv[c_op == OP_ANY] = 0
+    return _Rows(names, strings, keycodes, c_key, c_op, cv)
 
-    # -- distinct constraints in (op, key, value) order, with their filters
-    order = np.lexsort((c_filter, cv, c_key, c_op))
-    s_op, s_key, s_cv = c_op[order], c_key[order], cv[order]
+
+class _Distinct(NamedTuple):
+    """The distinct constraints in (op, key, value) order and their links to
+    the filters (canonical, duplicates dropped: ``_canonical_filters``)."""
+
+    d_op: np.ndarray
+    d_key: np.ndarray
+    d_cv: np.ndarray
+    link_u: np.ndarray    # each link's distinct constraint
+    links64: np.ndarray   # each link's filter
+    f_iface: np.ndarray   # each kept filter's dense interface
+
+
+def _distinct_constraints(rows: _Rows, c_filter: np.ndarray, f_iface: np.ndarray) -> _Distinct:
+    order = np.lexsort((c_filter, rows.cv, rows.c_key, rows.c_op))
+    s_op, s_key, s_cv = rows.c_op[order], rows.c_key[order], rows.cv[order]
     s_f = c_filter[order]
     new_c = _group_starts(s_op, s_key, s_cv)
     keep = new_c.copy()
     if keep.size:
         keep[1:] |= s_f[1:] != s_f[:-1]  # drop a constraint repeated inside a filter
     u_of_row = np.cumsum(new_c) - 1
-    n_distinct = int(new_c.sum())
-    d_op, d_key, d_cv = s_op[new_c], s_key[new_c], s_cv[new_c]
     link_u, links64, f_iface = _canonical_filters(u_of_row[keep], s_f[keep], f_iface)
-    nf = f_iface.shape[0]
-    interface_filters = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
-    n_links = links64.shape[0]
-    if n_links > INT32_MAX or nf > INT32_MAX:
+    if links64.shape[0] > INT32_MAX or f_iface.shape[0] > INT32_MAX:
         raise ValueError("table too large: more than 2**31 - 1 constraints or filters")
-    link_start = np.zeros(n_distinct + 1, dtype=np.int64)
-    np.cumsum(np.bincount(link_u, minlength=n_distinct), out=link_start[1:])
-    link_start = link_start.astype(np.int32)
-    links = links64.astype(np.int32)
+    return _Distinct(s_op[new_c], s_key[new_c], s_cv[new_c], link_u, links64, f_iface)
 
-    # -- filters: size and interface packed in one word
+
+class _FilterWords(NamedTuple):
+    """Filters: size and interface packed in one word; interfaces without
+    filters never match (``dead``), empty filters always do (``always``)."""
+
+    filter_info: np.ndarray
+    shift: int
+    counter_dtype: Any
+    n_live: int
+    n_words: int
+    dead: np.ndarray
+    always: np.ndarray
+
+
+def _filter_words(links64: np.ndarray, f_iface: np.ndarray, n_if: int) -> _FilterWords:
+    nf = f_iface.shape[0]
     f_size = np.bincount(links64, minlength=nf).astype(np.int64)
     max_size = int(f_size.max()) if nf else 0
     info_dtype: Any
@@ -396,8 +407,6 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     else:
         shift, info_dtype, counter_dtype = 32, np.uint64, np.int32
     filter_info = ((f_iface.astype(np.uint64) << np.uint64(shift)) | f_size.astype(np.uint64)).astype(info_dtype)
-
-    # -- interfaces without filters never match; empty filters always do
     nwords = max(1, (n_if + 63) // 64)
     live = np.zeros(n_if, dtype=bool)
     live[f_iface] = True
@@ -405,25 +414,18 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
     dead_idx = np.concatenate([np.flatnonzero(~live), np.arange(n_if, nwords * 64)]).astype(np.int64)
     first_call("set_bits", set_bits, (dead.reshape(nwords, 1), np.zeros(dead_idx.shape[0], np.int64), dead_idx))
     always = _uniq(f_iface[f_size == 0]).astype(np.int32)
+    return _FilterWords(filter_info, shift, counter_dtype, int(live.sum()), nwords, dead, always)
 
-    # -- key tables
-    block_start = np.zeros(NOPS * nkeys + 1, dtype=np.int64)
-    np.cumsum(np.bincount(d_op * nkeys + d_key, minlength=NOPS * nkeys), out=block_start[1:])
-    block_start = block_start.astype(np.int32)
-    key_of = np.full(len(names) * NTYPES, -1, dtype=np.int32)
-    key_of[keycodes] = np.arange(nkeys, dtype=np.int32)
-    key_name = keycodes // NTYPES
-    key_type = keycodes % NTYPES
-    relevant = np.zeros(len(names), dtype=np.int64)
-    np.bitwise_or.at(relevant, key_name, np.where(key_type == T_ANY, 0b1111, 1 << key_type))
 
-    # -- strings: pool, hashes, pattern hash table
-    string_chars, string_start = _string_pool(strings)
-    string_hash = first_call("string_hashes", string_hashes, (string_chars, string_start))
-    # prefix and suffix constraints are probed by hash, and so are the
-    # substring constraints of keys with few pattern lengths; the other keys'
-    # substrings are found by an automaton (_automaton)
-    automaton_keys = _automaton_keys(d_op, d_key, d_cv, string_start, int(nkeys))
+def _pattern_tables(d: _Distinct, string_chars: np.ndarray, string_start: np.ndarray, string_hash: np.ndarray,
+                    nkeys: int) -> tuple[dict[str, np.ndarray], int]:
+    """The tables of the prefix, suffix and substring constraints, and the
+    pattern hash table's mask. Prefix and suffix constraints are probed by
+    hash, and so are the substring constraints of keys with few pattern
+    lengths; the other keys' substrings are found by an automaton
+    (``_automaton``)."""
+    d_op, d_key, d_cv = d.d_op, d.d_key, d.d_cv
+    automaton_keys = _automaton_keys(d_op, d_key, d_cv, string_start, nkeys)
     pat = np.flatnonzero(d_op >= OP_PREFIX)
     pat = pat[(d_op[pat] <= OP_SUFFIX) | ((d_op[pat] == OP_SUBSTRING) & ~automaton_keys[d_key[pat]])]
     hsize = 1
@@ -448,51 +450,87 @@ def compile_raw(raw: RawTable, rounds: int) -> Compiled:
         slot = (d_op[pat] - OP_PREFIX) * nkeys + d_key[pat]
         np.maximum.at(pattern_max_length, slot, plen.astype(np.int32))
         np.bitwise_or.at(pattern_lengths, slot, np.left_shift(np.uint64(1), np.minimum(plen, 63).astype(np.uint64)))
-
     substring_automata, roots = _substring_automata(d_op, d_key, d_cv, automaton_keys, string_chars, string_start)
     has_root = np.flatnonzero(roots >= 0)
     # the kernel's sign for an automaton, where the key's longest substring length would be
     pattern_max_length[2 * nkeys + has_root] = -(roots[has_root] + 2)
+    return dict(pattern_slots=pattern_slots, pattern_bloom=pattern_bloom, pattern_max_length=pattern_max_length,
+                pattern_lengths=pattern_lengths, substring_automata=substring_automata), hsize - 1
 
-    # -- names, for messages decoded in compiled code (_wire)
+
+def _name_tables(names: list[str], keycodes: np.ndarray) -> dict[str, np.ndarray]:
+    """Key of each (name, type) code, and the names, for messages decoded in
+    compiled code (``_wire``): the pool, hashes, hash table and the mask of
+    the message types that matter for each name."""
+    nkeys = keycodes.shape[0]
+    key_of = np.full(len(names) * NTYPES, -1, dtype=np.int32)
+    key_of[keycodes] = np.arange(nkeys, dtype=np.int32)
+    key_name = keycodes // NTYPES
+    key_type = keycodes % NTYPES
+    relevant = np.zeros(len(names), dtype=np.int64)
+    np.bitwise_or.at(relevant, key_name, np.where(key_type == T_ANY, 0b1111, 1 << key_type))
     name_chars, name_start = _string_pool(names)
     name_hash = first_call("string_hashes", string_hashes, (name_chars, name_start))
+    return dict(key_of=key_of, name_chars=name_chars, name_start=name_start, name_hash=name_hash,
+                name_slots=_string_slots(name_hash), name_mask=relevant.astype(np.int8))
 
+
+def compile_raw(raw: RawTable, rounds: int) -> Compiled:
+    _validate(raw)
+    filters = _dense_filters(raw)
+    ifaces = filters.ifaces
+    n_if = ifaces.shape[0]
+    rows = _ordered_rows(raw)
+    names, keycodes = rows.names, rows.keycodes
+    nkeys = int(keycodes.shape[0])
+    d = _distinct_constraints(rows, filters.c_filter, filters.f_iface)
+    d_op, d_key, d_cv, link_u, links64, f_iface = d
+    n_distinct, nf = d_op.shape[0], f_iface.shape[0]
+    interface_filters = np.searchsorted(f_iface, np.arange(n_if + 1)).astype(np.int32)
+    link_start = np.zeros(n_distinct + 1, dtype=np.int64)
+    np.cumsum(np.bincount(link_u, minlength=n_distinct), out=link_start[1:])
+    words = _filter_words(links64, f_iface, n_if)
+    # -- key tables: the constraints of a key and operator are one block
+    block_start = np.zeros(NOPS * nkeys + 1, dtype=np.int64)
+    np.cumsum(np.bincount(d_op * nkeys + d_key, minlength=NOPS * nkeys), out=block_start[1:])
+    block_start = block_start.astype(np.int32)
+    name_tables = _name_tables(names, keycodes)
+    # -- strings: pool, hashes, pattern tables
+    string_chars, string_start = _string_pool(rows.strings)
+    string_hash = first_call("string_hashes", string_hashes, (string_chars, string_start))
+    patterns, hash_mask = _pattern_tables(d, string_chars, string_start, string_hash, nkeys)
     # -- selectivity table (§4.3), typed where every filter agrees on the type
-    sel = _selectivity(links64, link_u, d_key, key_name, key_type, f_iface, nf, n_if)
+    sel = _selectivity(links64, link_u, d_key, keycodes // NTYPES, keycodes % NTYPES, f_iface, nf, n_if)
 
     sub_base = int(block_start[OP_SUBSTRING * nkeys]) if nkeys else 0
     n_sub = int(block_start[OP_ANY * nkeys]) - sub_base if nkeys else 0
     params = Params(
-        n_keys=int(nkeys), n_names=len(names), n_interfaces=int(n_if), n_words=int(nwords), info_shift=shift,
-        rounds=0, hash_mask=hsize - 1, substring_base=sub_base, n_substrings=n_sub, n_filters=int(nf),
-        n_live=int(live.sum()), max_ranges=_max_ranges(block_start, int(nkeys)),
+        n_keys=nkeys, n_names=len(names), n_interfaces=int(n_if), n_words=int(words.n_words),
+        info_shift=words.shift, rounds=0, hash_mask=hash_mask, substring_base=sub_base, n_substrings=n_sub,
+        n_filters=int(nf), n_live=words.n_live, max_ranges=_max_ranges(block_start, nkeys),
     )
-    no_rounds = sel.bitmaps(0, nwords)
     arrays = TableArrays(
-        key_of=key_of, block_start=block_start, link_start=link_start,
+        block_start=block_start, link_start=link_start.astype(np.int32),
         # the ordered constraints' values are in the rank tables (order_value)
         pattern_rank=d_cv[block_start[OP_PREFIX * nkeys]:block_start[OP_ANY * nkeys]].astype(np.int32),
-        links=links, filter_info=filter_info, interface_filters=interface_filters, always=always, dead=dead,
+        links=links64.astype(np.int32), filter_info=words.filter_info, interface_filters=interface_filters,
+        always=words.always, dead=words.dead,
         # the selectivity arrays are filled by with_rounds
-        selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(), selectivity_bits=no_rounds,
+        selectivity_name=sel.name[:0].copy(), selectivity_type=sel.type[:0].copy(),
+        selectivity_bits=sel.bitmaps(0, words.n_words),
         string_chars=string_chars, string_start=string_start, string_hash=string_hash,
-        pattern_slots=pattern_slots, pattern_max_length=pattern_max_length, pattern_lengths=pattern_lengths,
-        string_slots=_string_slots(string_hash), pattern_bloom=pattern_bloom,
-        name_chars=name_chars, name_start=name_start, name_hash=name_hash, name_slots=_string_slots(name_hash),
-        name_mask=relevant.astype(np.int8),
-        **_order_ranks(d_op, d_key, d_cv, int(nkeys)),
+        string_slots=_string_slots(string_hash), **patterns, **name_tables,
+        **_order_ranks(d_op, d_key, d_cv, nkeys),
         # the interface of each link's filter, for the counting's gathering
         # step (_kernels._count_links); a byte, so only up to 256 interfaces
         link_interface=f_iface[links64].astype(np.uint8) if n_if <= 256 else np.zeros(0, np.uint8),
-        substring_automata=substring_automata,
     )
     compiled = Compiled(
         arrays=arrays, params=params, interfaces=ifaces, names=names,
-        lookup={s: (i, int(relevant[i])) for i, s in enumerate(names)},
-        strings=strings, n_constraints=int(n_links), n_distinct=n_distinct,
-        n_filters=nf, n_live=int(live.sum()), counter_dtype=np.dtype(counter_dtype), selectivity=sel,
-        stats=stats,
+        lookup={s: (i, int(m)) for i, (s, m) in enumerate(zip(names, name_tables["name_mask"], strict=True))},
+        strings=rows.strings, n_constraints=int(links64.shape[0]), n_distinct=int(n_distinct),
+        n_filters=nf, n_live=words.n_live, counter_dtype=np.dtype(words.counter_dtype), selectivity=sel,
+        stats={},
     )
     return compiled.with_rounds(rounds)
 

@@ -22,8 +22,8 @@ give identical compiled arrays (``tests/test_matcher_bulk.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from lark import Token
@@ -33,39 +33,14 @@ from cbalgebra.matcher._scan import (
     F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
 )
 from cbalgebra.literals import PLAIN_FLOAT, Decline, LocatedError, fast_value, unquote
-from cbalgebra.parse import DocumentItem, scan_document
-from cbalgebra.values import (
-    ANY,
-    OP_CODE,
-    FLOAT,
-    OPERATOR_SPECS,
-    TYPE_CODE,
-    Filter,
-    InvalidValueError,
-    Message,
-    Op,
-    Type,
-)
-from cbalgebra.matcher.document import _error
+from cbalgebra.parse import scan_document
+from cbalgebra.values import FLOAT, Filter, InvalidValueError, Message, Type
+from cbalgebra.matcher.columns import ALLOWED, ColumnEncoder, Interner, TableColumns
+from cbalgebra.matcher.document import TableStatements
 
-__all__ = ["TableColumns", "table_columns"]
+__all__ = ["DocumentColumns", "table_columns"]
 
-T_STRING, T_INT, T_FLOAT, T_BOOL, T_ANY = (int(Type.STRING), int(Type.INT), int(Type.FLOAT), int(Type.BOOL),
-                                           int(Type.ANY))
-OP_ANY = int(Op.ANY)
-
-# allowed[type, op], from the one operator table of cbalgebra/values.py
-_ALLOWED = np.zeros((len(Type), len(Op)), dtype=bool)
-for _spec in OPERATOR_SPECS:
-    _ALLOWED[[int(t) for t in _spec.types], int(_spec.code)] = True
-
-
-class _Ids(dict):
-    """Value -> dense id, in order of first use."""
-
-    def __missing__(self, key):
-        value = self[key] = len(self)
-        return value
+T_STRING, T_INT, T_FLOAT, T_BOOL = int(Type.STRING), int(Type.INT), int(Type.FLOAT), int(Type.BOOL)
 
 
 @dataclass
@@ -81,31 +56,16 @@ class _Chunk:
 
 
 @dataclass
-class TableColumns:
-    """A document's forwarding table as the columns of ``ForwardingTable.from_arrays``,
-    and the pre-processing limit it sets (None if none)."""
+class DocumentColumns(TableColumns):
+    """A document's forwarding table as columns, and the pre-processing
+    limit it sets (None if none)."""
 
-    interfaces: np.ndarray
-    filter_interface: np.ndarray
-    c_filter: np.ndarray
-    c_name: np.ndarray
-    c_type: np.ndarray
-    c_op: np.ndarray
-    c_value: np.ndarray
-    names: list[str]
-    strings: list[str]
     preprocessing_limit: int | None = None
     #: the document's messages (``select`` and ``publish``) and the lines they start on
     messages: list[Message] = field(default_factory=list)
     message_lines: list[int] = field(default_factory=list)
     #: statements read in bulk and by the full parser (for benchmarks and tests)
     statements: dict[str, int] = field(default_factory=dict)
-
-    def arrays(self) -> dict:
-        """Keyword arguments for ``ForwardingTable.from_arrays``."""
-        return dict(interfaces=self.interfaces, filter_interface=self.filter_interface, c_filter=self.c_filter,
-                    c_name=self.c_name, c_type=self.c_type, c_op=self.c_op, c_value=self.c_value,
-                    names=self.names, strings=self.strings)
 
 
 #: Type code of each value kind of ``_scan`` (-1: the any form, typed by its words).
@@ -120,8 +80,8 @@ class _Reader:
     through their distinct values only."""
 
     def __init__(self) -> None:
-        self.names = _Ids()
-        self.strings = _Ids()
+        self.names = Interner()
+        self.strings = Interner()
         self.text: str | None = None
         self.chars: np.ndarray | None = None
         self.rows = new_rows(_ROWS, _ROWS // 4)
@@ -186,7 +146,7 @@ class _Reader:
         bad |= (prefix >= 0) & ~is_any & (prefix != type_)
         bad |= is_any & ((prefix >= 0) == (suffix >= 0))
         type_ = np.where(is_any, np.maximum(prefix, suffix), type_).astype(np.int8)
-        bad |= ~_ALLOWED[np.maximum(type_, 0), op] | (type_ < 0)
+        bad |= ~ALLOWED[np.maximum(type_, 0), op] | (type_ < 0)
         value = rows.int_value[:n].copy()
         value_start, value_end = rows.value_start[:n], rows.value_end[:n]
         slow = (rows.flags[:n] & F_SLOW) != 0
@@ -248,30 +208,21 @@ def _string(raw: str) -> str | None:
         return None
 
 
-class _Table:
-    """The state of a document being read, as in ``read_document``: the
-    interfaces in order of declaration and their filters as column chunks."""
+class _Table(TableStatements):
+    """The state of a document being read (``TableStatements``): the
+    interfaces in order of declaration and their filters as column chunks,
+    from the bulk reader or encoded by the one encoder (``columns``) for the
+    statements the full parser read."""
 
     def __init__(self, reader: _Reader) -> None:
+        super().__init__()
         self.reader = reader
+        self.encoder = ColumnEncoder(reader.names, reader.strings)
         self.clear()
-        self.n_subscribe = 0
-        self.limit: int | None = None
-        self.kinds_seen: dict[str, int] = {}
-        self.error: tuple[int, str] | None = None  # the first, raised once the whole text has parsed
-        self.messages: list[Message] = []
-        self.message_lines: list[int] = []
 
     def clear(self) -> None:
         self.interfaces: dict[int, None] = {}
-        self.chunks: list[tuple[np.ndarray, tuple]] = []  # (interface of each filter, columns)
-
-    def configure(self, kind: str, line: int) -> None:
-        other = "subscribe" if kind == "ifconfig" else "ifconfig"
-        if other in self.kinds_seen and self.error is None:
-            self.error = (line, f"'{kind}' after '{other}' (line {self.kinds_seen[other]}): a document "
-                                "configures interfaces with either ifconfig or subscribe statements, not both")
-        self.kinds_seen.setdefault(kind, line)
+        self.chunks: list[tuple[np.ndarray, Sequence[np.ndarray]]] = []  # (interface of each filter, columns)
 
     def add_chunk(self, chunk: _Chunk) -> None:
         self.configure("ifconfig", chunk.line)
@@ -282,64 +233,10 @@ class _Table:
     def add_filters(self, interface: int, filters: tuple[Filter, ...]) -> None:
         """Filters the full parser built (a statement the bulk reader left)."""
         self.interfaces.setdefault(interface, None)
-        names, strings = self.reader.names, self.reader.strings
-        c_filter: list[int] = []
-        c_name: list[int] = []
-        c_type: list[int] = []
-        c_op: list[int] = []
-        c_value: list[int] = []
-        float_rows: list[int] = []
-        float_values: list[Any] = []
-        for k, f in enumerate(filters):
-            for c in f.constraints:
-                c_filter.append(k)
-                c_name.append(names[c.name])
-                t = TYPE_CODE[c.type]
-                c_type.append(t)
-                c_op.append(OP_CODE[c.op])
-                if c.op == ANY:
-                    c_value.append(0)
-                elif t == T_STRING:
-                    c_value.append(strings[c.value])
-                elif t == T_FLOAT:
-                    float_rows.append(len(c_value))
-                    float_values.append(c.value)
-                    c_value.append(0)
-                else:
-                    c_value.append(int(c.value))  # type: ignore[arg-type]  # an int or a bool here
-        value = np.array(c_value, dtype=np.int64)
-        if float_rows:
-            value[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
-        self.chunks.append((np.full(len(filters), interface, dtype=np.int64),
-                            (np.array(c_filter, np.int64), np.array(c_name, np.int64), np.array(c_type, np.int8),
-                             np.array(c_op, np.int8), value)))
+        self.encoder.add(interface, filters)
+        self.chunks.append(self.encoder.take())
 
-    def add_item(self, item: DocumentItem) -> None:
-        kind = item.kind
-        if kind == "ifconfig" and item.interface is not None:
-            self.configure(kind, item.line)
-            self.add_filters(item.interface, item.value.filters)
-        elif kind == "subscribe":
-            self.configure(kind, item.line)
-            self.add_filters(self.n_subscribe, item.value.filters)
-            self.n_subscribe += 1
-        elif kind in ("select", "publish"):
-            self.messages.append(item.value)
-            self.message_lines.append(item.line)
-        elif kind == "command":
-            words = item.value
-            if words and words[0] == "clear":
-                self.clear()
-            elif len(words) >= 2 and words[0] == "set" and words[1] in ("preprocessing_limit",
-                                                                          "preprocessing_rounds"):
-                value = words[-1]
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    if self.error is None:
-                        self.error = (item.line, f"{words[1]} must be an int >= 0, not {value!r}")
-                else:
-                    self.limit = value
-
-    def columns(self) -> TableColumns:
+    def columns(self) -> DocumentColumns:
         interfaces = np.array(list(self.interfaces), dtype=np.int64)
         parts: list[list[np.ndarray]] = [[] for _ in range(5)]
         filter_interface: list[np.ndarray] = []
@@ -353,7 +250,7 @@ class _Table:
         dtypes = (np.int64, np.int64, np.int8, np.int8, np.int64)
         c_filter, c_name, c_type, c_op, c_value = (
             np.concatenate(p) if p else np.zeros(0, d) for p, d in zip(parts, dtypes, strict=True))
-        return TableColumns(
+        return DocumentColumns(
             interfaces=interfaces,
             filter_interface=np.concatenate(filter_interface) if filter_interface else np.zeros(0, np.int64),
             c_filter=c_filter, c_name=c_name, c_type=c_type.astype(np.int8), c_op=c_op.astype(np.int8),
@@ -362,7 +259,7 @@ class _Table:
         )
 
 
-def table_columns(text: str) -> TableColumns:
+def table_columns(text: str) -> DocumentColumns:
     """The forwarding table of a document (see the module docstring).
 
     Raises the :class:`cbalgebra.parse.ParseError` that
@@ -380,9 +277,7 @@ def table_columns(text: str) -> TableColumns:
         else:
             table.add_item(item)
             full += 1
-    if table.error is not None:
-        line, reason = table.error
-        raise _error(text, line, reason)
+    table.raise_error(text)
     columns = table.columns()
     columns.statements = {"bulk": bulk, "full": full}
     return columns

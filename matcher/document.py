@@ -34,14 +34,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cbalgebra.parse import ParseError, parse_document
-from cbalgebra.values import Message, Predicate
+from cbalgebra.parse import DocumentItem, ParseError, parse_document
+from cbalgebra.values import Filter, Message, Predicate
 
 if TYPE_CHECKING:  # the table module imports numba, which reading a document does not need
     from cbalgebra.matcher.table import ForwardingTable
 
-__all__ = ["CompiledDocument", "DocumentTable", "compile_document", "messages_from_document", "read_document",
-           "table_from_document", "table_from_document_objects"]
+__all__ = ["CompiledDocument", "DocumentTable", "TableStatements", "compile_document", "messages_from_document",
+           "read_document", "table_from_document", "table_from_document_objects"]
 
 
 @dataclass
@@ -61,41 +61,91 @@ def _error(text: str, line: int, reason: str) -> ParseError:
     return ParseError(reason, line, 1, context + "\n^")
 
 
+class TableStatements:
+    """The meaning of a document's statements for its forwarding table, item
+    by item (the decisions of the module docstring): which interface gets
+    which filters, ``clear``, the pre-processing limit, the messages, and
+    the first error (raised by the caller once the whole text has parsed, so
+    that a parse error anywhere comes first). :func:`read_document` and the
+    bulk reader (``_bulk``) subclass it with their own storage of filters."""
+
+    def __init__(self) -> None:
+        self.n_subscribe = 0
+        self.limit: int | None = None
+        self.kinds_seen: dict[str, int] = {}
+        self.error: tuple[int, str] | None = None
+        self.messages: list[Message] = []
+        self.message_lines: list[int] = []
+
+    def add_filters(self, interface: int, filters: tuple[Filter, ...]) -> None:
+        """``filters`` join the predicate of ``interface`` (declared even if empty)."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        """Forget every interface configured so far."""
+        raise NotImplementedError
+
+    def configure(self, kind: str, line: int) -> None:
+        other = "subscribe" if kind == "ifconfig" else "ifconfig"
+        if other in self.kinds_seen and self.error is None:
+            self.error = (line, f"'{kind}' after '{other}' (line {self.kinds_seen[other]}): a document "
+                                "configures interfaces with either ifconfig or subscribe statements, not both")
+        self.kinds_seen.setdefault(kind, line)
+
+    def add_item(self, item: DocumentItem) -> None:
+        kind = item.kind
+        if kind == "ifconfig" and item.interface is not None:
+            self.configure(kind, item.line)
+            self.add_filters(item.interface, item.value.filters)
+        elif kind == "subscribe":
+            self.configure(kind, item.line)
+            self.add_filters(self.n_subscribe, item.value.filters)
+            self.n_subscribe += 1
+        elif kind in ("select", "publish"):
+            self.messages.append(item.value)
+            self.message_lines.append(item.line)
+        elif kind == "command":
+            self.command(item.value, item.line)
+
+    def command(self, words: list, line: int) -> None:
+        if words and words[0] == "clear":
+            self.clear()
+        elif len(words) >= 2 and words[0] == "set" and words[1] in ("preprocessing_limit", "preprocessing_rounds"):
+            value = words[-1]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                if self.error is None:
+                    self.error = (line, f"{words[1]} must be an int >= 0, not {value!r}")
+            else:
+                self.limit = value
+
+    def raise_error(self, text: str) -> None:
+        """Raise the first error, if there was one, located in ``text``."""
+        if self.error is not None:
+            line, reason = self.error
+            raise _error(text, line, reason)
+
+
+class _Predicates(TableStatements):
+    def __init__(self) -> None:
+        super().__init__()
+        self.filters: dict[int, list[Filter]] = {}
+
+    def add_filters(self, interface: int, filters: tuple[Filter, ...]) -> None:
+        self.filters.setdefault(interface, []).extend(filters)
+
+    def clear(self) -> None:
+        self.filters.clear()
+
+
 def read_document(text: str) -> DocumentTable:
     """Parse a document into interfaces, messages and settings."""
-    items = parse_document(text)
-    doc = DocumentTable()
-    filters: dict[int, list] = {}
-    kinds_seen: dict[str, int] = {}
-    n_subscribe = 0
-    for item in items:
-        kind = item.kind
-        if kind in ("ifconfig", "subscribe"):
-            other = "subscribe" if kind == "ifconfig" else "ifconfig"
-            if other in kinds_seen:
-                raise _error(text, item.line,
-                             f"'{kind}' after '{other}' (line {kinds_seen[other]}): a document configures "
-                             "interfaces with either ifconfig or subscribe statements, not both")
-            kinds_seen.setdefault(kind, item.line)
-        if kind == "ifconfig" and item.interface is not None:
-            filters.setdefault(item.interface, []).extend(item.value.filters)
-        elif kind == "subscribe":
-            filters[n_subscribe] = list(item.value.filters)
-            n_subscribe += 1
-        elif kind in ("select", "publish"):
-            doc.messages.append(item.value)
-            doc.message_lines.append(item.line)
-        elif kind == "command":
-            words = item.value
-            if words and words[0] == "clear":
-                filters.clear()
-            elif len(words) >= 2 and words[0] == "set" and words[1] in ("preprocessing_limit", "preprocessing_rounds"):
-                value = words[-1]
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    raise _error(text, item.line, f"{words[1]} must be an int >= 0, not {value!r}")
-                doc.preprocessing_limit = value
-    doc.predicates = {iface: Predicate(fs) for iface, fs in filters.items()}
-    return doc
+    state = _Predicates()
+    for item in parse_document(text):
+        state.add_item(item)
+    state.raise_error(text)
+    return DocumentTable(predicates={iface: Predicate(fs) for iface, fs in state.filters.items()},
+                         messages=state.messages, message_lines=state.message_lines,
+                         preprocessing_limit=state.limit)
 
 
 def messages_from_document(text: str) -> list[Message]:

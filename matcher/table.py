@@ -20,12 +20,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
+from cbalgebra.matcher.columns import encode_predicates
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.matcher._kernels import first_call, forward_one, forward_parallel, forward_serial, new_scratch
 from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message, message_wire
-from cbalgebra.matcher.layout import SCRATCH_DTYPES, T_FLOAT, T_STRING, TYPE_NAMES, Scratch, pack_arrays
+from cbalgebra.matcher.layout import SCRATCH_DTYPES, TYPE_NAMES, Scratch, pack_arrays
 from cbalgebra.semantics import check_numbers
-from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
+from cbalgebra.values import Filter, Message, Predicate
 
 __all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "message_wire", "warm_up"]
 
@@ -141,51 +142,7 @@ class ForwardingTable:
         if not isinstance(table, Mapping):
             raise TypeError(f"compile expects a mapping of interface id to predicate, not {type(table).__name__}")
         rounds = _check_rounds(preprocessing_rounds)
-        name_ids: dict[str, int] = {}
-        string_ids: dict[str, int] = {}
-        interfaces: list[int] = []
-        filter_interface: list[int] = []
-        # one entry per constraint occurrence: the columns of RawTable
-        constraint_filter: list[int] = []
-        constraint_name: list[int] = []
-        constraint_type: list[int] = []
-        constraint_op: list[int] = []
-        constraint_value: list[int] = []
-        float_rows: list[int] = []  # floats are stored as their bits, converted in one numpy call
-        float_values: list[float] = []
-        for iface, pred in table.items():
-            interfaces.append(_check_iface(iface))
-            if isinstance(pred, Filter):
-                filters: Iterable[Filter] = (pred,)
-            elif isinstance(pred, Predicate):
-                filters = pred.filters
-            else:
-                raise TypeError(f"interface {iface}: expected a Predicate or Filter, not {type(pred).__name__}")
-            for f in filters:
-                filter_id = len(filter_interface)
-                filter_interface.append(iface)
-                for c in f.constraints:
-                    constraint_filter.append(filter_id)
-                    constraint_name.append(name_ids.setdefault(c.name, len(name_ids)))
-                    type_code = TYPE_CODE[c.type]
-                    constraint_type.append(type_code)
-                    constraint_op.append(OP_CODE[c.op])
-                    value: Any = c.value
-                    if value is None:
-                        constraint_value.append(0)
-                    elif type_code == T_STRING:
-                        constraint_value.append(string_ids.setdefault(value, len(string_ids)))
-                    elif type_code == T_FLOAT:
-                        float_rows.append(len(constraint_value))
-                        float_values.append(value)
-                        constraint_value.append(0)
-                    else:
-                        constraint_value.append(int(value))
-        values = np.array(constraint_value, dtype=np.int64)
-        if float_rows:
-            values[np.array(float_rows)] = np.array(float_values, dtype=np.float64).view(np.int64)
-        raw = raw_table(interfaces, filter_interface, constraint_filter, constraint_name, constraint_type,
-                        constraint_op, values, list(name_ids), list(string_ids))
+        raw = encode_predicates(table)
         return cls._from_raw(raw, rounds, t0, numbers)
 
     @classmethod
@@ -621,10 +578,3 @@ def _check_rounds(rounds: Any) -> int:
         raise ValueError(f"preprocessing_rounds must be an int >= 0, not {rounds!r}")
     return int(rounds)
 
-
-def _check_iface(iface: Any) -> int:
-    if isinstance(iface, bool) or not isinstance(iface, (int, np.integer)):
-        raise TypeError(f"interface ids must be ints, not {iface!r}")
-    if iface < 0 or iface > np.iinfo(np.int64).max:
-        raise ValueError(f"interface ids must be ints >= 0, not {iface}")
-    return int(iface)

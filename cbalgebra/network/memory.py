@@ -49,15 +49,10 @@ import numpy as np
 from cbalgebra.values import Predicate
 
 from .paths import ShortestPaths
-from .schemes import (
-    BITS_PER_CONSTRAINT,
-    PIF_UNIONS,
-    _Combiner,
-    _PredicatePool,
-    id_bits,
-    ips_lookup_bits,
-    ips_structure,
-)
+from .names import PIF_UNIONS
+from .per_source import ips_lookup_bits, ips_structure
+from .pool import _Combiner, _PredicatePool
+from .routing import BITS_PER_CONSTRAINT, id_bits
 
 __all__ = ["Estimate", "PifBelow", "TreeOrders", "estimate_total", "exact_memory", "pif_below",
            "processor_constraints", "tree_orders"]

@@ -75,14 +75,20 @@ class, neighbour), numbered, for PSF and iPS; a decision forwards the message
 on the interfaces of the header's source (class) only, through the
 ``broadcast`` set of the table. PSF and iPS rows of several sources that
 hold the same predicate for the same neighbour share one interface (see
-:class:`_PerSource`; ``shared_rows=False`` turns this off).
-:meth:`Routing.deliver_many` forwards hop by hop for many messages at once,
+:class:`cbalgebra.network.per_source._PerSource`; ``shared_rows=False``
+turns this off). The predicates are encoded once for all tables
+(:mod:`cbalgebra.network.pool`). :meth:`Routing.deliver_many` forwards hop by hop for many messages at once,
 one batch call per processor and hop. DRP's pred table has one interface per
 receiver. Each combined predicate (F_u(v, w), F*_u(w), Siena's per-neighbour
 subscriptions) is reduced with the chosen reducer: ``none`` (default) keeps
 the disjunction as the sequence of the receivers' predicates, without even
 merging duplicates (α = 1 in the paper's §2.4 sense); ``siena``, ``exact``,
 ``merge``, ``cover``, ``minimal`` are :func:`cbalgebra.reduce`'s.
+
+Modules. This one defines PIF, DRP, Siena and :func:`build`; what every
+scheme shares (:class:`Routing`, :class:`Delivery`) is in
+:mod:`cbalgebra.network.routing`, PSF and iPS (and iPS's classes of
+indistinguishable sources) in :mod:`cbalgebra.network.per_source`.
 
 Memory (:meth:`Routing.memory`, §2.4). A processor id costs ⌈log2 n⌉ bits;
 a constraint costs :data:`BITS_PER_CONSTRAINT` bits (16 for the attribute
@@ -103,590 +109,49 @@ Each scheme counts what the paper's analysis counts:
 - siena: the subscriptions each server holds from each neighbour and its
   local client, and one subscriber id per (filter, subscriber) entry.
 """
-
 from __future__ import annotations
 
-import math
-from collections import deque
 from collections.abc import Iterable, Mapping
-from functools import cached_property
 from typing import Any, cast
 
 import networkx as nx
 import numpy as np
 
-import cbalgebra
-from cbalgebra.errors import CbalgebraError
 from cbalgebra.reducers import REDUCERS
-from cbalgebra.semantics import matches
-from cbalgebra.values import OP_CODE, TYPE_CODE, Filter, Message, Predicate
+from cbalgebra.values import Filter, Predicate
 
 from .names import PIF_UNIONS, SCHEMES
-from .delivery import DeliveryReport, Packet, check_delivery, smallest_latency_minimal_tree
 from .paths import ShortestPaths
+from .per_source import IPS, PSF, ips_lookup_bits, ips_structure, source_classes
+from .routing import BITS_PER_CONSTRAINT, Delivery, Routing, RoutingError, id_bits
 from .siena import Network
 from .topology import TopologyError, _finish
 
+# Delivery, Routing and the iPS structure live in .routing and .per_source;
+# they are named here too, where the schemes are documented.
 __all__ = [
     "BITS_PER_CONSTRAINT",
+    "DRP",
+    "IPS",
+    "PIF",
     "PIF_UNIONS",
+    "PSF",
     "SCHEMES",
     "Delivery",
     "Routing",
     "RoutingError",
+    "Siena",
     "build",
+    "id_bits",
+    "ips_lookup_bits",
+    "ips_structure",
+    "siena_tree",
+    "source_classes",
 ]
-
-#: bits of one constraint in the memory accounting (see the module docstring)
-BITS_PER_CONSTRAINT = 88
 
 
 def _reducer_choices() -> tuple[str, ...]:
     return ("none", *REDUCERS)
-
-
-class RoutingError(CbalgebraError, ValueError):
-    """Input that does not make a routing problem: an unknown scheme or
-    reducer, a predicate or sender that is not a processor, a network that
-    is not a valid topology. The message is one line."""
-
-
-def id_bits(n: int) -> int:
-    """⌈log2 n⌉, the bits of a processor id (at least 1)."""
-    return max(1, math.ceil(math.log2(n))) if n > 1 else 1
-
-
-# ---------------------------------------------------------------------------
-# Predicates flattened once into the columns of ForwardingTable.from_arrays
-
-class _PredicatePool:
-    """Every predicate any table uses, each flattened once to constraint
-    rows; a table is then a numpy gather of the rows of its (interface,
-    predicate) pairs, with no Python loop per constraint."""
-
-    def __init__(self) -> None:
-        self._type_code, self._op_code = TYPE_CODE, OP_CODE
-        self._ids: dict[Predicate, int] = {}
-        self.predicates: list[Predicate] = []
-        self.names: dict[str, int] = {}
-        self.strings: dict[str, int] = {}
-        self._rows: list[tuple[int, int, int, int, int]] = []  # (local filter, name, type, op, value)
-        self._float_rows: list[tuple[int, float]] = []
-        self._start: list[int] = []
-        self._filters: list[int] = []
-        self._frozen = False
-
-    def add(self, pred: Predicate) -> int:
-        found = self._ids.get(pred)
-        if found is not None:
-            return found
-        assert not self._frozen, "pool already compiled"
-        pid = len(self.predicates)
-        self._ids[pred] = pid
-        self.predicates.append(pred)
-        self._start.append(len(self._rows))
-        self._filters.append(len(pred.filters))
-        for fi, f in enumerate(pred.filters):
-            for c in f.constraints:
-                t = self._type_code[c.type]
-                v = c.value
-                if v is None:
-                    value = 0
-                elif c.type == "string":
-                    value = self.strings.setdefault(str(v), len(self.strings))
-                elif c.type == "float":
-                    self._float_rows.append((len(self._rows), float(v)))
-                    value = 0
-                else:
-                    value = int(v)
-                self._rows.append((fi, self.names.setdefault(c.name, len(self.names)), t,
-                                   self._op_code[c.op], value))
-        return pid
-
-    def size(self, pid: int) -> int:
-        return self.predicates[pid].size
-
-    def freeze(self) -> None:
-        rows = np.array(self._rows, dtype=np.int64).reshape(-1, 5)
-        for r, x in self._float_rows:
-            rows[r, 4] = np.float64(x).view(np.int64)
-        self._cols = rows
-        self._start_a = np.array([*self._start, len(self._rows)], dtype=np.int64)
-        self._nf = np.array(self._filters, dtype=np.int64)
-        self._names_list = list(self.names)
-        self._strings_list = list(self.strings)
-        self._frozen = True
-
-    def table(self, interfaces: Iterable[int], iface: np.ndarray, pid: np.ndarray) -> Any:
-        """A ForwardingTable with the given interfaces, where interface
-        ``iface[k]`` holds the filters of predicate ``pid[k]`` (an interface
-        may appear with several predicates: their disjunction)."""
-        # deferred: the forwarding table loads numba
-        from cbalgebra.matcher import ForwardingTable
-        iface = np.asarray(iface, dtype=np.int64)
-        pid = np.asarray(pid, dtype=np.int64)
-        nf = self._nf[pid]
-        filter_base = np.zeros(len(pid) + 1, dtype=np.int64)
-        np.cumsum(nf, out=filter_base[1:])
-        filter_interface = np.repeat(iface, nf)
-        starts = self._start_a[pid]
-        counts = self._start_a[pid + 1] - starts
-        total = int(counts.sum())
-        # row index of every constraint of every pair, in pair order
-        pair_of_row = np.repeat(np.arange(len(pid)), counts)
-        offsets = np.zeros(len(pid) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        rows = starts[pair_of_row] + (np.arange(total) - offsets[pair_of_row])
-        cols = self._cols[rows] if total else np.zeros((0, 5), dtype=np.int64)
-        return ForwardingTable.from_arrays(
-            interfaces=np.array(sorted({int(i) for i in interfaces}), dtype=np.int64),
-            filter_interface=filter_interface,
-            c_filter=filter_base[pair_of_row] + cols[:, 0],
-            c_name=cols[:, 1], c_type=cols[:, 2], c_op=cols[:, 3], c_value=cols[:, 4],
-            names=self._names_list, strings=self._strings_list)
-
-
-class _Combiner:
-    """Turns a set of receivers into the predicate ids of their disjunction:
-    their own predicates (reducer ``none``) or one reduced predicate (cached
-    by the set, which many (source, edge) pairs share)."""
-
-    def __init__(self, pool: _PredicatePool, predicates: Mapping[int, Predicate], reducer: str) -> None:
-        self.pool = pool
-        self.reducer = reducer
-        self.own = {x: pool.add(p) for x, p in predicates.items()}
-        self._cache: dict[frozenset, tuple[int, ...]] = {}
-
-    def ids(self, receivers: Iterable[int]) -> tuple[int, ...]:
-        receivers = frozenset(x for x in receivers if x in self.own)
-        if self.reducer == "none":
-            return tuple(self.own[x] for x in sorted(receivers))
-        found = self._cache.get(receivers)
-        if found is None:
-            found = self._cache[receivers] = self._reduce(
-                [f for x in sorted(receivers) for f in self.pool.predicates[self.own[x]].filters])
-        return found
-
-    def ids_of_filters(self, filters: list[Filter]) -> tuple[int, ...]:
-        if self.reducer == "none":
-            return (self.pool.add(Predicate(filters)),) if filters else ()
-        return self._reduce(filters)
-
-    def _reduce(self, filters: list[Filter]) -> tuple[int, ...]:
-        if not filters:
-            return ()
-        return (self.pool.add(cbalgebra.reduce(Predicate(filters), reducer=self.reducer)),)
-
-
-# ---------------------------------------------------------------------------
-# Deliveries
-
-class Delivery:
-    """The delivery tree D of one message from one source (§2.2) and its
-    checks (§2.3). ``packets`` lists (processor, parent, header, path
-    length), the root packet at the source first; ``receivers`` is the set
-    of processors holding a packet (the source included)."""
-
-    def __init__(self, routing: Routing, message: Message, source: int, packets: list[Packet]) -> None:
-        self.routing = routing
-        self.message = message
-        self.source = source
-        self.packets: tuple[Packet, ...] = tuple(packets)
-
-    @cached_property
-    def receivers(self) -> frozenset[int]:
-        return frozenset(p.processor for p in self.packets)
-
-    @cached_property
-    def interested(self) -> frozenset[int]:
-        """The processors whose predicate matches the message, by
-        :func:`cbalgebra.matches` (the reference semantics, independent of the
-        forwarding engine the schemes use)."""
-        return frozenset(x for x, p in self.routing.predicates.items() if matches(p, self.message))
-
-    @cached_property
-    def report(self) -> DeliveryReport:
-        return check_delivery(self.routing.graph, self.source, self.interested, self.packets,
-                              paths=self.routing.paths)
-
-    @property
-    def correct(self) -> bool:
-        return self.report.correct
-
-    @property
-    def latency_minimal(self) -> bool:
-        return self.report.latency_minimal
-
-    @property
-    def duplicates(self) -> dict[int, int]:
-        """Processors that received the message more than once: processor →
-        packets received."""
-        return dict(self.report.duplicates)
-
-    @property
-    def size(self) -> int:
-        """|D|: packets processed, the root included (transmissions: |D| - 1)."""
-        return len(self.packets)
-
-    @property
-    def transmissions(self) -> int:
-        return len(self.packets) - 1
-
-    @cached_property
-    def header_bits(self) -> int:
-        """Bits of header carried over links: the sum over the transmitted
-        packets (the root is not transmitted)."""
-        return sum(self.routing._header_bits(p.header) for p in self.packets if p.parent is not None)
-
-    @cached_property
-    def optimum(self):
-        """The smallest latency-minimal delivery tree (exact for small DAGs,
-        else a labelled bound): :func:`smallest_latency_minimal_tree`."""
-        return smallest_latency_minimal_tree(self.routing.graph, self.source, self.interested,
-                                             paths=self.routing.paths)
-
-    @property
-    def ideal(self) -> bool | None:
-        """Latency-minimal and as small as the smallest latency-minimal tree;
-        None when that smallest size is only bounded."""
-        if not self.latency_minimal:
-            return False
-        if not self.optimum.exact:
-            return None
-        return self.size == self.optimum.size
-
-    def __repr__(self) -> str:
-        return (f"<Delivery {self.routing.scheme} from {self.source}: {self.size} packets, "
-                f"{len(self.receivers)} processors>")
-
-
-# ---------------------------------------------------------------------------
-# The schemes
-
-class Routing:
-    """A routing scheme's state on one network (built by :func:`build`)."""
-
-    scheme = "?"
-
-    def __init__(self, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
-                 senders: frozenset[int], reducer: str) -> None:
-        self.graph = graph
-        self.paths = paths
-        self.n = paths.n
-        self.predicates = predicates
-        self.receivers = frozenset(predicates)
-        self.senders = senders
-        self.reducer = reducer
-        self.id_bits = id_bits(self.n)
-        self.tables: dict[int, Any] = {}
-        #: numba threads of deliver_many's batch calls (None: all)
-        self.threads: int | None = 1
-        self._weight = {u: {w: float(d["weight"]) for w, d in graph[u].items()} for u in graph.nodes}
-        self._pool = _PredicatePool()
-        self._combine = _Combiner(self._pool, predicates, reducer)
-        #: per processor: the scheme's table rows [(row, predicate ids)], as the
-        #: paper's memory model counts them
-        self._rows: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
-        #: per processor, when it differs: the rows compiled, [(interface, predicate ids)]
-        self._table_rows: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
-
-    #: PSF and iPS compile rows of equal (neighbour, predicate) once (see _PerSource)
-    shared_rows = True
-
-    # -- building ------------------------------------------------------------
-    def _setup(self) -> None:
-        """Compute every processor's state (each scheme's own)."""
-        raise NotImplementedError
-
-    def _compile(self, interfaces: dict[int, Iterable[int]]) -> None:
-        """One table per processor from self._rows[u] = [(iface, pred ids)]."""
-        self._pool.freeze()
-        for u in range(self.n):
-            rows = self._table_rows.get(u, self._rows.get(u, []))
-            iface = [i for i, ids in rows for _ in ids]
-            pid = [p for _, ids in rows for p in ids]
-            self.tables[u] = self._pool.table(interfaces[u], np.array(iface, dtype=np.int64),
-                                              np.array(pid, dtype=np.int64))
-
-    def _compiled_constraints(self, u: int) -> int:
-        table = self.tables.get(u)
-        return 0 if table is None else int(table.stats()["constraints"])
-
-    def _row_constraints(self, u: int) -> int:
-        return sum(self._pool.size(p) for _, ids in self._rows.get(u, []) for p in ids)
-
-    # -- delivering ----------------------------------------------------------
-    def deliver(self, message: Message, source: int) -> Delivery:
-        """Inject ``message`` at ``source`` and record the delivery tree."""
-        if not isinstance(message, Message):
-            raise RoutingError(f"deliver expects a Message, not {type(message).__name__}")
-        self._check_source(source)
-        packets = [Packet(source, None, self._init(source, message), 0.0)]
-        queue: deque[tuple[int, int | None, Any, float]] = deque([(source, None, packets[0].header, 0.0)])
-        limit = 4 * self.n * self.n + 16  # far above any tree; guards against a loop bug
-        while queue:
-            u, parent, header, length = queue.popleft()
-            for w, out_header in self._forward(u, parent, header, message):
-                p = Packet(w, u, out_header, length + self._weight[u][w])
-                packets.append(p)
-                queue.append((w, u, out_header, p.path_length))
-            if len(packets) > limit:  # pragma: no cover - the schemes forward on trees
-                raise RuntimeError(f"{self.scheme}: delivery from {source} does not terminate")
-        return Delivery(self, message, source, packets)
-
-    def deliver_many(self, messages: Iterable[Message], sources: Iterable[int]) -> list[Delivery]:
-        """Deliver ``messages[i]`` from ``sources[i]`` for every i: the same
-        deliveries as :meth:`deliver`, packet for packet (in another order
-        among packets of one hop), computed hop by hop for all messages at
-        once, so that each processor forwards all the packets it holds in one
-        batch call of its table (numba, on all cores)."""
-        messages, sources = list(messages), list(sources)
-        if len(messages) != len(sources):
-            raise RoutingError(f"{len(messages)} messages but {len(sources)} sources")
-        for m in messages:
-            if not isinstance(m, Message):
-                raise RoutingError(f"deliver expects a Message, not {type(m).__name__}")
-        for v in sources:
-            self._check_source(v)
-        headers = self._init_many(messages, sources)
-        packets: list[list[Packet]] = [[Packet(v, None, h, 0.0)] for v, h in zip(sources, headers, strict=True)]
-        frontier: list[tuple[int, int, int | None, Any, float]] = [
-            (i, v, None, h, 0.0) for i, (v, h) in enumerate(zip(sources, headers, strict=True))]
-        hops = 0
-        while frontier:
-            hops += 1
-            if hops > self.n + 1:  # pragma: no cover - paths have at most n - 1 hops
-                raise RuntimeError(f"{self.scheme}: a delivery does not terminate")
-            by_processor: dict[int, list] = {}
-            for item in frontier:
-                by_processor.setdefault(item[1], []).append(item)
-            frontier = []
-            for u, items in sorted(by_processor.items()):
-                for (i, _, _parent, _header, length), out in zip(items, self._forward_many(u, items, messages),
-                                                                 strict=True):
-                    for w, out_header in out:
-                        p = Packet(w, u, out_header, length + self._weight[u][w])
-                        packets[i].append(p)
-                        frontier.append((i, w, u, out_header, p.path_length))
-        return [Delivery(self, m, v, ps) for m, v, ps in zip(messages, sources, packets, strict=True)]
-
-    def _init_many(self, messages: list[Message], sources: list[int]) -> list:
-        return [self._init(v, m) for m, v in zip(messages, sources, strict=True)]
-
-    def _forward_many(self, u: int, items: list, messages: list[Message]) -> list[list]:
-        """For each (message index, u, parent, header, length) held at u, the
-        (neighbour, header) pairs u sends; one batch call of u's table."""
-        offers = [self._offer(u, parent, header) for _, _, parent, header, _ in items]
-        asked = [k for k, ids in enumerate(offers) if ids is not None and len(ids)]
-        out: list[list] = [[] for _ in items]
-        if not asked:
-            return out
-        table = self.tables[u]
-        if len(asked) == 1:
-            k = asked[0]
-            results = [table.forward(messages[items[k][0]], offers[k])]
-        else:
-            offsets, ids = table.forward_batch_csr([messages[items[k][0]] for k in asked],
-                                                   [offers[k] for k in asked], threads=self.threads)
-            results = [ids[offsets[j]:offsets[j + 1]] for j in range(len(asked))]
-        for k, got in zip(asked, results, strict=True):
-            _, _, parent, header, _ = items[k]
-            out[k] = self._decode(u, parent, header, got.tolist())
-        return out
-
-    def _forward(self, u: int, parent: int | None, header: Any, message: Message | None) -> list:
-        ids = self._offer(u, parent, header)
-        if ids is None or len(ids) == 0:
-            return []
-        return self._decode(u, parent, header, self.tables[u].forward(message, ids).tolist())
-
-    def _offer(self, u: int, parent: int | None, header: Any) -> Any:
-        """The interfaces of u's table that may get the packet (its broadcast set)."""
-        raise NotImplementedError
-
-    def _decode(self, u: int, parent: int | None, header: Any, interfaces: list[int]) -> list:
-        """(neighbour, header sent) for each matching interface."""
-        raise NotImplementedError
-
-    def _check_source(self, source: Any) -> None:
-        if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or not 0 <= source < self.n:
-            raise RoutingError(f"source {source!r} is not a processor of this network (0..{self.n - 1})")
-        if source not in self.senders:
-            raise RoutingError(f"processor {source} is not a sender of this routing (build(..., senders=...))")
-
-    def _init(self, source: int, message: Message) -> Any:
-        return source
-
-    def _header_bits(self, header: Any) -> int:
-        return self.id_bits
-
-    # -- memory --------------------------------------------------------------
-    def memory(self) -> dict[str, Any]:
-        """M(S) of §2.4 for the whole network, with the per-processor and
-        per-component breakdown (see the module docstring for the model)."""
-        per = {}
-        components: dict[str, int] = {}
-        for u in range(self.n):
-            parts = self._memory_of(u)
-            constraints = parts.pop("predicate_constraints")
-            ids = sum(parts.values())
-            per[u] = {"id_bits": ids, "predicate_constraints": constraints,
-                      "predicate_bits": constraints * BITS_PER_CONSTRAINT,
-                      "total_bits": ids + constraints * BITS_PER_CONSTRAINT,
-                      "table_rows": len(self._rows.get(u, [])),
-                      "compiled_constraints": self._compiled_constraints(u), **parts}
-            for k, v in parts.items():
-                components[k] = components.get(k, 0) + v
-            components[self._predicate_component] = (components.get(self._predicate_component, 0)
-                                                     + constraints * BITS_PER_CONSTRAINT)
-        idb = sum(p["id_bits"] for p in per.values())
-        cons = sum(p["predicate_constraints"] for p in per.values())
-        return {"scheme": self.scheme, "reducer": self.reducer, **self._variant(), "n": self.n,
-                "senders": len(self.senders), "receivers": len(self.receivers),
-                "bits_per_id": self.id_bits, "bits_per_constraint": BITS_PER_CONSTRAINT,
-                "id_bits": idb, "predicate_constraints": cons,
-                "predicate_bits": cons * BITS_PER_CONSTRAINT,
-                "total_bits": idb + cons * BITS_PER_CONSTRAINT,
-                "components": components, "per_processor": per}
-
-    _predicate_component = "F"
-
-    def _memory_of(self, u: int) -> dict[str, int]:
-        raise NotImplementedError
-
-    def _variant(self) -> dict[str, str]:
-        """The scheme's options that change what it stores, for memory()."""
-        return {}
-
-    def __repr__(self) -> str:
-        return (f"<Routing {self.scheme} on {self.graph.graph.get('name', 'a network')}: n={self.n}, "
-                f"{len(self.senders)} senders, {len(self.receivers)} receivers, reducer {self.reducer}>")
-
-
-class _PerSource(Routing):
-    """PSF and iPS tables: a row F_u(key, w) for each key (a source, or a
-    class of sources) and each child w of u in T_key.
-
-    Rows of different keys with the same neighbour and the same predicate
-    (the same descendants T_v/w, which is common: the paper's
-    indistinguishability, edge by edge) are compiled into ONE interface of
-    u's table, listed in the broadcast set of each of those keys: the
-    forwarding decisions are the same, the counting engine does the work
-    once. ``shared_rows=False`` compiles one interface per row instead.
-    Memory (§2.4) is counted per row either way, as the paper's model says;
-    ``memory()["per_processor"][u]["compiled_constraints"]`` is what the
-    table holds."""
-
-    shared_rows = True
-
-    def _tables_by_key(self, keys: dict[int, list[tuple[int, int]]]) -> None:
-        """keys[u]: (key, representative source) pairs to build rows for."""
-        paths = self.paths
-        self._meta: dict[int, list[int]] = {}          # u -> neighbour of each interface id
-        self._offers: dict[int, dict[int, np.ndarray]] = {}
-        for u in range(self.n):
-            rows: list[tuple[int, tuple[int, ...]]] = []
-            table_rows: list[tuple[int, tuple[int, ...]]] = []
-            meta: list[int] = []
-            offers: dict[int, np.ndarray] = {}
-            interface_of: dict[object, int] = {}
-            for key, v in keys[u]:
-                ids: list[int] = []
-                for w in paths.children(v, u):
-                    preds = self._combine.ids(paths.subtree(v, w))
-                    if not preds:
-                        continue
-                    rows.append((len(rows), preds))
-                    row_key: object = (w, preds) if self.shared_rows else len(rows)
-                    iface = interface_of.get(row_key)
-                    if iface is None:
-                        iface = interface_of[row_key] = len(meta)
-                        meta.append(w)
-                        table_rows.append((iface, preds))
-                    ids.append(iface)
-                offers[key] = np.array(sorted(ids), dtype=np.int64)
-            self._rows[u], self._table_rows[u] = rows, table_rows
-            self._meta[u], self._offers[u] = meta, offers
-        self._compile({u: range(len(self._meta[u])) for u in range(self.n)})
-
-
-class PSF(_PerSource):
-    """Per-Source Forwarding (§3.1)."""
-
-    scheme = "psf"
-
-    def _setup(self) -> None:
-        senders = sorted(self.senders)
-        self._tables_by_key({u: [(v, v) for v in senders] for u in range(self.n)})
-
-    def _offer(self, u, parent, header):
-        return self._offers[u].get(header)
-
-    def _decode(self, u, parent, header, interfaces):
-        meta = self._meta[u]
-        return [(meta[i], header) for i in interfaces]
-
-    def _memory_of(self, u):
-        return {"init": self.id_bits if u in self.senders else 0,
-                "predicate_constraints": self._row_constraints(u)}
-
-
-class IPS(_PerSource):
-    """Improved Per-Source Forwarding (§3.2): sources grouped into classes of
-    indistinguishable sources, headers rewritten where safe."""
-
-    scheme = "ips"
-
-    def _setup(self) -> None:
-        n = self.n
-        cls, rewrite, self.arriving = ips_structure(self.paths, self.senders)
-        self.class_of = cls
-        self.rewrite = rewrite
-        # Python lists: per-packet lookups in numpy arrays cost microseconds each.
-        self._class_rows = cls.tolist()
-        self._rewrite_rows = rewrite.tolist()
-        keys = {}
-        for u in range(n):
-            reps: dict[int, int] = {}
-            for h in sorted(self.arriving[u]):
-                reps.setdefault(int(cls[u, h]), h)       # a representative header of each class
-            keys[u] = sorted(reps.items())
-        self._tables_by_key(keys)
-
-    def classes(self, u: int) -> list[frozenset[int]]:
-        """The classes of indistinguishable sources at u, over all processors,
-        by smallest member."""
-        groups: dict[int, list[int]] = {}
-        for v, c in enumerate(self.class_of[u].tolist()):
-            groups.setdefault(c, []).append(v)
-        return sorted((frozenset(g) for g in groups.values()), key=min)
-
-    def _offer(self, u, parent, header):
-        return self._offers[u].get(self._class_rows[u][header])
-
-    def _decode(self, u, parent, header, interfaces):
-        out_header = u if self._rewrite_rows[u][header] else header
-        meta = self._meta[u]
-        return [(meta[i], out_header) for i in interfaces]
-
-    def _memory_of(self, u):
-        i_bits, r_bits = ips_lookup_bits(self.class_of[u], self.rewrite[u], self.arriving[u])
-        return {"init": self.id_bits if u in self.senders else 0, "I": i_bits, "R": r_bits,
-                "predicate_constraints": self._row_constraints(u)}
-
-
-def ips_lookup_bits(class_row: np.ndarray, rewrite_row: np.ndarray, headers: Iterable[int]) -> tuple[int, int]:
-    """Bits of I_u and R_u at a processor u (§3.2) from its row of classes and
-    of rewrite flags and the header values that can reach it: I_u costs
-    |H_u|·⌈log2 |classes|⌉ bits, 0 when each class is reached by one header
-    only (the identity, as on a tree); R_u one bit per class, 0 when constant."""
-    headers = list(headers)
-    classes = {int(class_row[h]) for h in headers}
-    identity = len(classes) == len(headers)
-    i_bits = 0 if identity else len(headers) * id_bits(max(2, len(classes)))
-    r_values = {bool(rewrite_row[h]) for h in headers}
-    r_bits = 0 if len(r_values) <= 1 else len(classes)
-    return i_bits, r_bits
 
 
 class PIF(Routing):
@@ -866,123 +331,6 @@ class Siena(Routing):
 
 
 _CLASSES = {"psf": PSF, "ips": IPS, "pif": PIF, "drp": DRP, "siena": Siena}
-
-
-# ---------------------------------------------------------------------------
-# iPS: indistinguishable sources
-
-_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: a non-linear 64-bit mixer."""
-    x = x.astype(np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        x = x ^ (x >> np.uint64(31))
-    return x
-
-
-def source_classes(paths: ShortestPaths) -> np.ndarray:
-    """cls[u, v]: the class of source v among all sources at processor u,
-    by the two conditions of §3.2 (same children in T_v, same T_v/w below each).
-
-    Sets are compared through 128-bit hashes (two independent lanes): a
-    subtree's hash is the sum of random per-node values, and a source's key at
-    u the sum of mix(child, subtree hash) over its children, mix being
-    non-linear so that different partitions of the same descendants get
-    different keys. Two different keys collide with probability about 2^-128
-    per pair; the tests check the classes against the sets themselves."""
-    n = paths.n
-    rng = np.random.Generator(np.random.PCG64(20060501))
-    salt = rng.integers(0, 2**63, size=(2, n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    leaf = rng.integers(0, 2**63, size=(2, n), dtype=np.uint64)
-    keys = np.zeros((2, n, n), dtype=np.uint64)      # keys[lane, u, v]
-    for v in range(n):
-        parent = paths.parent[v]
-        depth = _depths(paths, v)
-        sub = leaf.copy()                             # sub[lane, x] = hash of T_v/x
-        with np.errstate(over="ignore"):
-            for d in range(int(depth.max()), 0, -1):
-                level = np.flatnonzero(depth == d)
-                for lane in range(2):
-                    np.add.at(sub[lane], parent[level], sub[lane][level])
-            others = np.flatnonzero(parent >= 0)
-            for lane in range(2):
-                contrib = _mix(sub[lane][others] ^ salt[lane][others]) * salt[lane][others]
-                np.add.at(keys[lane, :, v], parent[others], contrib)
-    cls = np.empty((n, n), dtype=np.int64)
-    for u in range(n):
-        pairs = np.stack([keys[0, u], keys[1, u]], axis=1)
-        _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
-        # number classes by their smallest member, so ids are deterministic
-        rank = np.argsort(np.argsort(first))
-        cls[u] = rank[inverse.ravel()]
-    return cls
-
-
-def ips_structure(paths: ShortestPaths, senders: Iterable[int]
-                  ) -> tuple[np.ndarray, np.ndarray, list[frozenset[int]]]:
-    """iPS's state apart from its predicates (§3.2): ``cls[u, v]`` the class
-    of source v at u (:func:`source_classes`), ``rewrite[u, v]`` = R_u(I_u(v))
-    (u rewrites a header v to u: every source of v's class passes the
-    condition of :func:`_rewrite_safe`), and ``arriving[u]`` the header values
-    that can reach u from the ``senders`` (followed down each T_v)."""
-    n = paths.n
-    cls = source_classes(paths)
-    ok = _rewrite_safe(paths, cls)          # ok[v, u]: condition of R for source v at u
-    rewrite = np.ones_like(cls, dtype=bool)
-    for u in range(n):
-        classes = cls[u]
-        bad = np.zeros(int(classes.max()) + 1, dtype=bool)
-        np.logical_or.at(bad, classes, ~ok[:, u])
-        rewrite[u] = ~bad[classes]
-    arriving: list[set[int]] = [set() for _ in range(n)]
-    for v in sorted(senders):
-        header = np.full(n, -1, dtype=np.int64)
-        header[v] = v
-        order = paths.by_distance(v)
-        parent = paths.parent[v]
-        arriving[v].add(v)
-        for y in order[1:].tolist():
-            p = int(parent[y])
-            h = int(header[p])
-            header[y] = p if rewrite[p, h] else h
-            arriving[y].add(int(header[y]))
-    return cls, rewrite, [frozenset(a) for a in arriving]
-
-
-def _depths(paths: ShortestPaths, v: int) -> np.ndarray:
-    parent = paths.parent[v]
-    depth = np.full(paths.n, -1, dtype=np.int64)
-    depth[v] = 0
-    for y in paths.by_distance(v).tolist():
-        if y != v:
-            depth[y] = depth[parent[y]] + 1
-    return depth
-
-
-def _rewrite_safe(paths: ShortestPaths, cls: np.ndarray) -> np.ndarray:
-    """ok[v, u]: every processor y strictly below u in T_v sees u and v as
-    indistinguishable (cls[y, u] == cls[y, v])."""
-    n = paths.n
-    ok = np.ones((n, n), dtype=bool)
-    ys = np.arange(n)
-    for v in range(n):
-        parent = paths.parent[v]
-        ancestor = parent.copy()
-        bad = np.zeros(n, dtype=bool)
-        while True:
-            live = ancestor >= 0
-            if not live.any():
-                break
-            y, a = ys[live], ancestor[live]
-            mismatch = cls[y, a] != cls[y, v]
-            bad[a[mismatch]] = True
-            ancestor[live] = parent[a]
-        ok[v] = ~bad
-    return ok
 
 
 # ---------------------------------------------------------------------------

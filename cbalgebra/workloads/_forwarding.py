@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
+from cbalgebra.matcher import TableColumns, decode_value
 from cbalgebra.values import (
     BOOL,
     INT,
@@ -234,27 +235,19 @@ def _names_and_weights(spec: Any, exponent: float, seed: int, stream: int) -> tu
 
 # ------------------------------------------------------------------ workload
 @dataclass
-class ForwardingWorkload:
+class ForwardingWorkload(TableColumns):
     """A generated forwarding table and messages, held as columns.
 
-    Table: ``filter_interface[f]``; one row per constraint in ``c_filter``,
-    ``c_name`` (into ``names``), ``c_type`` / ``c_op`` (codes of ``TYPES`` /
-    ``OPS``) and ``c_value`` (int64: int value; 0/1 for bools; IEEE bits for
-    floats; index into ``strings`` for strings) — the columns of
-    ``ForwardingTable.from_arrays``. Messages: ``m_off`` (CSR) over
-    ``a_name``, ``a_type``, ``a_value`` (same encoding).
+    Table: the columns of ``ForwardingTable.from_arrays``
+    (:class:`cbalgebra.matcher.TableColumns`: ``filter_interface[f]``; one
+    row per constraint in ``c_filter``, ``c_name`` (into ``names``),
+    ``c_type`` / ``c_op`` (codes of ``TYPES`` / ``OPS``) and ``c_value``
+    (int64: int value; 0/1 for bools; IEEE bits for floats; index into
+    ``strings`` for strings)). Messages: ``m_off`` (CSR) over ``a_name``,
+    ``a_type``, ``a_value`` (same encoding).
     """
 
     params: dict
-    names: list[str]
-    strings: list[str]
-    interfaces: np.ndarray
-    filter_interface: np.ndarray
-    c_filter: np.ndarray
-    c_name: np.ndarray
-    c_type: np.ndarray
-    c_op: np.ndarray
-    c_value: np.ndarray
     m_off: np.ndarray
     a_name: np.ndarray
     a_type: np.ndarray
@@ -282,33 +275,6 @@ class ForwardingWorkload:
         return (f"ForwardingWorkload(I={self.n_interfaces}, F={self.n_filters}, C={self.n_constraints}, "
                 f"M={self.n_messages}, seed={self.params.get('seed')})")
 
-    # ----------------------------------------------------------- values
-    def _value(self, t: int, v: int) -> Any:
-        if t == Type.STRING:
-            return self.strings[v]
-        if t == Type.INT:
-            return int(v)
-        if t == Type.FLOAT:
-            return float(np.int64(v).view(np.float64))
-        return bool(v)
-
-    def constraint(self, k: int) -> Constraint:
-        t = int(self.c_type[k])
-        op = OPS[int(self.c_op[k])]
-        value = None if op == "any" else self._value(t, int(self.c_value[k]))
-        return Constraint(TYPES[t], self.names[int(self.c_name[k])], op, value)
-
-    def predicates(self) -> dict[int, Predicate]:
-        """The table as ``{interface: Predicate}`` (builds Python objects: slow
-        for millions of constraints; ``table()`` does not need them)."""
-        order = np.argsort(self.c_filter, kind="stable")
-        bounds = np.searchsorted(self.c_filter[order], np.arange(self.n_filters + 1))
-        per_iface: dict[int, list[Filter]] = {int(i): [] for i in self.interfaces}
-        for f in range(self.n_filters):
-            cs = [self.constraint(int(k)) for k in order[bounds[f]:bounds[f + 1]]]
-            per_iface[int(self.filter_interface[f])].append(Filter(cs))
-        return {i: Predicate(fs) for i, fs in per_iface.items()}
-
     @property
     def messages(self) -> list[Message]:
         """The messages as Message values (built once)."""
@@ -318,16 +284,15 @@ class ForwardingWorkload:
                 attrs = {}
                 for k in range(int(self.m_off[m]), int(self.m_off[m + 1])):
                     t = int(self.a_type[k])
-                    attrs[self.names[int(self.a_name[k])]] = Attribute(TYPES[t], self._value(t, int(self.a_value[k])))
+                    value = decode_value(t, int(self.a_value[k]), self.strings)
+                    attrs[self.names[int(self.a_name[k])]] = Attribute(TYPES[t], value)
                 out.append(Message(attrs))
             self._messages = out
         return self._messages
 
     def table_arrays(self) -> dict[str, Any]:
-        """Keyword arguments for ``ForwardingTable.from_arrays``."""
-        return dict(interfaces=self.interfaces, filter_interface=self.filter_interface, c_filter=self.c_filter,
-                    c_name=self.c_name, c_type=self.c_type, c_op=self.c_op, c_value=self.c_value,
-                    names=self.names, strings=self.strings)
+        """Keyword arguments for ``ForwardingTable.from_arrays`` (``arrays()``)."""
+        return self.arrays()
 
     def table(self, preprocessing_rounds: int = 10, *, numbers: str = "strict") -> ForwardingTable:
         """The compiled ``ForwardingTable`` (through ``from_arrays``)."""
@@ -344,7 +309,7 @@ class ForwardingWorkload:
             k = int(k)
             t = int(self.c_type[k])
             op = OPS[int(self.c_op[k])]
-            value = None if op == "any" else self._value(t, int(self.c_value[k]))
+            value = None if op == "any" else decode_value(t, int(self.c_value[k]), self.strings)
             alternatives.append(_sff_alternatives(TYPES[t], self.names[int(self.c_name[k])], op, value))
         return _sff_conjunctions(alternatives)
 
@@ -368,8 +333,7 @@ class ForwardingWorkload:
             order = np.argsort(self.c_filter, kind="stable")
             bounds = np.searchsorted(self.c_filter[order], np.arange(self.n_filters + 1))
             f_order = np.argsort(self.filter_interface, kind="stable")
-            f_bounds = np.searchsorted(self.filter_interface[f_order], self.interfaces)
-            f_bounds = np.append(f_bounds, self.n_filters)
+            f_bounds = np.append(np.searchsorted(self.filter_interface[f_order], self.interfaces), self.n_filters)
             for j, iface in enumerate(self.interfaces):
                 filters = []
                 for f in f_order[f_bounds[j]:f_bounds[j + 1]]:
@@ -386,7 +350,7 @@ class ForwardingWorkload:
                 for k in range(int(self.m_off[m]), int(self.m_off[m + 1])):
                     t = int(self.a_type[k])
                     attrs.append(f"{sff_name(self.names[int(self.a_name[k])])} = "
-                                 f"{_sff_value(TYPES[t], self._value(t, int(self.a_value[k])))}")
+                                 f"{_sff_value(TYPES[t], decode_value(t, int(self.a_value[k]), self.strings))}")
                 if not attrs:
                     raise ValueError(f"message {m} has no attributes: SFF's select statement needs at least one")
                 fh.write("select " + " ".join(attrs) + ";\n")
