@@ -4,7 +4,8 @@
 #               the Spark study, and prints the apt-get line that adds each
 #   make test   installs, adds the Debian packages the tests need, runs the lint (below; any
 #               finding fails the build, before a test runs) and then the whole suite
-#   make lint   ruff and mypy with the settings in pyproject.toml, and a check that every
+#   make lint   ruff and mypy with the settings in pyproject.toml, the package walls and size
+#               limits (tools/boundaries.py), and a check that every
 #               `# noqa` / `# type: ignore` names its rule or error code and says why
 #               (`make lint-summary`: the number of findings per file, for clearing them)
 

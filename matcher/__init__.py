@@ -22,6 +22,9 @@ register its command) does not import numba.
 
 from __future__ import annotations
 
+if __name__ != "cbalgebra.matcher":  # the folder is on sys.path from the repository's root: one name per module
+    raise ImportError(f"{__name__} is cbalgebra.matcher: import it under that name")
+
 from typing import TYPE_CHECKING
 
 from cbalgebra.lazy import lazy_exports

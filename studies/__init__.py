@@ -23,10 +23,7 @@ Importing this package imports neither Spark nor matplotlib.
 
 from __future__ import annotations
 
-# The folder sits beside cbalgebra/ in the repository, so from its root it is also
-# importable as a top-level package; one module must have one name (two would be two
-# copies of every class and cache), so only the installed name is accepted.
-if __name__ != "cbalgebra.studies":
+if __name__ != "cbalgebra.studies":  # the folder is on sys.path from the repository's root: one name per module
     raise ImportError(f"{__name__} is cbalgebra.studies: import it under that name")
 
 from pathlib import Path
