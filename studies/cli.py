@@ -25,17 +25,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cbalgebra.clibase import (
-    EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_UNAVAILABLE,
-    SPARK_FAILURES,
     Subparsers,
     UsageError,
     check_output_folder,
+    describe,
     plugin_main,
     require_java,
-    spark_failure_line,
 )
 from cbalgebra.studies.flags import conf_type, positive_int_type, seed_type
 from cbalgebra.studies.plugin import SHARED_FLAG_NAMES, StudyPlugin, registered
@@ -101,8 +98,15 @@ def register(subparsers: Subparsers) -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------
 
 
-def _fail(prog: str, message: str, code: int) -> int:
-    sys.stderr.write(f"{prog}: error: {message}\n")
+def _report(prog: str, error: Exception) -> int:
+    """The one error policy of the command line (:func:`cbalgebra.clibase.describe`: a
+    :class:`cbalgebra.CbalgebraError` by its ``exit_code``, a failed Spark job, a file that
+    cannot be written), the line prefixed by the study's command; anything else is a bug."""
+    found = describe(error)
+    if found is None:
+        raise error  # cbalgebra.clibase reports it (exit 70)
+    line, code = found
+    sys.stderr.write(f"{prog}: {line}\n")
     return code
 
 
@@ -110,22 +114,19 @@ def run_command(args: argparse.Namespace, study: StudyPlugin) -> int:
     """Run (or resume) the design the flags ask for, then write its outputs; the exit code."""
     # pandas and pyarrow load when a study runs, not at every start of the CLI.
     from cbalgebra.studies import jobs
-    # deferred: the runner loads pandas and pyarrow, kept out of `cbalgebra --help`
-    from cbalgebra.studies.runner import StudyError
 
     prog = f"cbalgebra study {study.name}"
-    for flag, meaning in study.shared_flags.items():
-        if meaning is None and getattr(args, flag, None) is not None:
-            return _fail(prog, f"--{flag} does not apply to this study (see cbalgebra study "
-                               f"{study.name} --help)", EXIT_BAD_INPUT)
     try:
+        for flag, meaning in study.shared_flags.items():
+            if meaning is None and getattr(args, flag, None) is not None:
+                raise UsageError(f"--{flag} does not apply to this study (see cbalgebra study {study.name} --help)")
         check_master(args.master)
         check_output_folder(args.out)
-        design = study.study_from_args(args)
-    except (UsageError, ValueError, StudyError) as e:
-        return _fail(prog, str(e), EXIT_BAD_INPUT)
-    require_java()  # before Spark starts, rather than its launcher's "JAVA_HOME is not set"
-    try:
+        try:
+            design = study.study_from_args(args)
+        except ValueError as e:  # a design checks its own parameters (StudyPlugin.study): bad flags
+            raise UsageError(str(e)) from None
+        require_java()  # before Spark starts, rather than its launcher's "JAVA_HOME is not set"
         outputs = jobs.execute(
             design, args.out, master=args.master, conf=dict(args.conf), batch_size=args.batch_size,
             progress=not args.no_progress,
@@ -134,14 +135,8 @@ def run_command(args: argparse.Namespace, study: StudyPlugin) -> int:
         sys.stderr.write(f"{prog}: interrupted; finished batches are saved in {args.out}; "
                          "rerun the same command to resume\n")
         return EXIT_INTERRUPTED
-    except StudyError as e:  # --out holds another study, or results of other code
-        return _fail(prog, str(e), EXIT_BAD_INPUT)
-    except OSError as e:  # cannot write the output directory
-        return _fail(prog, f"{e.strerror or e}: {e.filename or args.out}", EXIT_BAD_INPUT)
-    except Exception as e:  # a Spark job that failed: one line, not a JVM trace
-        if any(cls.__name__ in SPARK_FAILURES for cls in type(e).__mro__):
-            return _fail(prog, f"Spark job failed: {spark_failure_line(e)}", EXIT_UNAVAILABLE)
-        raise  # a bug: cbalgebra.clibase reports it (exit 70)
+    except Exception as e:  # broad on purpose: _report applies the one policy and re-raises a bug
+        return _report(prog, e)
     for kind, path in outputs.items():
         print(f"{kind}: {path}")
     return EXIT_OK

@@ -57,3 +57,40 @@ def test_top_level_and_study_help_describe_every_study(capsys):
     for study in STUDIES:
         assert f"{study}:" in text
     assert "disjunction advantage alpha on Spark" not in text
+
+
+class _Refusal(Exception):
+    """Not a CbalgebraError: a bug, whatever its message."""
+
+
+@pytest.mark.parametrize(("raised", "code", "line"), [
+    ("unavailable", 69, "cbalgebra study matchmaker: error: no such service"),
+    ("undecided", 3, "cbalgebra study matchmaker: undecided: z3 gave up"),
+    ("value", 2, "cbalgebra study matchmaker: error: a design's own check"),
+])
+def test_a_study_s_errors_follow_the_one_policy(raised, code, line, capsys, monkeypatch):
+    """Issue 25: every subcommand maps errors by the one policy (clibase.describe), with the study's prefix."""
+    from cbalgebra.covering import UndecidedError
+    from cbalgebra.errors import UnavailableError
+    from cbalgebra.studies.matchmaker import PLUGIN
+
+    error = {"unavailable": UnavailableError("no such service"), "undecided": UndecidedError("z3 gave up"),
+             "value": ValueError("a design's own check")}[raised]
+
+    def refuse(args):
+        raise error
+
+    monkeypatch.setattr(PLUGIN, "study_from_args", refuse)
+    got, out, err = _run(["study", "matchmaker", "--quick", "--out", "unused"], capsys)
+    assert (got, out, err.strip()) == (code, "", line)
+
+
+def test_a_study_s_bug_is_reported_as_one(capsys, monkeypatch):
+    from cbalgebra.studies.matchmaker import PLUGIN
+
+    def refuse(args):
+        raise _Refusal("not a user's error")
+
+    monkeypatch.setattr(PLUGIN, "study_from_args", refuse)
+    got, _, err = _run(["study", "matchmaker", "--quick", "--out", "unused"], capsys)
+    assert got == 70 and "internal error: _Refusal: not a user's error" in err
