@@ -420,6 +420,10 @@ class Constraint:
     def __repr__(self) -> str:
         return f"Constraint({self.type!r}, {self.name!r}, {self.op!r}, {self.value!r})"
 
+    def _repr_html_(self) -> str:
+        from cbalgebra.notebook import value_html  # notebooks only: not loaded by `import cbalgebra`
+        return value_html(self)
+
     def __reduce__(self):
         # Rebuild rather than restore: the cached hash depends on the process.
         return (Constraint, (self.type, self.name, self.op, self.value))
@@ -524,6 +528,10 @@ class _CanonicalTuple:
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({list(self._items)!r})"
+
+    def _repr_html_(self) -> str:
+        from cbalgebra.notebook import value_html  # notebooks only: not loaded by `import cbalgebra`
+        return value_html(self)
 
     def __reduce__(self) -> tuple[type, tuple[tuple, ...]]:
         # Rebuild rather than restore: the cached hash depends on the process.
@@ -767,6 +775,10 @@ class Message(Mapping):
 
     def __repr__(self) -> str:
         return "Message({" + ", ".join(f"{n!r}: {a!r}" for n, a in self.attributes) + "})"
+
+    def _repr_html_(self) -> str:
+        from cbalgebra.notebook import value_html  # notebooks only: not loaded by `import cbalgebra`
+        return value_html(self)
 
     def __reduce__(self):
         return (Message, (self.attributes,))

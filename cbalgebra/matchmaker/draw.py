@@ -20,7 +20,7 @@ from cbalgebra.graphviz import run_dot
 from .algorithms import matchmaking_nodes
 from .instance import Instance, Marking, node_key
 
-__all__ = ["P_COLOUR", "S_COLOUR", "render", "to_dot"]
+__all__ = ["P_COLOUR", "S_COLOUR", "node_positions", "render", "to_dot"]
 
 P_COLOUR, S_COLOUR = "#1565c0", "#e65100"  # blue publications, orange subscriptions
 PUBLISHER, SUBSCRIBER, BOTH, PLAIN, MATCH = "#90caf9", "#ffcc80", "#ce93d8", "#ffffff", "#2e7d32"
@@ -31,7 +31,9 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _positions(instance: Instance) -> dict[Hashable, tuple[float, float]]:
+def node_positions(instance: Instance) -> dict[Hashable, tuple[float, float]]:
+    """Where each node sits, in points: Kamada-Kawai over hop distances (spring
+    layout past 300 nodes), the larger side ``_SCALE`` long."""
     graph = instance.graph
     if graph is None:
         graph = nx.Graph()
@@ -50,7 +52,7 @@ def _positions(instance: Instance) -> dict[Hashable, tuple[float, float]]:
 
 def to_dot(instance: Instance, marking: Marking, title: str = "") -> str:
     """DOT text of ``marking`` over ``instance`` (positions fixed: render with ``-Kneato -n``)."""
-    pos = _positions(instance)
+    pos = node_positions(instance)
     ids = {v: f"n{i}" for i, v in enumerate(sorted(pos, key=node_key))}
     matches = set(matchmaking_nodes(instance, marking))
     pubs, subs = set(instance.publishers), set(instance.subscribers)

@@ -65,7 +65,7 @@ import random
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import networkx as nx
 
@@ -76,6 +76,9 @@ from cbalgebra.network.topology import TopologyError, topology
 from .names import SHARED_TREES, TREE_KINDS
 from .pareto import bounded_pareto, cd_count
 from .trees import Link, MulticastTrees, link_key, node_key
+
+if TYPE_CHECKING:
+    from .picture import MarkingPicture
 
 __all__ = ["SHARED_TREES", "TREE_KINDS", "Instance", "InstanceError", "Link", "Marking", "build_trees",
            "check_shared_tree", "check_tree", "link_key", "node_key"]
@@ -301,6 +304,19 @@ class Instance:
     def __repr__(self) -> str:
         return (f"Instance(kind={self.kind!r}, |P|={len(self.publishers)}, |S|={len(self.subscribers)}, "
                 f"|T|={len(self.links)}, core={self.core!r})")
+
+    def picture(self, marking: Marking | None = None, *, title: str = "", graphviz: bool = False) -> MarkingPicture:
+        """``marking`` over this instance (the trees alone when None) as a
+        :class:`~cbalgebra.matchmaker.picture.MarkingPicture`, which a
+        notebook shows as SVG; ``graphviz=True`` lays a marking out with
+        Graphviz instead."""
+        from .picture import MarkingPicture  # drawing loads on first use
+        if graphviz and marking is None:
+            raise InstanceError("graphviz=True draws a marking: pass one (e.g. mcm(instance))")
+        return MarkingPicture(self, marking, title, graphviz)
+
+    def _repr_html_(self) -> str:
+        return self.picture()._repr_html_()
 
 
 # ------------------------------------------------------------------- routing the trees

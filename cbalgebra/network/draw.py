@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -29,9 +30,9 @@ from cbalgebra.errors import UsageError
 from cbalgebra.graphviz import run_dot
 
 if TYPE_CHECKING:
-    from .schemes import Delivery
+    from .routing import Delivery, Routing
 
-__all__ = ["layout", "render", "to_dot", "to_html"]
+__all__ = ["LEGEND", "caption", "layout", "render", "routing_svg", "to_dot", "to_html", "to_svg"]
 
 SOURCE, INTERESTED, REACHED, PLAIN = "#2e7d32", "#ffb74d", "#1565c0", "#9e9e9e"
 PACKET, DUPLICATE = "#212121", "#d32f2f"
@@ -135,30 +136,58 @@ def render(delivery: Delivery, path: str | Path) -> Path:
     return path
 
 
-def to_html(delivery: Delivery, width: int = 900, height: int = 700) -> str:
-    """One self-contained HTML page: an inline SVG picture and the packets."""
-    g = delivery.routing.graph
-    pos = layout(g)
+def _frame(graph: nx.Graph, width: int, height: int) -> Callable[[int], tuple[float, float]]:
+    """Where each processor sits in a ``width`` x ``height`` picture."""
+    pos = layout(graph)
     margin = 40
-    def xy(x):
+
+    def xy(x: int) -> tuple[float, float]:
         px, py = pos[x]
         return margin + px * (width - 2 * margin), margin + py * (height - 2 * margin)
+    return xy
+
+
+def _links(graph: nx.Graph, xy: Callable[[int], tuple[float, float]]) -> list[str]:
+    """The network's links in light grey, each with its length."""
+    out = []
+    for u, v, w in sorted(graph.edges(data="weight")):
+        (x1, y1), (x2, y2) = xy(u), xy(v)
+        out.append(f'<line class="link" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#dddddd" '
+                   f'stroke-width="2"><title>({u}, {v}) length {_weight(w)}</title></line>')
+        out.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 3:.1f}" font-size="9" fill="#999" '
+                   f'text-anchor="middle">{html.escape(_weight(w))}</text>')
+    return out
+
+
+def _processor(x: int, at: tuple[float, float], fill: str, stroke: str, width: float, tip: str) -> str:
+    cx, cy = at
+    return (f'<g class="processor" data-id="{x}"><title>{html.escape(tip)}</title>'
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="12" fill="{fill}" stroke="{stroke}" stroke-width="{width}"/>'
+            f'<text x="{cx:.1f}" y="{cy + 4:.1f}" font-size="11" text-anchor="middle">{x}</text></g>')
+
+
+def _svg_open(width: int, height: int) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">')
+
+
+def to_svg(delivery: Delivery, width: int = 900, height: int = 700, *, id_prefix: str = "") -> str:
+    """The delivery as one inline SVG (no Graphviz): the network's links in
+    grey, one arrow (``class="packet"``) per transmitted packet, i.e. per
+    link of the delivery tree, red (``packet duplicate``) into a processor
+    reached more than once. ``id_prefix`` keeps the arrowheads' ids apart
+    when several pictures share one page (a notebook)."""
+    g = delivery.routing.graph
+    xy = _frame(g, width, height)
     dup = set(delivery.duplicates)
     reached = delivery.receivers
-    svg = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">'),
+    svg = [_svg_open(width, height),
            ('<defs>'
-           f'<marker id="a" viewBox="0 0 10 10" refX="19" refY="5" markerWidth="7" markerHeight="7" '
+           f'<marker id="{id_prefix}a" viewBox="0 0 10 10" refX="19" refY="5" markerWidth="7" markerHeight="7" '
            f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{PACKET}"/></marker>'
-           f'<marker id="d" viewBox="0 0 10 10" refX="19" refY="5" markerWidth="7" markerHeight="7" '
+           f'<marker id="{id_prefix}d" viewBox="0 0 10 10" refX="19" refY="5" markerWidth="7" markerHeight="7" '
            f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{DUPLICATE}"/></marker>'
-           '</defs>')]
-    for u, v, w in sorted(g.edges(data="weight")):
-        (x1, y1), (x2, y2) = xy(u), xy(v)
-        svg.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#dddddd" '
-                   f'stroke-width="2"><title>({u}, {v}) length {_weight(w)}</title></line>')
-        svg.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 3:.1f}" font-size="9" fill="#999" '
-                   f'text-anchor="middle">{html.escape(_weight(w))}</text>')
+           '</defs>'), *_links(g, xy)]
     seen: Counter = Counter()
     for p in delivery.packets:
         if p.parent is None:
@@ -167,21 +196,53 @@ def to_html(delivery: Delivery, width: int = 900, height: int = 700) -> str:
         (x1, y1), (x2, y2) = xy(p.parent), xy(p.processor)
         bend = 10 * (seen[(p.parent, p.processor)] - 1)
         is_dup = p.processor in dup
-        color, marker = (DUPLICATE, "d") if is_dup else (PACKET, "a")
+        color, marker, cls = (DUPLICATE, "d", "packet duplicate") if is_dup else (PACKET, "a", "packet")
         mx, my = (x1 + x2) / 2 + bend, (y1 + y2) / 2 - bend
-        svg.append(f'<path d="M{x1:.1f},{y1:.1f} Q{mx:.1f},{my:.1f} {x2:.1f},{y2:.1f}" fill="none" '
-                   f'stroke="{color}" stroke-width="2.2" marker-end="url(#{marker})">'
+        svg.append(f'<path class="{cls}" data-from="{p.parent}" data-to="{p.processor}" '
+                   f'd="M{x1:.1f},{y1:.1f} Q{mx:.1f},{my:.1f} {x2:.1f},{y2:.1f}" fill="none" '
+                   f'stroke="{color}" stroke-width="2.2" marker-end="url(#{id_prefix}{marker})">'
                    f'<title>{p.parent} → {p.processor}: header {html.escape(_header(p.header))}, '
                    f'path length {_weight(p.path_length)}</title></path>')
     for x in sorted(g.nodes):
-        cx, cy = xy(x)
         fill = INTERESTED if x in delivery.interested else "#ffffff"
         stroke = SOURCE if x == delivery.source else (REACHED if x in reached else PLAIN)
         sw = 3.5 if x == delivery.source or x in reached else 1.2
-        svg.append(f'<g><title>{html.escape(_label(g, x))}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" r="12" '
-                   f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
-                   f'<text x="{cx:.1f}" y="{cy + 4:.1f}" font-size="11" text-anchor="middle">{x}</text></g>')
+        svg.append(_processor(x, xy(x), fill, stroke, sw, _label(g, x)))
     svg.append("</svg>")
+    return "".join(svg)
+
+
+def routing_svg(routing: Routing, width: int = 720, height: int = 540) -> str:
+    """A routing scheme's network as one inline SVG (no Graphviz): each
+    processor's predicate in its tooltip, senders outlined in green,
+    receivers (a processor with a predicate) filled in orange."""
+    g = routing.graph
+    xy = _frame(g, width, height)
+    senders, receivers = set(routing.senders), set(routing.receivers)
+    svg = [_svg_open(width, height), *_links(g, xy)]
+    for x in sorted(g.nodes):
+        fill = INTERESTED if x in receivers else "#ffffff"
+        stroke, sw = (SOURCE, 3.0) if x in senders else (PLAIN, 1.2)
+        tip = f"{_label(g, x)}: {routing.predicates.get(x, 'no predicate')}"
+        svg.append(_processor(x, xy(x), fill, stroke, sw, tip))
+    svg.append("</svg>")
+    return "".join(svg)
+
+
+#: What the colours of :func:`to_svg` mean, in words.
+LEGEND = ("green ring: source; orange fill: interested; blue ring: reached; arrow: packet "
+          "(red: into a processor reached more than once)")
+
+
+def caption(delivery: Delivery) -> str:
+    """One line that says what the picture of ``delivery`` shows, and its legend."""
+    return f"{_title(delivery)}. {LEGEND}"
+
+
+def to_html(delivery: Delivery, width: int = 900, height: int = 700) -> str:
+    """One self-contained HTML page: an inline SVG picture and the packets."""
+    dup = set(delivery.duplicates)
+    svg = [to_svg(delivery, width, height)]
     rows = "\n".join(
         f"<tr{' class=dup' if p.processor in dup else ''}><td>{i}</td><td>{p.processor}</td>"
         f"<td>{'' if p.parent is None else p.parent}</td><td>{html.escape(_header(p.header))}</td>"

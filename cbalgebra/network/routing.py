@@ -124,6 +124,13 @@ class Delivery:
         return (f"<Delivery {self.routing.scheme} from {self.source}: {self.size} packets, "
                 f"{len(self.receivers)} processors>")
 
+    def _repr_html_(self) -> str:
+        """For notebooks: the delivery tree over the network as SVG (:func:`cbalgebra.network.draw.to_svg`)."""
+        from cbalgebra.notebook import figure  # drawing loads on first use
+
+        from .draw import caption, to_svg
+        return figure(to_svg(self, 640, 480, id_prefix=f"delivery{id(self):x}-"), caption(self))
+
 
 # ---------------------------------------------------------------------------
 # The schemes
@@ -326,3 +333,11 @@ class Routing:
     def __repr__(self) -> str:
         return (f"<Routing {self.scheme} on {self.graph.graph.get('name', 'a network')}: n={self.n}, "
                 f"{len(self.senders)} senders, {len(self.receivers)} receivers, reducer {self.reducer}>")
+
+    def _repr_html_(self) -> str:
+        """For notebooks: the network as SVG, senders and receivers marked
+        (:func:`cbalgebra.network.draw.routing_svg`)."""
+        from cbalgebra.notebook import figure  # drawing loads on first use
+
+        from .draw import routing_svg
+        return figure(routing_svg(self), repr(self)[1:-1] + " (green ring: sender; orange: receiver)")

@@ -203,6 +203,12 @@ class Poset:
         kind = self._kind or "empty"
         return f"<Poset {kind}: {shape(self)}>"
 
+    def _repr_html_(self) -> str:
+        """For notebooks: the interactive page (:func:`cbalgebra.poset.html.to_html`) inline."""
+        from cbalgebra.notebook import framed_page  # drawing loads on first use, never with the core
+        from cbalgebra.poset.html import to_html
+        return framed_page(to_html(self), title=repr(self))
+
     def elements(self) -> list[Element]:
         """All elements, roots first, level by level."""
         return [e for level in self._levels()[1] for e in level]
