@@ -120,11 +120,11 @@ def run_command(args: argparse.Namespace, study: StudyPlugin) -> int:
         for flag, meaning in study.shared_flags.items():
             if meaning is None and getattr(args, flag, None) is not None:
                 raise UsageError(f"--{flag} does not apply to this study (see cbalgebra study {study.name} --help)")
-        check_master(args.master)
-        check_output_folder(args.out)
         try:
+            check_master(args.master)
+            check_output_folder(args.out)
             design = study.study_from_args(args)
-        except ValueError as e:  # a design checks its own parameters (StudyPlugin.study): bad flags
+        except ValueError as e:  # the master URL and a design check their own parameters: bad flags
             raise UsageError(str(e)) from None
         require_java()  # before Spark starts, rather than its launcher's "JAVA_HOME is not set"
         outputs = jobs.execute(
