@@ -22,7 +22,6 @@ import os
 import shlex
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,8 +141,10 @@ def launcher_home(home: str) -> str:
 
     ``home`` itself when it has the vector module (or on Windows, where a
     shell script cannot stand in for ``java.exe``); otherwise a folder, made
-    once per runtime in the temporary directory, whose ``bin/java`` drops
-    that one option and runs ``home``'s java with the rest.
+    once per runtime in the user's cache folder (``$XDG_CACHE_HOME`` or
+    ``~/.cache``, never a shared temporary folder another user could plant a
+    ``java`` in), whose ``bin/java`` drops that one option and runs
+    ``home``'s java with the rest.
     """
     modules = release(home).get("MODULES")
     if os.name == "nt" or modules is None or VECTOR_MODULE in modules.split():
@@ -151,11 +152,11 @@ def launcher_home(home: str) -> str:
     java = os.path.join(home, "bin", "java")
     script = _filtering_script(java)
     digest = hashlib.sha256(script.encode("utf-8")).hexdigest()[:12]
-    user = getattr(os, "getuid", lambda: 0)()
-    wrapper = Path(tempfile.gettempdir(), f"cbalgebra-{user}", f"java-home-{digest}")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    wrapper = cache / "cbalgebra" / f"java-home-{digest}"
     target = wrapper / "bin" / "java"
     if not (target.is_file() and target.read_text(encoding="utf-8") == script):
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         partial = target.with_name(f"java.{os.getpid()}")
         partial.write_text(script, encoding="utf-8")
         partial.chmod(0o755)
