@@ -5,9 +5,10 @@ executed, and each line of a ```sh block is run with the venv's `cbalgebra` (its
 0, or the N its comment states as "(exit N)"). The scratch folder links `docs/` so examples can
 read the committed example files.
 
-A block that must not run (a long study, a cluster, `make`, a command that needs a file the reader
-supplies) is preceded by the comment `<!-- not run: REASON -->`; those are the only blocks skipped,
-and `test_blocks_not_run_say_why` lists them.
+A block preceded by `<!-- spark: REASON -->` starts Spark: it runs in its own test, marked slow and
+spark, in a fresh scratch folder. A block that must not run (a long study, a cluster, `make`, a
+command that needs a file the reader supplies) is preceded by the comment `<!-- not run: REASON -->`;
+those are the only blocks skipped, and `test_blocks_not_run_say_why` lists them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 NOT_RUN = re.compile(r"<!--\s*not run:\s*(.*?)\s*-->\s*$")
+SPARK = re.compile(r"<!--\s*spark:\s*(.*?)\s*-->\s*$")
 EXIT = re.compile(r"\(exit (\d+)\)")
 
 
@@ -36,6 +38,7 @@ class Block:
     lang: str
     code: str
     not_run: str | None  # the reason, when marked
+    spark: bool = False  # runs in test_spark_examples_run only
 
 
 def pages() -> list[Path]:
@@ -53,7 +56,7 @@ def blocks(page: Path) -> list[Block]:
         before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         reason = NOT_RUN.search(before)
         found.append(Block(label(page), number, match.group(1), match.group(2),
-                           reason.group(1) if reason else None))
+                           reason.group(1) if reason else None, SPARK.search(before) is not None))
     return found
 
 
@@ -86,7 +89,7 @@ def run_page(page: Path, cwd: Path) -> int:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     ran = 0
     for block in blocks(page):
-        if block.not_run is not None or block.lang not in ("python", "sh"):
+        if block.not_run is not None or block.spark or block.lang not in ("python", "sh"):
             continue
         if block.lang == "python":
             try:
@@ -108,6 +111,17 @@ def test_page_examples_run(page, tmp_path, monkeypatch, capsys):
         print(f"\n{page.relative_to(ROOT)}: {ran} blocks executed", end="")
 
 
+SPARK_BLOCKS = [b for p in pages() for b in blocks(p) if b.spark and b.not_run is None]
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+@pytest.mark.parametrize("block", SPARK_BLOCKS, ids=lambda b: f"{b.page}#{b.number}")
+def test_spark_examples_run(block, tmp_path):
+    assert block.lang == "sh", f"{block.page}, block {block.number}: a spark block is a shell block"
+    run_shell(block, tmp_path)
+
+
 def test_blocks_not_run_say_why(capsys):
     skipped = [b for p in pages() for b in blocks(p) if b.not_run is not None]
     assert all(b.not_run for b in skipped)
@@ -119,7 +133,7 @@ def test_blocks_not_run_say_why(capsys):
 def test_every_block_is_python_or_sh_or_marked():
     """A block in another language would be silently ignored: it must be a known kind or text."""
     kinds = {b.lang for p in pages() for b in blocks(p) if b.not_run is None}
-    assert kinds <= {"python", "sh", "text", "json", ""}, kinds
+    assert kinds <= {"python", "sh", "text", "json", "mermaid", ""}, kinds
 
 
 def test_a_failing_block_names_its_page_number_and_error(tmp_path):
