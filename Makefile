@@ -26,7 +26,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# numba compiles the forwarding kernels once and caches them (keyed by the matcher's sources, so an
+# edit recompiles); warming here means the demo and the CLI never pay it (about 1 s when warm)
 install: $(STAMP)
+	$(PY) -c 'from cbalgebra.matcher import warm_up; warm_up()'
 
 system-packages:
 	@missing=""; \

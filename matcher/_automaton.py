@@ -70,7 +70,11 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
             e = string_start[ranks[j] + 1]
             if path.shape[0] < e - s + 1:
                 grown = np.zeros(2 * (e - s + 1), np.int64)
-                grown[:path.shape[0]] = path
+                # element by element: a slice assignment makes numba compile
+                # its shape-mismatch error (string formatting), 1.6 s of a
+                # cold first call
+                for d in range(path.shape[0]):
+                    grown[d] = path[d]
                 path = grown
             path[0] = r
             # the trie already holds this pattern's prefix shared with the previous one

@@ -29,6 +29,7 @@ import numpy as np
 from lark import Token
 
 from cbalgebra.lexicon import KEYWORDS, STATEMENT
+from cbalgebra.matcher._kernels import first_call
 from cbalgebra.matcher._scan import (
     F_SLOW, K_ANY, K_FLOAT, K_INT, K_STRING, ScanRows, new_rows, same_slices, scan_ifconfigs,
 )
@@ -103,7 +104,8 @@ class _Reader:
             return None
         while True:
             rows = self.rows
-            count, _, end, full = scan_ifconfigs(chars, pos, rows)
+            # first_call: on a fresh install its compiling is announced (and logged)
+            count, _, end, full = first_call("scan_ifconfigs", scan_ifconfigs, (chars, pos, rows))
             if count or not full:
                 break
             self.rows = new_rows(2 * rows.name_start.shape[0], rows.statement_interface.shape[0])

@@ -199,10 +199,12 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
     interfaces are skipped without being read (the first shortcut of
     Carzaniga & Wolf, SIGCOMM 2003, §4.1, applied to whole runs of links)."""
     n_words = done.shape[0]
-    run = link_start[c_lo]  # consecutive small constraints are read as one run of links
+    # positions as int64 throughout: _visit_links and _links_from are then
+    # compiled for one signature, not for int32 and int64 both (1 s cold)
+    run = np.int64(link_start[c_lo])  # consecutive small constraints are read as one run of links
     for c in range(c_lo, c_hi):
-        a = link_start[c]
-        b = link_start[c + 1]
+        a = np.int64(link_start[c])
+        b = np.int64(link_start[c + 1])
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
         # (n_live = -1: some interfaces are done here, so the links are always gathered)
@@ -222,6 +224,6 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
                     return 0
                 a = e
     if run < link_start[c_hi]:
-        return _visit_links(run, link_start[c_hi], links, link_interface, filter_info, shift, size_mask, counters,
-                            touched, done, out, progress, link_buffer, -1)
+        return _visit_links(run, np.int64(link_start[c_hi]), links, link_interface, filter_info, shift, size_mask,
+                            counters, touched, done, out, progress, link_buffer, -1)
     return progress[REMAINING]

@@ -33,12 +33,16 @@ alive for the call.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from numba.core import event
 
 from cbalgebra.matcher._collect import SUBSTRING_PROBE_LENGTHS
 from cbalgebra.matcher._lookup import (
@@ -60,9 +64,9 @@ __all__ = [
     "HASH_BASE", "NOPS", "NTYPES", "OP_ANY", "OP_EQ", "OP_GE", "OP_NAMES", "OP_PREFIX", "OP_SUBSTRING", "OP_SUFFIX",
     "PACKED_TABLE_DTYPES", "SCRATCH_DTYPES", "STAMP", "SUBSTRING_PROBE_LENGTHS", "TABLE_DTYPES", "TYPE_NAMES",
     "T_ANY", "T_BOOL", "T_CONVERTED", "T_FLOAT", "T_INT", "T_STRING", "Params", "Scratch", "TableArrays",
-    "compile_times", "fill_pattern_filter", "fill_pattern_slots", "first_call", "forward_one", "forward_parallel",
-    "forward_serial", "new_scratch", "pack_arrays", "popcount64", "set_bits", "slot_of", "string_hashes",
-    "unpack_buffers",
+    "compile_notice", "compile_times", "fill_pattern_filter", "fill_pattern_slots", "first_call", "forward_one",
+    "forward_parallel", "forward_serial", "new_scratch", "pack_arrays", "popcount64", "set_bits", "slot_of",
+    "string_hashes", "unpack_buffers",
 ]
 
 log = logging.getLogger("cbalgebra.matcher")
@@ -78,12 +82,56 @@ def compile_times() -> dict[str, float]:
     return dict(_compile_times)
 
 
+class _CompileWatch(event.Listener):
+    """Hears numba start compiling (a cache miss: loading from numba's cache
+    fires no event) and says so on standard error, the first time."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.started_at: float | None = None
+
+    def on_start(self, event: Any) -> None:
+        if self.started_at is None:
+            self.started_at = time.perf_counter()
+            print(f"cbalgebra.matcher: compiling the numba kernels for {self.what} (once: later processes "
+                  "load them from numba's cache) ...", end=" ", file=sys.stderr, flush=True)
+
+    def on_end(self, event: Any) -> None:
+        pass
+
+
+_notice = threading.local()
+
+
+@contextmanager
+def compile_notice(what: str) -> Iterator[None]:
+    """Run the body; if numba compiles anything in it, say once on standard
+    error that it is compiling (when it starts) and how long it took (when
+    the body ends), and log the same at INFO. Nested uses are silent: the
+    outermost one speaks for them."""
+    if getattr(_notice, "active", False):
+        yield
+        return
+    _notice.active = True
+    watch = _CompileWatch(what)
+    try:
+        with event.install_listener("numba:compile", watch):
+            yield
+    finally:
+        _notice.active = False
+        if watch.started_at is not None:
+            seconds = time.perf_counter() - watch.started_at
+            print(f"done in {seconds:.1f} s", file=sys.stderr, flush=True)
+            log.info("compiled the numba kernels for %s in %.1f s", watch.what, seconds)
+
+
 def first_call(variant: str, kernel: Any, args: tuple) -> Any:
     """Call ``kernel(*args)``; the first call of each variant is timed and
-    logged, so that compilation is reported apart from matching."""
+    logged, so that compilation is reported apart from matching, and, if
+    numba compiles it, announced on standard error (:func:`compile_notice`)."""
     if variant in _compile_times:
         return kernel(*args)
-    with _compile_lock:
+    with _compile_lock, compile_notice(variant):
         t0 = time.perf_counter()
         result = kernel(*args)
         dt = time.perf_counter() - t0

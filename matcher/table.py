@@ -22,11 +22,13 @@ import numpy as np
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
 from cbalgebra.matcher.columns import encode_predicates
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
-from cbalgebra.matcher._kernels import first_call, forward_one, forward_parallel, forward_serial, new_scratch
+from cbalgebra.matcher._kernels import (
+    compile_notice, first_call, forward_one, forward_parallel, forward_serial, new_scratch,
+)
 from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message, message_wire
 from cbalgebra.matcher.layout import SCRATCH_DTYPES, TYPE_NAMES, Scratch, pack_arrays
 from cbalgebra.semantics import check_numbers
-from cbalgebra.values import Filter, Message, Predicate
+from cbalgebra.values import Constraint, Filter, Message, Predicate
 
 __all__ = ["EncodedMessage", "ForwardingTable", "MessageBatch", "compile_times", "message_wire", "warm_up"]
 
@@ -85,13 +87,53 @@ class EncodedMessage(NamedTuple):
 compile_times = _kernel_compile_times
 
 
+def _first_table() -> ForwardingTable:
+    """A small table with a constraint of every operator family (so that
+    building it runs each of the build's kernels, substring automata
+    included), for loading or compiling the kernels before a user's table."""
+    return ForwardingTable.compile({
+        0: Filter([Constraint("int", "a", ">", 1), Constraint("string", "b", ">*", "x"),
+                   Constraint("string", "b", "*", "y"), Constraint("string", "s", "*<", "z")]),
+        1: Filter([Constraint("bool", "c", "=", True), Constraint("float", "f", "<=", 2.5),
+                   Constraint("string", "b", "=", "xy"), Constraint("string", "d", "any", None)]),
+    }, preprocessing_rounds=1)
+
+
+_kernels_ready: dict[str, bool] = {}
+_kernels_lock = threading.Lock()
+
+
+def _ensure_kernels() -> float:
+    """Before the first table of a process: load the kernels that building a
+    table and ``forward()`` need, or, on a fresh install, compile them all at
+    once, saying so once on standard error (``compile_notice``). Returns
+    the seconds it took (0 after the first time)."""
+    if _kernels_ready:
+        return 0.0
+    with _kernels_lock:
+        if _kernels_ready:
+            return 0.0
+        _kernels_ready["forward"] = True  # the small table below comes back here
+        t0 = time.perf_counter()
+        with compile_notice("ForwardingTable and forward()"):
+            _first_table().forward(Message())
+        return time.perf_counter() - t0
+
+
 def warm_up() -> float:
-    """Compile the kernels once for the usual table layout (logged); returns
-    the seconds this took. Later tables reuse the compiled code."""
+    """Compile, or load from numba's cache, the kernels of the usual table
+    layout: building (from predicates and from a document), ``forward()``,
+    ``encode_message``/``forward_encoded`` and ``forward_batch`` on one
+    thread and on two (``make install`` runs it, so that later processes
+    find them all in numba's cache). Returns the seconds this took."""
     t0 = time.perf_counter()
-    table = ForwardingTable.compile({0: Filter()}, preprocessing_rounds=1)
-    table.forward(Message())
-    table.forward_batch([Message(), Message()], threads=2)
+    _ensure_kernels()
+    table = _first_table()
+    with compile_notice("documents, forward_batch and forward_encoded"):
+        ForwardingTable.from_document('ifconfig 0 a > 1, s *< "z";\n')  # the document scanner (the CLI's)
+        table.forward_encoded(table.encode_message(Message()))
+        table.forward_batch([Message(), Message()], threads=1)
+        table.forward_batch([Message(), Message()], threads=2)
     return time.perf_counter() - t0
 
 
@@ -147,9 +189,10 @@ class ForwardingTable:
 
     @classmethod
     def _from_raw(cls, raw: RawTable, rounds: int, t0: float, numbers: str = "strict") -> ForwardingTable:
+        kernels = _ensure_kernels()
         jit_before = sum(compile_times().values())
         compiled = compile_raw(raw, rounds)
-        jit = sum(compile_times().values()) - jit_before
+        jit = sum(compile_times().values()) - jit_before + kernels
         # numba's first calls are reported by compile_times(), not here
         return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers)
 

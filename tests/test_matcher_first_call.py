@@ -1,0 +1,83 @@
+"""The first call on a fresh install: numba compiles the forwarding kernels
+once, says so once on standard error, and caches them for later processes;
+``make install`` warms that cache so that the demo and the CLI never compile.
+
+Each run is a fresh interpreter with its own ``NUMBA_CACHE_DIR`` (empty at
+first), so these tests see exactly what a new user sees. No timings are
+asserted: ``benchmarks/forward_compile.py`` measures them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTICE = "cbalgebra.matcher: compiling the numba kernels"
+
+# A user's session: two tables, several messages, forward() and the batch
+# entries; prints numba's cache misses of the entries it used.
+_USER = """
+import json
+import cbalgebra as cb
+from cbalgebra.matcher import ForwardingTable
+from cbalgebra.matcher import _kernels, _wire
+
+table = ForwardingTable.compile({0: cb.parse_filter('[a > 1, b >* "x"]'), 1: cb.parse_filter('[c = true]')})
+assert list(table.forward(cb.parse_message('[a=2, b="xy", c=true]'))) == [0, 1]
+assert list(table.forward(cb.parse_message('[a=0]'))) == []
+other = ForwardingTable.compile({3: cb.parse_filter('[s *< "z"]')})
+assert list(other.forward(cb.parse_message('[s="baz"]'))) == [3]
+if "batch" in __import__("sys").argv:
+    messages = [cb.parse_message('[a=2]'), cb.parse_message('[c=true]')]
+    table.forward_batch(messages, threads=1)
+    table.forward_batch(messages, threads=2)
+    table.forward_encoded(table.encode_message(messages[0]))
+kernels = [_wire.forward_message, _kernels.forward_serial, _kernels.forward_parallel, _kernels.forward_one]
+print(json.dumps(sum(sum(k.stats.cache_misses.values()) for k in kernels)))
+"""
+
+
+def _run(cache: Path, *args: str, code: str = _USER) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True,
+                          cwd=ROOT, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_the_first_call_says_once_that_it_compiles_and_a_later_process_does_not_compile(tmp_path):
+    first = _run(tmp_path)
+    assert first.stderr.count(NOTICE) == 1, first.stderr
+    assert re.search(r"compiling the numba kernels .* done in \d+\.\d s", first.stderr), first.stderr
+    assert json.loads(first.stdout.splitlines()[-1]) > 0  # it did compile forward()'s kernel
+
+    again = _run(tmp_path)
+    assert NOTICE not in again.stderr, again.stderr
+    assert json.loads(again.stdout.splitlines()[-1]) == 0
+
+
+def _install_warm_step() -> str:
+    """The command of ``make install`` that warms numba's cache."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^install:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert recipe, "make install has no recipe"
+    warm = [line.strip() for line in recipe.group(1).splitlines() if "warm_up" in line]
+    assert len(warm) == 1, recipe.group(1)
+    return warm[0]
+
+
+def test_make_install_warms_every_entry_so_the_first_call_afterwards_compiles_nothing(tmp_path):
+    command = _install_warm_step()
+    code = re.fullmatch(r"\$\(PY\) -c '(.*)'", command)
+    assert code, command
+    _run(tmp_path, code=code.group(1))
+
+    after = _run(tmp_path, "batch")
+    assert NOTICE not in after.stderr, after.stderr
+    assert json.loads(after.stdout.splitlines()[-1]) == 0
