@@ -8,7 +8,7 @@ Two dialects, both read by :func:`cbalgebra.parse_document`:
   (the k-th ``subscribe`` is interface k, counting from 0 — the centralized
   router of the paper), and ``publish M`` lines as messages.
 
-Decisions (documented in the README):
+Decisions (documented in docs/guide/forwarding.md):
 
 - Several ``ifconfig`` statements for one interface add up: the interface's
   predicate is the disjunction of all of them (what the routing protocol of

@@ -39,7 +39,7 @@ from .rules import DisjunctionRewrite, Step
 
 #: Most atoms (distinct constraints) in one connected component that the
 #: minimal reducer accepts. Measured on this project's 2-core machine: see
-#: the README ("Reducers") and benchmarks/results/reduce_sympy_budget.csv.
+#: docs/guide/reducers.md and benchmarks/results/reduce_sympy_budget.csv.
 MAX_ATOMS = 9
 
 

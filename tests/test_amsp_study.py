@@ -167,13 +167,14 @@ def test_study_from_args_defaults_are_the_full_sizes():
     assert len(sensitivity) == reps * (5 + 2 * 3 + 2 + 2)
 
 
-# ---------------------------------------------------------------- the README's AMSP facts (issue 24 §4)
+# ------------------------------------------- the AMSP facts of docs/guide/matchmaker.md (issue 24 §4)
 def _readme_amsp() -> str:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    start = text.index("### AMSP against broadcast publication and subscription")
-    return " ".join(text[start:text.index("\n## ", start)].split())
+    text = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "matchmaker.md").read_text(encoding="utf-8")
+    start = text.index("## AMSP against broadcast publication and subscription")
+    end = text.find("\n## ", start + 1)
+    return " ".join(text[start:end if end >= 0 else len(text)].split())
 
 
 def test_readme_states_the_reports_count_of_unstated_parameters():
@@ -184,7 +185,7 @@ def test_readme_states_the_reports_count_of_unstated_parameters():
 
 
 def test_readme_paper_size_recipe_runs_the_paper_size_everywhere():
-    """The recipe the README gives for the paper's size sets Figure 12's points 5, 10, ..., 50 and 10 runs
+    """The recipe docs/guide/matchmaker.md gives for the paper's size sets Figure 12's points 5, 10, ..., 50 and 10 runs
     per point of Figures 12 and 13 (the paper averages 10 experiments per point)."""
     import re
     import shlex

@@ -262,7 +262,7 @@ def test_each_part_alone_follows_the_policy(module, argv):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
 
 
-# ------------------------------------------------- what the README says
+# ----------------------------------------- what the docs say (docs/guide/)
 def test_subscriber_option_overrides_from_name(tmp_path, capsys):
     doc = tmp_path / "doc.txt"
     doc.write_text("subscribe [int price < 500] from alice\nsubscribe [int price < 300]\n")

@@ -35,7 +35,7 @@ CASES = [
      "5000 digits is too long"),
     ("matchmaker: 100,000 nested [ (was: RecursionError)",
      {"i.json": "[" * 100_000}, ["matchmaker", "i.json"], 2, "nest more than 100 deep"),
-    ("route --reducer minimal over its budget (was: exit 70; the README promises 3)",
+    ("route --reducer minimal over its budget (was: exit 70; docs/guide/cli.md promises 3)",
      {}, ["route", "tree", "-n", "8", "--reducer", "minimal", "-k", "10", "--quiet"], 3,
      "the sympy minimization is limited to"),
     ("route: a generated network too large to build (was: OverflowError)",

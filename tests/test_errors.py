@@ -99,7 +99,7 @@ def test_report_gives_each_class_its_own_code_and_label(cls, capsys, monkeypatch
         assert code == cls.exit_code and err == f"{cls.label}: planted\n"
 
 
-# The documented exit codes (README, clibase): written out, not read from the classes.
+# The documented exit codes (docs/guide/cli.md, clibase): written out, not read from the classes.
 DOCUMENTED = [
     (ParseError("unexpected ']'", 1, 5, "[x =]\n    ^"), 2, "error: line 1, column 5: unexpected ']'"),
     (InvalidValueError("not a number"), 2, "error: not a number"),

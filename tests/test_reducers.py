@@ -99,7 +99,7 @@ def test_cover_drops_a_conjunction_covered_by_two_others():
     assert_reduces(p, "cover", "[x < 5, y = 1] || [x >= 5, z = 1]")
 
 
-# Documented cases where minimal is strictly smaller than cover (README).
+# Documented cases where minimal is strictly smaller than cover (docs/guide/reducers.md).
 MINIMAL_CASES = [
     # x != 7 requires x present, and then x < 5 or x >= 5: with the first
     # conjunction taking x < 5, the second no longer needs x >= 5.
