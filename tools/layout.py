@@ -3,7 +3,9 @@
 ``grammar/``, ``reducers/``, ``matcher/`` and ``studies/`` sit beside ``cbalgebra/``
 and install as ``cbalgebra.grammar`` and so on: ``[tool.cbalgebra] mapped-folders``
 lists them, and setup.py, tools/lint, tools/boundaries.py and the benchmarks read
-that list from here rather than spelling it again.
+that list from here rather than spelling it again. tools/lint (for mypy) and the docs site's
+hooks (for mkdocstrings, which reads sources, not the installed package) lay the source tree out
+as installed with :func:`lay_out_installed_package`.
 """
 
 from __future__ import annotations
@@ -19,3 +21,15 @@ with open(REPO / "pyproject.toml", "rb") as _pyproject:
 
 #: Source folder -> the package it is installed as.
 ROOTS: dict[str, str] = {"cbalgebra": "cbalgebra", **{folder: f"cbalgebra.{folder}" for folder in MAPPED_FOLDERS}}
+
+
+def lay_out_installed_package(scratch: Path) -> Path:
+    """Symbolic links that give ``scratch/cbalgebra`` the installed package's layout."""
+    package = scratch / "cbalgebra"
+    package.mkdir()
+    for entry in (REPO / "cbalgebra").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry)
+    for folder in MAPPED_FOLDERS:
+        (package / folder).symlink_to(REPO / folder)
+    return package

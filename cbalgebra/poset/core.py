@@ -68,8 +68,11 @@ from cbalgebra.values import (
 
 __all__ = ["COVERED", "INSERTED", "MERGED", "InsertResult", "Poset", "RemoveResult"]
 
-#: The three cases of insert (§3.5).
-COVERED, MERGED, INSERTED = "covered", "merged", "inserted"
+#: The three cases of insert (§3.5); one name a line, so the API reference (which reads the
+#: sources) sees each of them.
+COVERED = "covered"
+MERGED = "merged"
+INSERTED = "inserted"
 
 Covers = Callable[[Any, Any], bool]
 

@@ -62,7 +62,9 @@ STRING_OPS: tuple[tuple[str, int], ...] = (
 )
 #: Int operators and their weights in percent (§4.2).
 INT_OPS: tuple[tuple[str, int], ...] = ((EQ, 40), (LT, 25), (GT, 25), (NE, 10))
-INT_LOW, INT_HIGH = -100, 100
+#: The range of int values, both ends included (one name a line: the API reference reads sources).
+INT_LOW = -100
+INT_HIGH = 100
 
 #: The four scenarios of Carzaniga, Rembert & Wolf 2006, §4.2 (Figures 6 and 7): name -> (names, distribution).
 DNF_SCENARIOS: dict[str, tuple[int, str]] = {
