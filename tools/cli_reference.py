@@ -18,6 +18,9 @@ from pathlib import Path
 
 from cbalgebra.cli import build_parser
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from layout import write_generated  # tools/ is not a package: its sibling is on sys.path
+
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "cli-reference.md"
 # argparse wraps help to the terminal's width: a fixed width makes the page the same everywhere
 WIDTH = "100"
@@ -55,14 +58,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if PAGE.read_text(encoding="utf-8") != text:
-            print(f"{PAGE} is stale: run tools/cli_reference.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text, encoding="utf-8")
-    return 0
+    return write_generated(PAGE, render(), check="--check" in argv, command="tools/cli_reference.py")
 
 
 if __name__ == "__main__":

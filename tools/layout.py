@@ -10,6 +10,7 @@ as installed with :func:`lay_out_installed_package`.
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 
@@ -33,3 +34,15 @@ def lay_out_installed_package(scratch: Path) -> Path:
     for folder in MAPPED_FOLDERS:
         (package / folder).symlink_to(REPO / folder)
     return package
+
+
+def write_generated(path: Path, text: str, *, check: bool, command: str) -> int:
+    """Write a page generated from the code; with ``check``, write nothing and
+    return 1 (naming ``command``, which regenerates it) when the page differs."""
+    if check:
+        if path.read_text(encoding="utf-8") != text:
+            print(f"{path.relative_to(REPO)} is out of date: run {command}", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(text, encoding="utf-8")
+    return 0
