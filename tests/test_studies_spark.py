@@ -313,8 +313,11 @@ class Cluster:
     def start(self) -> None:
         self._start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                     "--port", str(self.port), "--webui-port", str(self.ui))
-        wait_for(lambda: socket.create_connection(("127.0.0.1", self.port), timeout=1).close() or True,
-                 90, "the master")
+        # Both the master's ports must be bound before the workers pick theirs: free_port() could
+        # otherwise hand a worker the master's web UI port, and /json/ would then be a worker's page.
+        for port in (self.port, self.ui):
+            wait_for(lambda port=port: socket.create_connection(("127.0.0.1", port), timeout=1).close() or True,
+                     90, "the master")
         for i in range(2):
             work = self.tmp / f"work{i}"
             work.mkdir()
