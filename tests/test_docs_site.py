@@ -76,3 +76,17 @@ def test_cbalgebra_api_page_names_parse_predicate_and_covers(site: Path) -> None
     for name in ("parse_predicate", "covers"):
         assert name in cbalgebra.__all__
         assert f'id="cbalgebra.{name}"' in page
+
+
+#: The committed pictures that must be rasters: screenshots of a browser.
+RASTERS_NEEDED = {"docs/poset-viewer.png"}
+
+
+def test_every_committed_figure_has_one_format() -> None:
+    """Issue 28 item 7: a figure is committed once, as SVG; PNG only where a raster is needed
+    (a screenshot), and never an SVG and a PNG of the same figure side by side."""
+    tracked = subprocess.run(["git", "ls-files", "*.png", "*.svg"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    pngs = {name for name in tracked if name.endswith(".png")}
+    assert pngs <= RASTERS_NEEDED, sorted(pngs - RASTERS_NEEDED)
+    assert not {name[:-4] for name in pngs} & {name[:-4] for name in tracked if name.endswith(".svg")}
