@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import figures_page  # noqa: E402  (tools/ is not a package: its path is added above)
+import figures_page  # noqa: E402 - tools/ is not a package: its path is added above
 
 
 def test_the_page_is_current():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import math
 import re
 import sys
@@ -91,7 +92,7 @@ def _slope(points: Sequence[tuple[float, float]]) -> float:
     xs = [math.log(x) for x, _ in points]
     ys = [math.log(y) for _, y in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
 def _series(rows: Iterable[dict[str, str]], config: str, rounds: int) -> list[tuple[float, float]]:
@@ -101,7 +102,8 @@ def _series(rows: Iterable[dict[str, str]], config: str, rounds: int) -> list[tu
 
 def forwarding_verdicts() -> tuple[tuple[str, str, str], ...]:
     """Carzaniga & Wolf 2003 §5's statements on Figures 8–11, against benchmarks/forward.py's CSVs."""
-    fig89, fig10, fig11 = read_rows("forward_fig8_9.csv"), read_rows("forward_fig10.csv"), read_rows("forward_fig11.csv")
+    fig89, fig10 = read_rows("forward_fig8_9.csv"), read_rows("forward_fig10.csv")
+    fig11 = read_rows("forward_fig11.csv")
     rows = []
     centralized = {r: dict(_series(fig89, "I=F", r)) for r in (0, 10)}
     largest = max(centralized[10])
@@ -136,7 +138,7 @@ def forwarding_verdicts() -> tuple[tuple[str, str, str], ...]:
     ))
     by_ratio = sorted((float(r["filters_per_interface"]), float(r["kernel_us"])) for r in fig10
                       if int(r["rounds"]) == 10)
-    falling = all(b[1] <= a[1] for a, b in zip(by_ratio, by_ratio[1:]))
+    falling = all(b[1] <= a[1] for a, b in itertools.pairwise(by_ratio))
     rows.append((
         "Fig. 10: at a fixed table size, the algorithm performs best with very large disjunctions "
         "(many filters per interface)",
