@@ -11,7 +11,15 @@ number), any number of `column=value` filters (quote a
 value with spaces: `metric="I=20 F=250000: compile"`), the column to show, and optionally a Python
 format spec (default `,.3g`). The column may be scaled (`seconds*1000`, `kernel_us/1000`) and, when
 several rows match, reduced with `@min`, `@max` or `@median` (`seconds@max`); otherwise exactly one
-row must match. Markers are HTML comments, invisible on the site and on the repository's pages.
+row must match. A whole table comes from a block marker, one row per matching CSV row:
+
+    <!-- bench-table cliffs_forward.csv family,now_ms,bound_ms "table|ms|bound (ms)" -->
+    ...generated rows...
+    <!-- /bench-table -->
+
+names the file, its filters, the columns (comma-separated) and, quoted, their headings
+(`|`-separated). Numbers are shown with thousands separators and three significant digits
+below 100. Markers are HTML comments, invisible on the site and on the repository's pages.
 Usage:
 
     tools/bench_numbers.py           rewrite the marked numbers of every page
@@ -39,6 +47,7 @@ RESULTS = REPO / "benchmarks" / "results"
 PAGES = (REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")))
 # a marked number: one line, the number alone between the two comments
 MARKED = re.compile(r"<!-- bench (?P<query>[^>\n]*?) -->(?P<shown>[^<\n]*)<!-- /bench -->")
+TABLE = re.compile(r"<!-- bench-table (?P<query>[^>\n]*?) -->\n(?P<shown>.*?)<!-- /bench-table -->", re.S)
 COLUMN = re.compile(r"^(?P<name>[\w.]+)(?:(?P<op>[*/])(?P<factor>[\d.e+-]+))?(?:@(?P<agg>min|max|median))?$")
 AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {"min": min, "max": max, "median": statistics.median}
 
@@ -104,6 +113,51 @@ class Query:
         return format(self.value(), self.format_spec)
 
 
+@dataclass(frozen=True)
+class TableQuery:
+    file: str
+    filters: tuple[tuple[str, str], ...]
+    columns: tuple[str, ...]
+    headings: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> TableQuery:
+        words = shlex.split(text)
+        rest = [w for w in words[1:] if "=" not in w]
+        if len(words) < 3 or len(rest) != 2:
+            raise MarkerError(f"'{text}': a table marker names a CSV file, filters, the columns and their headings")
+        columns, headings = tuple(rest[0].split(",")), tuple(rest[1].split("|"))
+        if len(columns) != len(headings):
+            raise MarkerError(f"'{text}': {len(columns)} columns but {len(headings)} headings")
+        filters = tuple((w.split("=", 1)[0], w.split("=", 1)[1]) for w in words[1:] if "=" in w)
+        return cls(words[0], filters, columns, headings)
+
+    def shown(self) -> str:
+        rows = [r for r in read_rows(self.file) if all(r.get(k) == v for k, v in self.filters)]
+        if not rows:
+            raise MarkerError(f"{self.file}: no row matches {dict(self.filters)}")
+        missing = [c for c in self.columns if c not in rows[0]]
+        if missing:
+            raise MarkerError(f"{self.file}: no column {', '.join(missing)}")
+        lines = ["| " + " | ".join(self.headings) + " |", "|" + "---|" * len(self.columns)]
+        lines += ["| " + " | ".join(cell(r[c]) for c in self.columns) + " |" for r in rows]
+        # blank lines around the table: Markdown readers end a table, and start one, only there
+        return "\n" + "\n".join(lines) + "\n\n"
+
+
+def cell(text: str) -> str:
+    """A CSV value as a table shows it: numbers grouped and rounded, other text escaped."""
+    try:
+        number = float(text)
+    except ValueError:
+        return text.replace("|", "\\|")
+    if number != number or number in (float("inf"), float("-inf")):
+        return text
+    if number == int(number) or abs(number) >= 100:
+        return f"{number:,.0f}"
+    return f"{number:.3g}"
+
+
 @cache
 def read_rows(file: str) -> tuple[dict[str, str], ...]:
     path = RESULTS / file
@@ -118,7 +172,10 @@ def filled(text: str) -> str:
     def refill(m: re.Match[str]) -> str:
         return f"<!-- bench {m['query']} -->{Query.parse(m['query']).shown()}<!-- /bench -->"
 
-    return MARKED.sub(refill, text)
+    def refill_table(m: re.Match[str]) -> str:
+        return f"<!-- bench-table {m['query']} -->\n{TableQuery.parse(m['query']).shown()}<!-- /bench-table -->"
+
+    return TABLE.sub(refill_table, MARKED.sub(refill, text))
 
 
 def main(argv: list[str] | None = None) -> int:
