@@ -24,7 +24,7 @@ Not a test: nothing is asserted. Writes into DIR (default benchmarks/results):
 - ``forward_fig10.csv``     time per message against filters per interface at a fixed size;
 - ``forward_fig11.csv``     gain of pre-processing rounds 0..100 over r = 0;
 - ``forward_env.json``      machine, versions, load, numba compile times, wall time;
-- ``forward_fig8.png`` … ``forward_fig11.png`` and ``forward_report.md`` (tables for the README).
+- ``forward_fig8.svg`` … ``forward_fig11.svg`` and ``forward_report.md`` (tables for the README).
 
 Timing: every number is measured in this process, side by side with its
 baseline (r = 0 against r = 10; the naive Python loop over ``cb.matches``;
@@ -695,7 +695,7 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
         ax.grid(True, which=grid, alpha=0.3)
         ax.legend(**(legend or {}))
         fig.tight_layout()
-        fig.savefig(out / name, dpi=120)
+        fig.savefig(out / name, metadata={"Date": None})  # SVG: one format per figure, no date inside
         plt.close(fig)
         made.append(name)
 
@@ -704,7 +704,7 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
         for r, style in ((0, "o--"), (10, "s-")):
             x, y = series(fig89, "I=F", r, "kernel_us")
             ax.plot(x, [v / 1000 for v in y], style, label=f"I = F, r = {r}")
-        save(fig, ax, "forward_fig8.png", xlabel="total constraints", **log_log,
+        save(fig, ax, "forward_fig8.svg", xlabel="total constraints", **log_log,
              title="Figure 8 shape: centralized router (one filter per interface)")
 
         fig, ax = plt.subplots(figsize=(6.4, 4.6))
@@ -712,7 +712,7 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
             for r, style in ((0, "o--"), (10, "s-")):
                 x, y = series(fig89, config, r, "kernel_us")
                 ax.plot(x, [v / 1000 for v in y], style, color=color, label=f"{config.replace('=', ' = ')}, r = {r}")
-        save(fig, ax, "forward_fig9.png", legend={"ncol": 2, "fontsize": 8}, xlabel="total constraints", **log_log,
+        save(fig, ax, "forward_fig9.svg", legend={"ncol": 2, "fontsize": 8}, xlabel="total constraints", **log_log,
              title="Figure 9 shape: routers with I = 10, 20, 40 interfaces")
 
     if fig10:
@@ -721,7 +721,7 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
             pts = sorted((row["filters_per_interface"], row["kernel_us"]) for row in fig10 if row["rounds"] == r)
             ax.plot([p[0] for p in pts], [p[1] / 1000 for p in pts], style, label=f"r = {r}")
         c = fig10[0]["constraints"]
-        save(fig, ax, "forward_fig10.png", xlabel="filters per interface (F / I)", **log_log,
+        save(fig, ax, "forward_fig10.svg", xlabel="filters per interface (F / I)", **log_log,
              title=f"Figure 10 shape: about {c:,} constraints, F = {fig10[0]['filters']:,}")
 
     if fig11:
@@ -730,7 +730,7 @@ def plots(out: Path, fig89: list[dict], fig10: list[dict], fig11: list[dict]) ->
             pts = sorted((row["rounds"], row["gain_percent"]) for row in fig11 if row["constraints"] == c)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{c:,} constraints")
         ax.axhline(0, color="black", lw=0.8)
-        save(fig, ax, "forward_fig11.png", grid="major", xlabel="pre-processing rounds",
+        save(fig, ax, "forward_fig11.svg", grid="major", xlabel="pre-processing rounds",
              ylabel="gain over r = 0 (%)", title="Figure 11 shape: cost/benefit of pre-processing (I = F)")
     return made
 

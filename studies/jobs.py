@@ -117,7 +117,7 @@ def finalize(study: Study, out_dir: Path, figures: str = "all") -> dict[str, Pat
         "report": out_dir / "report.md",
     }
     for path in drawn:
-        if path.suffix == ".png":
+        if path.suffix == ".svg":
             outputs.setdefault("figure", path)
             outputs[f"figure:{path.stem}"] = path
     return outputs

@@ -320,8 +320,8 @@ def paper_point_section(summary: pd.DataFrame) -> str | None:
                  f"{100 * per_source['share_all_s_cheaper_than_all_p']:.1f} % (per-source) of samples.\n")
     return ("## The paper's setting: n = 100, |P| = |S| = 20 (Figures 7 and 8)\n\n"
             + markdown_table(("trees", "algorithm", "Cost p10", "median", "p90"), rows) + "\n" + extra
-            + "\n![Figure 7](fig7_shared_costs.png)\n\n![Figure 8](fig8_per_source_ratios.png)\n\n"
-            "![companions](companions.png)\n")
+            + "\n![Figure 7](fig7_shared_costs.svg)\n\n![Figure 8](fig8_per_source_ratios.svg)\n\n"
+            "![companions](companions.svg)\n")
 
 
 def asymmetry_section(summary: pd.DataFrame) -> str | None:
@@ -337,7 +337,7 @@ def asymmetry_section(summary: pd.DataFrame) -> str | None:
     return ("## Sweep: asymmetry |P|/|S| (n = 100; not in the paper)\n\n"
             + markdown_table(("trees", "|P|/|S|", "samples", "All-P median", "All-S median", "MCM median",
                       "TDM median", "MCM / best broadcast (median)", "TDM optimal"), rows)
-            + "\n\n![asymmetry](asymmetry.png)\n")
+            + "\n\n![asymmetry](asymmetry.svg)\n")
 
 
 def size_section(summary: pd.DataFrame) -> str | None:
@@ -355,7 +355,7 @@ def size_section(summary: pd.DataFrame) -> str | None:
             "n/100 transit domains; |P| = |S| = 20, and |P| = |S| = n/5 (the paper's density).\n\n"
             + markdown_table(("trees", "n", "|P|/|S|", "samples", "|T| median", "All-P median", "All-S median",
                       "MCM median", "MCM / best broadcast (median)", "TDM optimal", "worst TDM/MCM"), rows)
-            + "\n\n![size](size.png)\n")
+            + "\n\n![size](size.svg)\n")
 
 
 #: What the matchmaker study's rows record as ``gen_seconds``, ``reduce_seconds`` and the rest of a task.

@@ -10,7 +10,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -39,17 +39,19 @@ def pyplot() -> ModuleType:
     return plt
 
 
+#: The one format of every study figure: SVG scales, renders in the docs site, on the web and
+#: in notebooks, and diffs as text. A raster (PNG) copy would only duplicate it.
+FIGURE_FORMAT = "svg"
+
+
 def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg`` atomically; return their paths."""
-    paths = []
-    formats: tuple[tuple[str, dict[str, Any]], ...] = (("png", {"dpi": 130}), ("svg", {}))
-    for fmt, kwargs in formats:
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, metadata=_metadata(fmt), **kwargs)
-        path = Path(out_dir) / f"{stem}.{fmt}"
-        atomic_write_bytes(path, buf.getvalue())
-        paths.append(path)
-    return paths
+    """Write ``stem.svg`` atomically, with no date in it (the same data gives the same bytes);
+    return its path in a list (a figure is one file)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format=FIGURE_FORMAT, metadata=_metadata(FIGURE_FORMAT))
+    path = Path(out_dir) / f"{stem}.{FIGURE_FORMAT}"
+    atomic_write_bytes(path, buf.getvalue())
+    return [path]
 
 
 def finish_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
@@ -62,11 +64,7 @@ def finish_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
 
 def _metadata(fmt: str) -> dict:
     # Reproducible files: no creation date in the output.
-    if fmt == "svg":
-        return {"Date": None}
-    if fmt == "png":
-        return {"Software": None}
-    return {}
+    return {"Date": None} if fmt == "svg" else {}
 
 
 def _universe_label(universe: int) -> str:

@@ -68,7 +68,7 @@ def general_header(universes: Sequence[int], config: dict) -> str:
         "Uniform predicates are uniform k-subsets; Zipf predicates draw messages with weight 1/rank "
         "(exponent 1) without replacement within a predicate.\n"
         "\n"
-        "![Figure 5](fig5_general.png)\n"
+        "![Figure 5](fig5_general.svg)\n"
     )
 
 
@@ -328,9 +328,9 @@ def dnf_header(layout: DnfLayout, config: dict) -> str:
         "operator and value distributions); α = size(reduce(p₁ ∨ … ∨ pₙ)) / Σ size(pᵢ).\n"
     )
     if any(s.startswith("zipf-") for s in scenarios):
-        text += "\n![Figure 6](fig6_zipf.png)\n"
+        text += "\n![Figure 6](fig6_zipf.svg)\n"
     if any(s.startswith("uniform-") for s in scenarios):
-        text += "\n![Figure 7](fig7_uniform.png)\n"
+        text += "\n![Figure 7](fig7_uniform.svg)\n"
     return text
 
 

@@ -713,7 +713,7 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
         drp_formula_holds(growth), exponents, chung_lu_distance(growth), ips_saves(growth), psf_ideal(results),
         pif_not_ideal(results), drp_duplicates(results), sr_dominates(summary, config), alpha_of_tables(summary),
     ]
-    figures = "\n".join(f"![{stem}]({stem}.png)" for stem in
+    figures = "\n".join(f"![{stem}]({stem}.svg)" for stem in
                         ("memory_vs_n", "formula_ratios", "ips_classes", "traffic", "winner_map", "alpha_tables"))
     return compose([
         header_section(results, config), headline_section(growth), findings_section(findings),

@@ -5,9 +5,10 @@
 - Cells run longest first (by the study's cost estimate), and two batches
   are in flight at once so that a batch's last, long task does not leave
   the other cores idle.
-- Each finished batch is written to ``results.parquet/`` as one Parquet
+- Each finished batch is written to ``results.parts/`` as one Parquet
   file, first under a hidden temporary name and then renamed: a reader (or a
-  rerun after a crash) sees a batch entirely or not at all.
+  rerun after a crash) sees a batch entirely or not at all. When the run
+  ends, the batches are merged into the one file ``results.parquet``.
 - A rerun into the same directory reads the finished cells and runs only the
   others; since a cell's seed depends only on the base seed and its key, the
   final results equal those of an uninterrupted run.
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # Spark loads only when a study runs
     from pyspark.sql import SparkSession
 
 RESULTS = "results.parquet"
+PARTS = "results.parts"
 MANIFEST = "study.json"
 
 
@@ -141,36 +143,52 @@ def _write_parquet_atomically(table: pa.Table, path: Path) -> None:
 
 
 class ResultStore:
-    """``DIR/results.parquet/``: a Parquet dataset of committed cell batches.
+    """A study's rows: ``DIR/results.parquet``, one file, plus ``DIR/results.parts/`` while a run
+    is under way.
 
-    Files whose names start with ``.`` are temporary and ignored by every
-    Parquet reader. Rows are keyed by the study's key columns; should a
-    crash between a compaction's rename and its clean-up leave a cell twice,
-    readers keep one copy (both copies are equal).
+    A run commits each finished batch to ``results.parts/`` as its own file (written under a
+    hidden temporary name, then renamed), so a crash loses at most the batches in flight and a
+    rerun resumes from the committed ones. :meth:`compact` merges the parts into the one file
+    ``results.parquet`` (sorted by the key columns, atomically replaced) and then removes them:
+    a finished study is one file with a fixed name, which is what gets committed and diffed.
+
+    Files whose names start with ``.`` are temporary and ignored. Rows are keyed by the study's
+    key columns; should a crash between a compaction's rename and its clean-up leave a cell in
+    both places, readers keep one copy (both copies are equal). A ``results.parquet/``
+    *directory* (the layout before parts had their own folder) is read as parts, and the next
+    compaction turns it into the one file.
     """
 
     def __init__(self, out_dir: Path, schema: pa.Schema, key_columns: Sequence[str]):
         self.out_dir = Path(out_dir)
         self.path = self.out_dir / RESULTS
+        self.parts_dir = self.out_dir / PARTS
         self.schema = schema
         self.key_columns = tuple(key_columns)
 
     def parts(self) -> list[Path]:
-        if not self.path.is_dir():
-            return []
-        return sorted(p for p in self.path.glob("*.parquet") if not p.name.startswith((".", "_")))
+        """The committed batches not yet compacted (a legacy ``results.parquet/`` folder's files too)."""
+        found: list[Path] = []
+        for folder in (self.parts_dir, self.path):
+            if folder.is_dir():
+                found += sorted(p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_")))
+        return found
+
+    def files(self) -> list[Path]:
+        """Every file holding rows: the compacted one first, then the parts."""
+        return ([self.path] if self.path.is_file() else []) + self.parts()
 
     def load(self) -> pd.DataFrame:
-        parts = self.parts()
-        if not parts:
+        files = self.files()
+        if not files:
             return self.schema.empty_table().to_pandas()
         tables = []
-        for part in parts:
-            table = pq.read_table(part)
+        for file in files:
+            table = pq.read_table(file)
             missing = [f.name for f in self.schema if f.name not in table.column_names]
             if missing:
                 raise StudyError(
-                    f"{part} lacks columns {', '.join(missing)}: it was written by another "
+                    f"{file} lacks columns {', '.join(missing)}: it was written by another "
                     "study or version; use a fresh --out directory"
                 )
             tables.append(table.select(self.schema.names).cast(self.schema))
@@ -185,27 +203,45 @@ class ResultStore:
         }
 
     def commit(self, rows: Sequence[dict]) -> Path:
-        """Write one batch atomically; return its file."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        """Write one batch atomically to ``results.parts/``; return its file."""
+        self.parts_dir.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pylist(list(rows), schema=self.schema)
-        part = self.path / f"part-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
+        part = self.parts_dir / f"part-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
         _write_parquet_atomically(table, part)
         return part
 
     def compact(self) -> None:
-        """Merge all batches into one file (atomically), then drop the old ones."""
+        """Merge the parts into the one file ``results.parquet`` (atomically), then drop them.
+
+        Every step leaves the rows readable: a legacy ``results.parquet/`` folder's files first
+        move, one rename each, into ``results.parts/``; the merged file replaces the old one in
+        one rename; only then are the parts removed.
+        """
+        self._adopt_legacy_folder()
         parts = self.parts()
-        if len(parts) <= 1:
+        if not parts:
             return
         frame = self.load()
         sort_cols = [c for c in self.key_columns if c in frame.columns]
         frame = frame.sort_values(sort_cols, kind="stable").reset_index(drop=True)
-        table = pa.Table.from_pandas(frame, schema=self.schema, preserve_index=False)
-        target = self.path / f"part-{time.strftime('%Y%m%dT%H%M%S')}-all-{uuid.uuid4().hex[:12]}.parquet"
-        _write_parquet_atomically(table, target)
+        _write_parquet_atomically(pa.Table.from_pandas(frame, schema=self.schema, preserve_index=False), self.path)
         for part in parts:
             part.unlink(missing_ok=True)
-        _fsync_dir(self.path)
+        with contextlib.suppress(OSError):
+            self.parts_dir.rmdir()  # only when empty: a concurrent writer's part stays
+        _fsync_dir(self.out_dir)
+
+    def _adopt_legacy_folder(self) -> None:
+        if not self.path.is_dir():
+            return
+        self.parts_dir.mkdir(parents=True, exist_ok=True)
+        for part in self.path.iterdir():
+            if part.name.startswith((".", "_")):
+                part.unlink()  # an unfinished temporary file, or Spark's _SUCCESS marker
+            else:
+                os.replace(part, self.parts_dir / part.name)
+        _fsync_dir(self.parts_dir)
+        self.path.rmdir()
 
 
 #: Manifest entries that must match for finished cells to be reused.
@@ -231,8 +267,10 @@ def check_manifest(out_dir: Path, kind: str, config: dict | None = None) -> None
                     f"{out_dir} holds results computed with another {key.replace('_', ' ')} "
                     f"({old} here, {new} now); use another --out"
                 )
-    elif (Path(out_dir) / RESULTS).exists():
-        raise StudyError(f"{out_dir}/{RESULTS} exists but {MANIFEST} does not; use another --out")
+    else:
+        for held in (RESULTS, PARTS):
+            if (Path(out_dir) / held).exists():
+                raise StudyError(f"{out_dir}/{held} exists but {MANIFEST} does not; use another --out")
 
 
 def write_manifest(out_dir: Path, kind: str, config: dict) -> None:

@@ -99,8 +99,10 @@ def test_a_task_row_and_the_outputs_built_from_rows(tmp_path):
     series = summary[summary["figure"] == "fig11-series"]
     assert len(series) == 3 * 40
     paths = amsp_report.draw(summary, tmp_path, config)
-    assert {p.name for p in paths} >= {"fig11_rate_over_time.png", "fig12_rate_vs_subscribers.svg",
-                                        "fig13_rate_vs_grid.png"}
+    # One format per figure (issue 28 item 7): SVG, and no raster copy beside it.
+    assert {p.name for p in paths} == {"fig11_rate_over_time.svg", "fig12_rate_vs_subscribers.svg",
+                                       "fig13_rate_vs_grid.svg"}
+    assert not list(tmp_path.glob("*.png"))
     text = amsp_report.report(summary, results, config, None)
     assert "## Our numbers beside the paper's" in text
     assert "What the paper leaves unstated" in text

@@ -76,3 +76,33 @@ def test_cbalgebra_api_page_names_parse_predicate_and_covers(site: Path) -> None
     for name in ("parse_predicate", "covers"):
         assert name in cbalgebra.__all__
         assert f'id="cbalgebra.{name}"' in page
+
+
+#: The committed pictures that must be rasters: screenshots of a browser.
+RASTERS_NEEDED = {"docs/poset-viewer.png"}
+
+
+def test_every_committed_figure_has_one_format() -> None:
+    """Issue 28 item 7: a figure is committed once, as SVG; PNG only where a raster is needed
+    (a screenshot), and never an SVG and a PNG of the same figure side by side."""
+    tracked = subprocess.run(["git", "ls-files", "*.png", "*.svg"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    pngs = {name for name in tracked if name.endswith(".png")}
+    assert pngs <= RASTERS_NEEDED, sorted(pngs - RASTERS_NEEDED)
+    assert not {name[:-4] for name in pngs} & {name[:-4] for name in tracked if name.endswith(".svg")}
+
+
+def test_the_api_pages_turn_rest_roles_into_links_or_code(site: Path) -> None:
+    """The docstrings' Sphinx roles (:func:`walk`) are rewritten by tools/griffe_rest_roles.py: a
+    link where the site shows the target, code otherwise; never the role's raw text."""
+    import re
+
+    pages = {path: path.read_text(encoding="utf-8") for path in (site / "api").rglob("index.html")}
+    assert len(pages) == len(API_PACKAGES)
+    raw = {path.parent.name for path, html in pages.items()
+           if re.search(r":(?:py:)?(?:func|class|meth|attr|data|const|mod|exc|obj):", html)}
+    assert not raw
+    poset = (site / "api" / "poset" / "index.html").read_text(encoding="utf-8")
+    # cbalgebra.poset's docstring says :func:`walk`: it links to walk's entry on the same page
+    assert re.search(r'<a class="autorefs autorefs-internal"[^>]*href="#cbalgebra\.poset\.walk"><code>walk</code></a>',
+                     poset)

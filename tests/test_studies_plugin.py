@@ -163,3 +163,14 @@ def test_lists_refuse_naming_the_flag(call, message):
     with pytest.raises(UsageError) as info:
         call()
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_committed_study_is_one_results_file_and_one_format_per_figure(name):
+    """Issue 28 item 7: raw results in one file with a fixed name (no timestamped batches), and
+    every figure once, as SVG, each one the report shows being there."""
+    folder = RESULTS / name
+    assert (folder / "results.parquet").is_file() and not (folder / "results.parts").exists()
+    assert list(folder.glob("*.svg")) and not list(folder.glob("*.png"))
+    shown = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (folder / "report.md").read_text(encoding="utf-8"))
+    assert all(link.endswith(".svg") and (folder / link).is_file() for link in shown)

@@ -69,7 +69,7 @@ def test_quick_run_outputs_and_equals_the_pure_cells(spark, tmp_path):
     for name in ("results", "summary", "report"):
         assert outputs[name].exists()
     for stem in ("memory_vs_n", "formula_ratios", "ips_classes", "traffic", "winner_map", "alpha_tables"):
-        assert (tmp_path / "run" / f"{stem}.png").exists() and (tmp_path / "run" / f"{stem}.svg").exists()
+        assert (tmp_path / "run" / f"{stem}.svg").exists() and not (tmp_path / "run" / f"{stem}.png").exists()
     report = (tmp_path / "run" / "report.md").read_text()
     assert "| paper | ours | verdict |" in report and "agree" in report
     results = jobs.load_results(study, tmp_path / "run")
@@ -94,7 +94,7 @@ def test_interrupted_run_resumes_without_loss(spark, tmp_path):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
     try:
-        wait_for_parts(out / "results.parquet", 2, proc, timeout=400)
+        wait_for_parts(out / "results.parts", 2, proc, timeout=400)
     finally:
         kill_group(proc)
     study = study_of()

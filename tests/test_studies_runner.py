@@ -42,13 +42,43 @@ def test_store_commits_atomically_and_ignores_temporary_files(tmp_path):
     assert store.load().empty
     store.commit(rows(("a", 0, 0.5), ("a", 1, 0.25)))
     # A crash mid-write leaves only a hidden temporary file: never read.
-    (tmp_path / "results.parquet" / ".part-x.parquet.123.tmp").write_bytes(b"half a file")
+    (tmp_path / "results.parts" / ".part-x.parquet.123.tmp").write_bytes(b"half a file")
     store.commit(rows(("b", 0, 1.0)))
     frame = store.load()
     assert sorted(frame["key"]) == ["a", "a", "b"]
     assert store.done_keys() == {("a", 0), ("a", 1), ("b", 0)}
-    # pandas reads the dataset directly too.
+    # pandas reads the batches directly too.
+    assert len(pd.read_parquet(tmp_path / "results.parts")) == 3
+
+
+def test_compaction_leaves_one_file_with_a_fixed_name(tmp_path):
+    """Issue 28 item 7: a finished study's raw results are one file, not timestamped parts,
+    and a later run that adds cells rewrites that same file."""
+    store = ResultStore(tmp_path, SCHEMA, ("key", "r"))
+    store.commit(rows(("b", 1, 0.75)))
+    store.commit(rows(("a", 0, 0.5)))
+    store.compact()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.parquet"]
+    assert pd.read_parquet(tmp_path / "results.parquet")["key"].tolist() == ["a", "b"]  # sorted by key
+    store.commit(rows(("c", 2, 0.125)))
+    assert store.done_keys() == {("a", 0), ("b", 1), ("c", 2)}  # the file and the new part together
+    store.compact()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.parquet"]
     assert len(pd.read_parquet(tmp_path / "results.parquet")) == 3
+
+
+def test_a_legacy_results_folder_is_read_and_compacted_into_one_file(tmp_path):
+    """Studies committed before item 7 keep their batches in a ``results.parquet/`` folder."""
+    legacy = tmp_path / "results.parquet"
+    legacy.mkdir()
+    pd.DataFrame(rows(("a", 0, 0.5), ("b", 1, 0.75))).to_parquet(legacy / "part-20260101T000000-all-x.parquet")
+    (legacy / ".part-y.parquet.9.tmp").write_bytes(b"half a file")
+    store = ResultStore(tmp_path, SCHEMA, ("key", "r"))
+    assert store.done_keys() == {("a", 0), ("b", 1)}
+    store.commit(rows(("c", 2, 0.125)))
+    store.compact()
+    assert legacy.is_file() and not (tmp_path / "results.parts").exists()
+    assert sorted(pd.read_parquet(legacy)["key"]) == ["a", "b", "c"]
 
 
 def test_compaction_keeps_every_cell_once(tmp_path):
@@ -57,7 +87,7 @@ def test_compaction_keeps_every_cell_once(tmp_path):
     store.commit(rows(("a", 0, 0.5), ("b", 1, 0.75)))  # a duplicate, as after a crash mid-compaction
     assert len(store.load()) == 2
     store.compact()
-    assert len(store.parts()) == 1
+    assert store.parts() == [] and store.files() == [tmp_path / "results.parquet"]
     assert sorted(map(tuple, store.load()[["key", "r"]].to_numpy().tolist())) == [("a", 0), ("b", 1)]
 
 

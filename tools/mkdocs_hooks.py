@@ -109,9 +109,17 @@ def on_files(files: Files, config: Any, **_: Any) -> Files:
             target = outside_target(uri, ups, rest)
             if target is not None:
                 targets.add(target)
+    targets |= {shown for target in targets if target.endswith(".md") for shown in linked_beside(target)}
     for target in sorted(targets):
         files.append(File.generated(config, f"{REPO_COPY}/{target}", abs_src_path=str(ROOT / target)))
     return files
+
+
+def linked_beside(page: str) -> set[str]:
+    """The files a copied Markdown file (a study's report) links to in its own folder: its figures."""
+    folder = posixpath.dirname(page)
+    names = re.findall(r"\]\(([^)#\s/:]+)\)", (ROOT / page).read_text(encoding="utf-8"))
+    return {posixpath.join(folder, name) for name in names if (ROOT / folder / name).is_file()}
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
