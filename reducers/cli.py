@@ -146,7 +146,8 @@ def _run(args: argparse.Namespace, progress: Progress | None) -> int:
     union = Predicate([f for p in preds for f in p.filters])
     steps: list[Step] = []
     if args.explain:
-        result, steps = reduce(union, args.reducer, explain=True, progress=progress)
+        explained = reduce(union, args.reducer, explain=True, progress=progress)
+        result, steps = explained.result, explained.steps
     else:
         result = reduce(union, args.reducer, progress=progress)
     if progress is not None:
