@@ -117,34 +117,47 @@ class Space:
         return found
 
     def pick(self, box: Box, near: Point) -> Point:
-        """The point of a non-empty box nearest ``near`` (see :meth:`order`)."""
-        out = list(near)
+        """A point of a non-empty box: absent where the box leaves a name
+        free, else the cell nearest ``near`` (see :meth:`order`)."""
+        out = [0] * len(near)
         for n, m in box.items():
-            if not m >> near[n] & 1:
-                out[n] = next(c for c in self.order(n, near[n]) if m >> c & 1)
+            out[n] = near[n] if m >> near[n] & 1 else next(c for c in self.order(n, near[n]) if m >> c & 1)
         return tuple(out)
 
     def _check_time(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OutOfTime
 
+    def in_union(self, point: Point, union: Sequence[Box]) -> bool:
+        return any(self.contains(u, point) for u in union)
+
     def uncovered(self, box: Box, union: Sequence[Box], near: Point) -> Point | None:
-        """A point of ``box`` in no box of ``union`` (near ``near``), or None."""
+        """A point of ``box`` in no box of ``union`` (near ``near``), or None.
+
+        Absence is a best choice for a name the box leaves free: no box that
+        constrains the name holds there (no atom holds on absence). So only
+        the boxes constraining nothing but the box's own names can cover it,
+        and the search splits on those names only."""
         self._check_time()
-        rel = [u for u in union if self.meets(u, box)]
+        keys = box.keys()
+        rel = [u for u in union if u.keys() <= keys and self.meets(u, box)]
+        z = self._escape(box, rel, near)
+        return None if z is None else self._nearer(z, box, union, near)
+
+    def _escape(self, box: Box, rel: list[Box], near: Point) -> Point | None:
         if not rel:
             return self.pick(box, near)
         for u in rel:
             if self.within(box, u):
                 return None
-        # Split on the name the most boxes cut.
+        # Split on the name the most boxes cut, into the classes they cannot tell apart.
         counts: dict[int, int] = {}
         for u in rel:
             for n, m in u.items():
-                if box.get(n, self.full[n]) & ~m:
+                if box[n] & ~m:
                     counts[n] = counts.get(n, 0) + 1
         n = max(counts, key=lambda k: (counts[k], -k))
-        classes = [box.get(n, self.full[n])]
+        classes = [box[n]]
         for u in rel:
             cut = u.get(n)
             if cut is not None:
@@ -152,10 +165,30 @@ class Space:
         rank = {c: i for i, c in enumerate(self.order(n, near[n]))}
         classes.sort(key=lambda cls: min(rank[c] for c in _bits(cls)))
         for cls in classes:
-            found = self.uncovered({**box, n: cls}, rel, near)
+            part = {**box, n: cls}
+            found = self._escape(part, [u for u in rel if self.meets(u, part)], near)
             if found is not None:
                 return found
         return None
+
+    def _nearer(self, z: Point, box: Box, union: Sequence[Box], near: Point) -> Point:
+        """``z`` moved towards ``near``, one name at a time, while it stays in
+        the box and out of the union: the fewer atoms separate it from
+        ``near``, the fewer ways to exclude it (:meth:`implicants_containing`)."""
+        out = list(z)
+        for n, c0 in enumerate(z):
+            if c0 == near[n]:
+                continue
+            allowed = box.get(n, self.full[n])
+            for c in self.order(n, near[n]):
+                if c == c0:
+                    break
+                if allowed >> c & 1:
+                    out[n] = c
+                    if not self.in_union(tuple(out), union):
+                        break
+                    out[n] = c0
+        return tuple(out)
 
     # --------------------------------------------------------- implicants
     def implicants_containing(self, point: Point, union: Sequence[Box], max_cost: int) -> list[Implicant]:
