@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cbalgebra.errors import EXIT_INCOMPLETE, CbalgebraError
 from cbalgebra.values import Constraint
 
 from .cells import AttributeCells
@@ -37,8 +38,11 @@ Box = dict[int, int]  # name index -> mask of cells (absent: all cells)
 Point = tuple[int, ...]  # name index -> cell
 
 
-class OutOfTime(Exception):
-    """The group's budget ran out in the middle of an enumeration."""
+class OutOfTime(CbalgebraError):
+    """The group's budget ran out in the middle of an enumeration (the
+    minimal reducer catches it: it never reaches a caller)."""
+
+    exit_code = EXIT_INCOMPLETE
 
 
 @dataclass(frozen=True)
