@@ -45,7 +45,7 @@ from cbalgebra.values import Constraint, Filter, Predicate
 from cbalgebra.workloads import DNF_SCENARIOS, dnf_predicates
 
 sys.path.insert(0, str(ROOT / "tests"))  # the old sympy path is kept beside the tests, as their reference
-from sympy_skeleton import MAX_ATOMS, minimize_component  # noqa: E402 - after the path is set
+from sympy_skeleton import MAX_ATOMS, minimize_component
 
 C = Constraint
 
@@ -103,7 +103,8 @@ def prefixes(k: int, seed: int) -> Predicate:
 
     def draw(rng: random.Random) -> list[Constraint]:
         cut = rng.randrange(1, len(word))
-        f = [C("string", "s", ">*", word[:cut]), C("int", "tag", rng.choice(["=", "<", ">"]), rng.randrange(k // 2 + 1)),
+        f = [C("string", "s", ">*", word[:cut]),
+             C("int", "tag", rng.choice(["=", "<", ">"]), rng.randrange(k // 2 + 1)),
              C("int", "u", "=", rng.randrange(3))]
         if rng.random() < 0.5:
             f.append(C("string", "s", "!=", word[:rng.randrange(cut, len(word) + 1)] + rng.choice(["", "a", "b"])))
