@@ -20,15 +20,16 @@ whose witness satisfies it.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cbalgebra.covering import NO_SOLUTION, solve_atoms
+from cbalgebra.covering import NO_SOLUTION, number_bounds, number_of, solve_atoms
 from cbalgebra.errors import EXIT_INCOMPLETE, CbalgebraError
 from cbalgebra.semantics import value_satisfies
-from cbalgebra.values import ANY, ANYTYPE, BOOL, EQ, GE, GT, LE, LT, NE, TYPES, Constraint
+from cbalgebra.values import ANY, ANYTYPE, BOOL, EQ, FLOAT, GE, GT, INT, LE, LT, NE, TYPES, Constraint, float_order_key
 
 #: The complement of an operator on a present value of the same type.
 COMPLEMENT = {EQ: NE, NE: EQ, LT: GE, GE: LT, GT: LE, LE: GT}
@@ -102,6 +103,8 @@ def _type_witnesses(type_: str, atoms: Sequence[Constraint], deadline: float | N
     points = sorted({c.value for c in atoms if c.op in (EQ, NE)}, key=repr)
     if type_ == BOOL:
         return [False, True]
+    if type_ in (INT, FLOAT):
+        return points + _number_witnesses(type_, atoms, points, deadline)
     others = sorted({(c.op, c.value) for c in atoms if c.op not in (EQ, NE, ANY)}, key=repr)
     fixed = [(EQ, v, False) for v in points]
     out: list[Any] = list(points)
@@ -122,6 +125,36 @@ def _type_witnesses(type_: str, atoms: Sequence[Constraint], deadline: float | N
     first = solve_atoms(type_, fixed)
     if first is not NO_SOLUTION:
         walk(0, [], first)
+    return out
+
+
+def _number_witnesses(type_: str, atoms: Sequence[Constraint], points: Sequence[Any],
+                      deadline: float | None) -> list[Any]:
+    """One number of each run between consecutive bounds of the order atoms
+    that is none of the ``points`` (ints; floats by their order keys, the
+    covering layer's ``number_set`` convention)."""
+    lo, hi = number_bounds(type_)
+
+    def key(v: Any) -> int:
+        return int(v) if type_ == INT else float_order_key(v)
+
+    # A cut c: the values below c and those from c on differ on some atom.
+    cuts = {lo, hi + 1}
+    for c in atoms:
+        if c.op in (LT, GE):
+            cuts.add(key(c.value))
+        elif c.op in (LE, GT):
+            cuts.add(key(c.value) + 1)
+    taken = {key(v) for v in points}
+    out = []
+    bounds = sorted(x for x in cuts if lo <= x <= hi + 1)
+    for start, stop in itertools.pairwise(bounds):
+        check_time(deadline)
+        member = start
+        while member < stop and member in taken:
+            member += 1
+        if member < stop:
+            out.append(number_of(type_, member))
     return out
 
 
