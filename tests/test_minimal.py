@@ -12,7 +12,7 @@ import json
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import cbalgebra as cb
@@ -74,9 +74,11 @@ def test_certificate_and_explain():
 
 # ------------------------------------------------------------ brute force
 def vocabulary(p: Predicate) -> list[Constraint]:
-    """Issue 26's vocabulary, written out independently of reducers/cells.py."""
+    """Issue 26's vocabulary, written out independently of reducers/cells.py:
+    the input's constraints and those of cover's result (its normal forms,
+    [x != -3, x < -2] → [x < -3], are no larger, so minimal may use them)."""
     complement = {EQ: NE, NE: EQ, LT: GE, GE: LT, GT: LE, LE: GT}
-    out = set(atoms_of(p.filters))
+    out = set(atoms_of(p.filters)) | set(atoms_of(reduce(p, "cover").filters))
     for c in list(out):
         if c.type != ANYTYPE and c.op in complement:
             out.add(Constraint(c.type, c.name, complement[c.op], c.value))
@@ -141,6 +143,7 @@ def small_predicates(types, names=S.dense_names) -> st.SearchStrategy:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(small_predicates((INT, FLOAT, BOOL)))
+@example(P("[int y != -9223372036854775808, int y != -9223372036854775807]"))  # cover: [y > MIN + 1]
 def test_numbers_and_bools_match_a_brute_force(p):
     m = minimize(p, budget=None)
     assert m.proven
@@ -151,6 +154,7 @@ def test_numbers_and_bools_match_a_brute_force(p):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(small_predicates((STRING, INT), st.sampled_from(["x", "y"])))
+@example(P("[int x != -3, int x < -2]"))  # cover's [x < -3] is in the vocabulary
 def test_strings_match_a_brute_force(p):
     m = minimize(p, budget=None)
     assert m.proven
