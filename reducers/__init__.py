@@ -27,10 +27,13 @@ driver (``driver.py``); each rule is a small named function in ``rules.py``
     ``merge``, then drop every conjunction covered by the disjunction of the
     others (z3 where no single one covers it), to a fixed point.
 ``minimal``
-    ``cover``, then sympy's two-level minimization of the Boolean skeleton,
-    with impossible atom combinations as don't-cares (``minimal.py``). Raises
-    :class:`ReductionBudgetError` above :data:`MAX_ATOMS` atoms per group of
-    conjunctions sharing attributes.
+    ``cover``, then a smallest equivalent predicate over the vocabulary of
+    the input's constraints, their single-constraint complements and
+    ``T name any``, per group of conjunctions sharing attributes: an exact
+    integer program with lazily generated rows (``minimal.py``). Each group
+    has a time ``budget`` (seconds, :data:`DEFAULT_BUDGET`); past it the group
+    keeps its best cover and a proven lower bound. :func:`minimize` returns
+    the certificate (:class:`Minimized`): which groups are proven smallest.
 
 Sizes are ordered: siena ≥ exact ≥ merge ≥ cover ≥ minimal on one input.
 
@@ -48,7 +51,8 @@ if __name__ != "cbalgebra.reducers":  # the folder is on sys.path from the repos
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Literal, NamedTuple, overload
+from dataclasses import dataclass
+from typing import Literal, overload
 
 from cbalgebra.parse import parse_predicate
 from cbalgebra.values import Filter, Predicate
@@ -56,16 +60,19 @@ from cbalgebra.values import Filter, Predicate
 from . import rules as _rules
 from .driver import each_conjunction, fixpoint
 from .progress import Reporter, reporting
-from .minimal import MAX_ATOMS, ReductionBudgetError, check_budget, minimize_skeleton
+from .minimal import DEFAULT_BUDGET, GroupResult, Minimized, ReductionBudgetError, minimize_filters
 from .rules import Step
 
 __all__ = [
-    "MAX_ATOMS",
+    "DEFAULT_BUDGET",
     "REDUCERS",
     "Explained",
+    "GroupResult",
+    "Minimized",
     "ReductionBudgetError",
     "Step",
     "alpha",
+    "minimize",
     "reduce",
 ]
 
@@ -76,7 +83,6 @@ _EXACT_CONJ = each_conjunction(_rules.EXACT_CONJUNCTION_RULES, "exact")
 _EXACT = (_EXACT_CONJ, _rules.drop_covered)
 _MERGE = (*_EXACT, _rules.merge_conjunctions)
 _COVER = (*_MERGE, _rules.drop_covered_by_disjunction)
-_MINIMAL = (*_COVER, minimize_skeleton)
 
 #: reducer name -> (the reducer it starts from, the rules it runs to a fixed point)
 _STAGES: dict[str, tuple[str | None, tuple]] = {
@@ -84,18 +90,26 @@ _STAGES: dict[str, tuple[str | None, tuple]] = {
     "exact": (None, _EXACT),
     "merge": ("exact", _MERGE),
     "cover": ("merge", _COVER),
-    "minimal": ("cover", _MINIMAL),
+    "minimal": ("cover", ()),  # then minimal.minimize_filters: see _minimal
 }
 
 #: The reducer names, weakest first.
 REDUCERS: tuple[str, ...] = tuple(_STAGES)
 
 
-class Explained(NamedTuple):
-    """``reduce(..., explain=True)``: the result and the rules that fired."""
+@dataclass(frozen=True)
+class Explained:
+    """``reduce(..., explain=True)``: the result and the rules that fired;
+    for ``minimal`` also its certificate (which groups are proven smallest).
+
+    Unpacks as ``result, steps``."""
 
     result: Predicate
     steps: list[Step]
+    minimality: Minimized | None = None
+
+    def __iter__(self) -> Iterator[Predicate | list[Step]]:
+        return iter((self.result, self.steps))
 
 
 def _as_predicate(p: Reducible) -> Predicate:
@@ -112,31 +126,49 @@ def _run(filters: tuple[Filter, ...], reducer: str, steps: list[Step] | None) ->
     start, rules = _STAGES[reducer]
     if start is not None:
         filters = _run(filters, start, steps)
-        if reducer == "minimal":
-            check_budget(filters)  # before merge/cover's z3 work is wasted
     return fixpoint(filters, rules, steps)
+
+
+def _minimal(pred: Predicate, budget: float | None, steps: list[Step] | None) -> Minimized:
+    covered = _run(pred.filters, "cover", steps)
+    return minimize_filters(covered, pred.filters, budget, lambda fs: fixpoint(fs, _COVER, steps), steps)[1]
 
 
 @overload
 def reduce(p: Reducible, reducer: str = ..., *, explain: Literal[False] = ...,
-           progress: Reporter | None = ...) -> Predicate: ...
+           progress: Reporter | None = ..., budget: float | None = ...) -> Predicate: ...
 @overload
 def reduce(p: Reducible, reducer: str = ..., *, explain: Literal[True],
-           progress: Reporter | None = ...) -> Explained: ...
+           progress: Reporter | None = ..., budget: float | None = ...) -> Explained: ...
 @overload
 def reduce(p: Reducible, reducer: str = ..., *, explain: bool,
-           progress: Reporter | None = ...) -> Predicate | Explained: ...
+           progress: Reporter | None = ..., budget: float | None = ...) -> Predicate | Explained: ...
 def reduce(p: Reducible, reducer: str = "siena", *, explain: bool = False,
-           progress: Reporter | None = None) -> Predicate | Explained:
+           progress: Reporter | None = None, budget: float | None = DEFAULT_BUDGET) -> Predicate | Explained:
     """An equivalent predicate no larger than ``p``, by the named reducer.
 
-    With ``explain=True``, returns ``Explained(result, steps)``: every rule
-    that fired, in order, with the conjunctions it dropped, rewrote or merged
-    and the conjunction(s) that covered them. ``progress(stage, done, total)``
-    is called now and then during long rules (see ``progress.py``).
+    With ``explain=True``, returns ``Explained(result, steps, minimality)``:
+    every rule that fired, in order, with the conjunctions it dropped,
+    rewrote or merged and the conjunction(s) that covered them; for
+    ``minimal``, ``minimality`` is its certificate (:class:`Minimized`).
+    ``progress(stage, done, total)`` is called now and then during long rules
+    (see ``progress.py``). ``budget`` (seconds per group of conjunctions
+    sharing attributes, None: no limit) only applies to ``minimal``.
     """
     with reporting(progress), _collector_paused():
-        return _reduce(p, reducer, explain)
+        return _reduce(p, reducer, explain, budget)
+
+
+def minimize(p: Reducible, *, budget: float | None = DEFAULT_BUDGET,
+             progress: Reporter | None = None) -> Minimized:
+    """``reduce(p, "minimal")`` with its certificate: the predicate, its size, a
+    proven lower bound on the smallest size, whether it is proven smallest,
+    the gap, and the same per group of conjunctions sharing attributes.
+
+    ``budget`` is seconds per group (None: no limit); past it a group keeps
+    the best cover found (never larger than ``cover``'s) and its bound."""
+    with reporting(progress), _collector_paused():
+        return _minimal(_as_predicate(p), budget, None)
 
 
 @contextmanager
@@ -162,18 +194,19 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _reduce(p: Reducible, reducer: str, explain: bool) -> Predicate | Explained:
+def _reduce(p: Reducible, reducer: str, explain: bool, budget: float | None) -> Predicate | Explained:
     if reducer not in _STAGES:
         raise ValueError(f"unknown reducer {reducer!r}; choose one of {', '.join(REDUCERS)}")
     pred = _as_predicate(p)
     steps: list[Step] | None = [] if explain else None
+    minimality = None
     if reducer == "minimal":
-        # Estimate first (like sqlglot's normalization_distance): the exact
-        # stage is cheap, and its atoms bound what sympy will see.
-        check_budget(_run(pred.filters, "exact", None))
-    result = Predicate(_run(pred.filters, reducer, steps))
+        minimality = _minimal(pred, budget, steps)
+        result = minimality.predicate
+    else:
+        result = Predicate(_run(pred.filters, reducer, steps))
     if steps is not None:
-        return Explained(result, steps)
+        return Explained(result, steps, minimality)
     return result
 
 

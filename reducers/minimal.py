@@ -1,55 +1,93 @@
-"""Two-level minimization of a predicate's Boolean skeleton with sympy.
+"""The ``minimal`` reducer: a smallest equivalent predicate, with a certificate.
 
-Each distinct constraint of the predicate is a Boolean atom, and the
-predicate is a sum of products of positive atoms. Not every assignment of
-the atoms is possible: ``x < 5`` and ``x >= 5`` cannot both hold, ``x = 3``
-implies ``x != 7``, and ``x != 7`` false with ``x < 5`` false means x is
-present, so ``x >= 5``. Those impossible assignments are *don't-cares*; the
-covering layer decides them, one attribute at a time (attributes are
-independent, so the possible assignments are a product over names).
+Issue 26's definition: the smallest disjunction of conjunctions equivalent
+to the input, size = number of constraints, over the *vocabulary* of the
+input's constraints (and those ``cover`` leaves), each one's
+single-constraint complement of the same type (``=``↔``!=``, ``<``↔``>=``,
+``>``↔``<=``) and ``T name any``.
 
-sympy's ``SOPform`` then minimizes the sum of products with those don't-cares,
-and the result is mapped back to constraints. A negated atom ``¬c`` maps to
-c's complement (``¬(x < 5)`` → ``x >= 5``) when the same term holds a
-positive atom of the same name and type, which makes the attribute present
-with that type; a negated prefix, suffix, substring or ``any`` atom has no
-single-constraint complement, and then the component keeps its input form.
+How (per group of conjunctions sharing attribute names, transitively: a
+smallest cover of a disjunction over independent names never mixes them):
 
-Conjunctions that share no attribute name with each other (transitively) are
-minimized separately: a minimal sum of products of a disjunction over
-independent atoms never mixes them (a mixed term could drop one side).
+1. Each name's values are cut into cells its atoms cannot tell apart
+   (``cells.py``); a conjunction is then a box of cells, the predicate P a
+   union of boxes (``implicants.py``).
+2. Exact integer program, rows generated lazily. Rows are points of P
+   (one per conjunction to start with); columns are all the non-dominated
+   implicants of P through those points (``Space.implicants_containing``).
+   HiGHS (scipy's ``milp``, relative gap 0) picks the cheapest set of
+   columns covering the rows. Its value is a lower bound on the optimum: a
+   smallest cover of P covers the rows, with implicants that are (or are
+   dominated by) columns. If the chosen implicants cover P, that bound is
+   met: the result is proven minimal. Otherwise a point of P they miss
+   becomes a new row, and the program is solved again.
+3. Anytime: past the group's ``budget`` seconds the group keeps the best
+   cover found (never worse than ``cover``'s, which is its starting point)
+   and the last proven lower bound.
 
-Cost: the truth table has 2^k rows for k atoms, and sympy's Quine–McCluskey
-grows faster than that. :data:`MAX_ATOMS` is measured by
-``benchmarks/reduce.py --sympy-budget``; above it :class:`ReductionBudgetError`
-is raised before any work starts.
+A group changes only when the program finds a strictly smaller cover, so a
+result is a fixed point: ``minimal`` is idempotent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
 import itertools
-from itertools import product
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from cbalgebra.covering import NO_SOLUTION, solve_atoms
+import numpy as np
+
 from cbalgebra.errors import EXIT_INCOMPLETE, CbalgebraError
-from cbalgebra.values import ANY, ANYTYPE, EQ, GE, GT, LE, LT, NE, TYPES, Constraint, Filter, Predicate
+from cbalgebra.values import Constraint, Filter, Predicate
 
-from .rules import DisjunctionRewrite, Step
+from .cells import OutOfTime, attribute_cells
+from .implicants import Box, Implicant, Point, Space
+from .progress import report
+from .rules import Step
 
-#: Most atoms (distinct constraints) in one connected component that the
-#: minimal reducer accepts. Measured on this project's 2-core machine: see
-#: docs/guide/reducers.md and benchmarks/results/reduce_sympy_budget.csv.
-MAX_ATOMS = 9
+#: Seconds per group of conjunctions sharing attributes, by default.
+DEFAULT_BUDGET = 10.0
 
 
 class ReductionBudgetError(CbalgebraError, RuntimeError):
-    """The requested reduction would take too long; nothing was computed."""
+    """The requested reduction would take too long; nothing was computed.
+
+    The ``minimal`` reducer no longer raises it (past its budget it returns
+    its best cover and a lower bound); kept for callers that catch it."""
 
     exit_code = EXIT_INCOMPLETE
 
 
-_COMPLEMENT = {EQ: NE, NE: EQ, LT: GE, GE: LT, GT: LE, LE: GT}
+@dataclass(frozen=True)
+class GroupResult:
+    """One group of conjunctions sharing attribute names: its names, the size
+    of its result, a proven lower bound on its smallest size, whether the
+    result is proven smallest, and the seconds it took."""
+
+    names: tuple[str, ...]
+    size: int
+    lower_bound: int
+    proven: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Minimized:
+    """What ``minimize`` returns: the predicate and its certificate.
+
+    ``lower_bound`` is a proven lower bound on the size of any equivalent
+    predicate over the vocabulary; ``proven`` says ``size`` equals it;
+    ``gap = (size - lower_bound) / size`` (0.0 when proven or empty)."""
+
+    predicate: Predicate
+    size: int
+    lower_bound: int
+    proven: bool
+    gap: float
+    groups: tuple[GroupResult, ...]
 
 
 def components(filters: Sequence[Filter]) -> list[list[Filter]]:
@@ -81,153 +119,177 @@ def atoms_of(filters: Sequence[Filter]) -> list[Constraint]:
     return sorted({c for f in filters for c in f.constraints})
 
 
-def check_budget(filters: Sequence[Filter], max_atoms: int | None = None) -> int:
-    """The largest component's atom count; raise when above the budget."""
-    limit = MAX_ATOMS if max_atoms is None else max_atoms
-    worst = 0
-    for comp in components(filters):
-        if len(comp) < 2:
-            continue
-        k = len(atoms_of(comp))
-        worst = max(worst, k)
-        if k > limit:
-            raise ReductionBudgetError(
-                f"minimal: a group of {len(comp)} conjunctions sharing attributes has {k} distinct "
-                f"constraints; the sympy minimization is limited to {limit} (its truth table has "
-                f"2^{k} rows). Use reducer 'cover', or split the predicate."
-            )
-    return worst
+# ------------------------------------------------------------ one group
+@dataclass(frozen=True)
+class _Outcome:
+    filters: tuple[Filter, ...]
+    lower_bound: int
+    seconds: float
+
+    @property
+    def size(self) -> int:
+        return sum(f.size for f in self.filters)
 
 
-def _attribute_feasible(true: Sequence[Constraint], false: Sequence[Constraint]) -> bool:
-    """Whether one attribute can make every ``true`` constraint hold and every
-    ``false`` one fail (absence makes all of them fail). Exact, no solver:
-    the covering layer's per-type procedures decide it."""
-    if not true:
-        return True  # the attribute is absent
-    types = {c.type for c in true if c.type != ANYTYPE}
-    if len(types) > 1:
-        return False
-    if any(c.type == ANYTYPE for c in false):
-        return False  # present: "any name any" holds
-    candidates = list(types) if types else list(TYPES)
-    for t in candidates:
-        atoms = [(c.op, c.value, True) for c in true if c.type == t and c.op != ANY]
-        atoms += [(c.op, c.value, False) for c in false if c.type == t]
-        if solve_atoms(t, atoms) is not NO_SOLUTION:
-            return True
-    return False
+def _cover_program(costs: Sequence[int], rows: Sequence[Sequence[int]],
+                   time_limit: float | None) -> tuple[list[int] | None, float, bool]:
+    """(chosen columns or None, proven lower bound, optimal) of the set cover
+    min Σ cost·x s.t. every row has a chosen column, by HiGHS with gap 0."""
+    from scipy.optimize import Bounds, LinearConstraint, milp  # scipy is slow to import: only here
+    from scipy.sparse import csr_array
+
+    data = [1.0] * sum(len(r) for r in rows)
+    indices = [j for r in rows for j in r]
+    indptr = np.cumsum([0, *(len(r) for r in rows)])
+    a = csr_array((data, indices, indptr), shape=(len(rows), len(costs)))
+    options: dict = {"mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = max(time_limit, 0.01)
+    res = milp(np.asarray(costs, dtype=float), constraints=LinearConstraint(a, lb=1.0, ub=np.inf),
+               integrality=np.ones(len(costs)), bounds=Bounds(0, 1), options=options)
+    chosen = None if res.x is None else [j for j, v in enumerate(res.x) if v > 0.5]
+    bound = getattr(res, "mip_dual_bound", None)
+    if res.status == 0:
+        return chosen, float(res.fun), True
+    return chosen, float(bound) if bound is not None and math.isfinite(bound) else 0.0, False
 
 
-def _feasible_assignments(atoms: Sequence[Constraint]) -> list[int]:
-    """Bitmasks (bit i = atoms[i] true) of the assignments that some value of
-    the attribute, or its absence, realizes. All atoms share one name.
-    Depth-first with pruning: an impossible partial assignment stays so."""
-    k = len(atoms)
-    out: list[int] = []
+class _Group:
+    """The lazy row generation of one group (see the module's docstring)."""
 
-    def walk(i: int, mask: int, true: list[Constraint], false: list[Constraint]) -> None:
-        if not _attribute_feasible(true, false):
-            return
-        if i == k:
-            out.append(mask)
-            return
-        c = atoms[i]
-        walk(i + 1, mask, true, [*false, c])
-        walk(i + 1, mask | 1 << i, [*true, c], false)
+    def __init__(self, conjunctions: Sequence[Filter], vocabulary: Mapping[str, Iterable[Constraint]],
+                 deadline: float | None) -> None:
+        names = sorted({n for f in conjunctions for n in f.names})
+        attrs = [attribute_cells(n, {*vocabulary.get(n, ()), *(c for f in conjunctions for c in f.constraints
+                                                                 if c.name == n)}, deadline) for n in names]
+        self.space = Space(attrs, deadline)
+        self.conjunctions = tuple(conjunctions)
+        self.boxes: list[Box] = [self.space.box_of(f.constraints) for f in conjunctions]
+        self.origin: Point = (0,) * len(names)  # every attribute absent
+        self.columns: dict[tuple, Implicant] = {}
+        self.rows: list[Point] = []
+        self.best = tuple(conjunctions)
+        self.lower_bound = 1
 
-    walk(0, 0, [], [])
+    @property
+    def best_size(self) -> int:
+        return sum(f.size for f in self.best)
+
+    def add_row(self, point: Point) -> None:
+        for imp in self.space.implicants_containing(point, self.boxes, self.best_size):
+            old = self.columns.get(imp.box)
+            if old is None or (imp.cost, imp.atoms) < (old.cost, old.atoms):
+                self.columns[imp.box] = imp
+        self.rows.append(point)
+
+    def solve(self, deadline: float | None) -> list[Implicant] | None:
+        """One round: the program over the rows so far; raises the lower bound;
+        returns the chosen implicants when they cover P (then proven), else
+        adds rows for what they miss and returns None."""
+        cols = sorted(self.columns.values(), key=lambda c: (c.cost, c.atoms))
+        rows = [[j for j, c in enumerate(cols) if self.space.contains(dict(c.box), p)] for p in self.rows]
+        limit = None if deadline is None else deadline - time.monotonic()
+        chosen, bound, optimal = _cover_program([c.cost for c in cols], rows, limit)
+        self.lower_bound = max(self.lower_bound, math.ceil(bound - 1e-6))
+        if chosen is None:
+            raise OutOfTime
+        picked = [cols[j] for j in chosen]
+        boxes = [dict(c.box) for c in picked]
+        missed = [p for b in self.boxes if (p := self.space.uncovered(b, boxes, self.origin)) is not None]
+        if not missed:
+            self._offer(picked)
+            if not optimal:
+                raise OutOfTime
+            return picked
+        if not optimal:
+            raise OutOfTime
+        for p in missed:
+            self.add_row(p)
+        return None
+
+    def _offer(self, picked: Sequence[Implicant]) -> None:
+        filters = tuple(Filter(self.space.atoms[i][2] for i in c.atoms) for c in picked)
+        if sum(f.size for f in filters) < self.best_size:
+            self.best = filters
+
+    def run(self) -> None:
+        for b in self.boxes:
+            self.add_row(self.space.pick(b, self.origin))
+        while True:
+            report(f"minimal: group of {len(self.conjunctions)} conjunctions, "
+                   f"bound {self.lower_bound}, best {self.best_size}", len(self.rows))
+            if self.solve(self.space.deadline) is not None:
+                return
+
+
+def minimize_group(conjunctions: Sequence[Filter], vocabulary: Mapping[str, Iterable[Constraint]],
+                   budget: float | None) -> _Outcome:
+    """A smallest equivalent set of conjunctions for one group (or the best
+    found within ``budget`` seconds) and a proven lower bound on its size."""
+    start = time.monotonic()
+    size = sum(f.size for f in conjunctions)
+    if size <= 1:  # nothing smaller (a non-empty predicate needs a constraint)
+        return _Outcome(tuple(conjunctions), size, time.monotonic() - start)
+    best, lower = tuple(conjunctions), 1
+    group: _Group | None = None
+    with contextlib.suppress(OutOfTime):  # the budget ran out: the best cover so far and the bound stand
+        group = _Group(conjunctions, vocabulary, None if budget is None else start + budget)
+        group.run()
+    if group is not None:
+        best, lower = group.best, group.lower_bound
+    return _Outcome(best, min(lower, sum(f.size for f in best)), time.monotonic() - start)
+
+
+# ------------------------------------------------------------ the predicate
+def _vocabulary_of(filters: Iterable[Filter]) -> dict[str, set[Constraint]]:
+    out: dict[str, set[Constraint]] = {}
+    for f in filters:
+        for c in f.constraints:
+            out.setdefault(c.name, set()).add(c)
     return out
 
 
-def _care_set(atoms: Sequence[Constraint]) -> list[int]:
-    """Bitmasks over all atoms of the assignments some message realizes."""
-    by_name: dict[str, list[int]] = {}
-    for i, c in enumerate(atoms):
-        by_name.setdefault(c.name, []).append(i)
-    per_name = []
-    for idx in by_name.values():
-        local = _feasible_assignments([atoms[i] for i in idx])
-        per_name.append([sum(1 << idx[b] for b in range(len(idx)) if m >> b & 1) for m in local])
-    return [sum(parts) for parts in product(*per_name)]
+def minimize_filters(filters: tuple[Filter, ...], original: Iterable[Filter], budget: float | None,
+                     recover: Callable[[tuple[Filter, ...]], tuple[Filter, ...]],
+                     steps: list[Step] | None = None) -> tuple[tuple[Filter, ...], Minimized]:
+    """P (a fixed point of ``cover``) → a smallest equivalent predicate over the vocabulary, per group.
+
+    ``original`` gives the input's own constraints (part of the vocabulary);
+    ``recover`` runs ``cover``'s rules again after a group changed, until
+    neither changes anything."""
+    vocabulary = _vocabulary_of(original)
+    cache: dict[tuple[Filter, ...], _Outcome] = {}
+    while True:
+        groups = components(filters)
+        outcomes = []
+        changed = False
+        for k, comp in enumerate(groups):
+            report("minimal: groups", k, len(groups))
+            key = tuple(comp)
+            outcome = cache.get(key)
+            if outcome is None:
+                outcome = cache[key] = minimize_group(comp, vocabulary, budget)
+            if outcome.size < sum(f.size for f in comp):
+                changed = True
+                if steps is not None:
+                    steps.append(Step("minimize", key, outcome.filters,
+                                      detail=f"size {sum(f.size for f in comp)} → {outcome.size}"
+                                             f"{'' if outcome.lower_bound == outcome.size else ' (not proven)'}"))
+            outcomes.append((comp, outcome))
+        report("minimal: groups", len(groups), len(groups))
+        if not changed:
+            return filters, _certificate(Predicate(filters), outcomes)
+        filters = recover(tuple(f for _, o in outcomes for f in o.filters))
 
 
-def _map_term(literals: list[tuple[Constraint, bool]]) -> list[Constraint] | None:
-    """A term's literals as constraints, or None when a negation has no
-    single-constraint complement."""
-    positives = [c for c, pos in literals if pos]
-    out = list(positives)
-    for c, pos in literals:
-        if pos:
-            continue
-        present = any(d.name == c.name and d.type == c.type and d.type != ANYTYPE for d in positives)
-        if not present or c.op not in _COMPLEMENT:
-            return None
-        out.append(Constraint(c.type, c.name, _COMPLEMENT[c.op], c.value))
-    return out
-
-
-def minimize_component(filters: Sequence[Filter]) -> list[Filter] | None:
-    """A smaller equivalent set of conjunctions for one component, or None."""
-    # sympy takes about a second to import: only the minimal reducer needs it.
-    from sympy import Symbol
-    from sympy.logic import SOPform
-    from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or
-
-    atoms = atoms_of(filters)
-    k = len(atoms)
-    index = {c: i for i, c in enumerate(atoms)}
-    masks = [sum(1 << index[c] for c in f.constraints) for f in filters]
-    care = _care_set(atoms)
-    care_set = set(care)
-    on = sorted(m for m in care if any(m & t == t for t in masks))
-    if not on:
-        return None
-    dc = [m for m in range(1 << k) if m not in care_set]
-    symbols = [Symbol(f"a{i}") for i in range(k)]
-
-    def bits(m: int) -> list[int]:
-        return [m >> i & 1 for i in range(k)]
-
-    expr = SOPform(symbols, [bits(m) for m in on], [bits(m) for m in dc])
-    if isinstance(expr, (BooleanTrue, BooleanFalse)):
-        return None
-    terms = expr.args if isinstance(expr, Or) else (expr,)
-    out = []
-    for term in terms:
-        lits = term.args if isinstance(term, And) else (term,)
-        literals = []
-        for lit in lits:
-            if isinstance(lit, Not):
-                literals.append((atoms[symbols.index(lit.args[0])], False))
-            else:
-                literals.append((atoms[symbols.index(lit)], True))
-        mapped = _map_term(literals)
-        if mapped is None:
-            return None
-        out.append(Filter(mapped))
-    if sum(f.size for f in out) >= sum(f.size for f in filters):
-        return None
-    return out
-
-
-def minimize_skeleton(filters: tuple[Filter, ...]) -> DisjunctionRewrite:
-    """P → a minimal sum of products of P's atoms, modulo impossible atom combinations (sympy SOPform)"""
-    check_budget(filters)
-    out: list[Filter] = []
-    steps: list[Step] = []
-    for comp in components(filters):
-        if len(comp) < 2:
-            out.extend(comp)
-            continue
-        new = minimize_component(comp)
-        if new is None:
-            out.extend(comp)
-            continue
-        out.extend(new)
-        steps.append(Step("minimize_skeleton", tuple(comp), tuple(new),
-                          detail=f"{len(atoms_of(comp))} atoms; size {sum(f.size for f in comp)} → "
-                                 f"{sum(f.size for f in new)}"))
-    if not steps:
-        return filters, []
-    return tuple(Predicate(out).filters), steps
+def _certificate(result: Predicate, outcomes: Sequence[tuple[Sequence[Filter], _Outcome]]) -> Minimized:
+    groups = tuple(
+        GroupResult(tuple(sorted({n for f in comp for n in f.names})), o.size, o.lower_bound,
+                    o.lower_bound >= o.size, o.seconds)
+        for comp, o in outcomes
+    )
+    lower = sum(g.lower_bound for g in groups)
+    size = result.size
+    proven = all(g.proven for g in groups)
+    gap = 0.0 if proven or size == 0 else (size - lower) / size
+    return Minimized(result, size, lower, proven, gap, groups)

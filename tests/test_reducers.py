@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 import cbalgebra as cb
 from cbalgebra.covering import UndecidedError, oracle_covers
 from cbalgebra.parse import parse_predicate
-from cbalgebra.reducers import MAX_ATOMS, REDUCERS, ReductionBudgetError, alpha, minimal, reduce, rules
+from cbalgebra.reducers import REDUCERS, alpha, minimal, reduce, rules
 from cbalgebra.reducers.cli import main, read_predicates
 from cbalgebra.reducers.progress import Progress, report, reporting, wanted
-from cbalgebra.values import Filter, Predicate
+from cbalgebra.values import Predicate
 
 P = cb.parse_predicate
 
@@ -123,7 +123,7 @@ def test_minimal_strictly_smaller_than_cover(text, expected):
     p = P(text)
     cover, minimal = reduce(p, "cover"), reduce(p, "minimal")
     assert minimal.size < cover.size
-    assert minimal == P(expected)
+    assert minimal.size == P(expected).size  # the smallest size; ties may pick another cover
     assert cb.equivalent(p, minimal)
     with contextlib.suppress(UndecidedError):  # z3's string theory gave up: the rules-based check above stands
         assert oracle_covers(p, minimal) and oracle_covers(minimal, p)
@@ -153,7 +153,7 @@ def test_explain_lists_the_rules_that_fired():
 def test_every_rule_has_an_algebra_docstring():
     for fn in (rules.drop_pairwise_implied, rules.drop_unsatisfiable, rules.normalize_numbers,
                rules.drop_implied_by_rest, rules.drop_covered_pairwise, rules.drop_covered,
-               rules.merge_conjunctions, rules.drop_covered_by_disjunction, minimal.minimize_skeleton):
+               rules.merge_conjunctions, rules.drop_covered_by_disjunction, minimal.minimize_filters):
         first = fn.__doc__.strip().splitlines()[0]
         assert "→" in first, fn.__name__
 
@@ -179,19 +179,6 @@ def test_alpha_on_generated_predicates_and_in_worker_processes():
     assert alpha(pickle.loads(pickle.dumps(preds))) == a
     with ProcessPoolExecutor(2) as pool:
         assert list(pool.map(alpha, [preds, preds[:100]])) == [a, alpha(preds[:100])]
-
-
-# ------------------------------------------------------------ budget
-def test_minimal_budget_is_checked_before_any_work():
-    preds = cb.workloads.dnf_predicates(200, 50, "uniform", 1)
-    union = Predicate([f for p in preds for f in p.filters])
-    with pytest.raises(ReductionBudgetError, match="limited to"):
-        reduce(union, "minimal")
-    assert cb.ReductionBudgetError is ReductionBudgetError
-    # Components are budgeted separately: many small independent groups pass.
-    many = Predicate([Filter([cb.Constraint("int", f"n{i}", "<", 5), cb.Constraint("int", f"m{i}", "=", 1)])
-                      for i in range(MAX_ATOMS + 5)] + [cb.parse_filter("[n0 >= 5, m0 = 1]")])
-    assert reduce(many, "minimal").size == 2 * (MAX_ATOMS + 5)
 
 
 # ------------------------------------------------------------ CLI
@@ -228,9 +215,6 @@ def test_cli_documents_stdin_explain_and_errors(capsys, monkeypatch):
     assert rc == 2 and "no predicate" in err
     rc, _, err = run_cli(["reduce", "/no/such/file"], capsys)
     assert rc == 2 and "no such file" in err
-    big = "\n".join(str(p) for p in cb.workloads.dnf_predicates(200, 50, "uniform", 1))
-    rc, _, err = run_cli(["reduce", "-", "-r", "minimal"], capsys, big, monkeypatch)
-    assert rc == 3 and err.startswith("error: minimal:") and len(err.splitlines()) == 1
 
 
 # ------------------------------------------- comments in one-predicate-per-line files
