@@ -17,7 +17,7 @@ import bench_numbers  # noqa: E402 - tools/ is not a package: its path is added 
 
 #: Pages whose every measurement is filled from the benchmarks' results.
 FILLED_PAGES = ("docs/guide/performance.md", "docs/guide/poset.md", "docs/guide/language.md",
-                "docs/guide/development.md", "docs/guide/forwarding.md")
+                "docs/guide/development.md", "docs/guide/forwarding.md", "docs/guide/reducers.md")
 # a measurement: a number with a unit of time, rate, size or speed-up (percentages are mostly
 # parameters, such as a workload's mix, and are left out)
 MEASUREMENT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:µs|ms|s|min|MB|GB|MiB|×|x|[a-z]+/s)(?![\w/])")
@@ -69,6 +69,7 @@ def test_a_marker_selects_scales_reduces_and_formats(results):
     assert fill("t.csv family=a n=2 seconds*1000 ,.0f") == "1,500"
     assert fill("t.csv family=a seconds@max .2f") == "1.50"
     assert fill("t.csv seconds/2@median .3g") == "0.75"
+    assert fill("t.csv family=a seconds@count .0f") == "2"
     assert fill("t.json insert.n ,.0f") == "10,000"
     assert fill('t.csv family="a" n=1 seconds') == "0.5"
 

@@ -10,7 +10,7 @@ The marker names a file of `benchmarks/results/` (a JSON file's column is a dott
 number), any number of `column=value` filters (quote a
 value with spaces: `metric="I=20 F=250000: compile"`), the column to show, and optionally a Python
 format spec (default `,.3g`). The column may be scaled (`seconds*1000`, `kernel_us/1000`) and, when
-several rows match, reduced with `@min`, `@max` or `@median` (`seconds@max`); otherwise exactly one
+several rows match, reduced with `@min`, `@max`, `@median` or `@count` (`seconds@max`); otherwise exactly one
 row must match. A whole table comes from a block marker, one row per matching CSV row:
 
     <!-- bench-table cliffs_forward.csv family,now_ms,bound_ms "table|ms|bound (ms)" -->
@@ -48,8 +48,9 @@ PAGES = (REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")))
 # a marked number: one line, the number alone between the two comments
 MARKED = re.compile(r"<!-- bench (?P<query>[^>\n]*?) -->(?P<shown>[^<\n]*)<!-- /bench -->")
 TABLE = re.compile(r"<!-- bench-table (?P<query>[^>\n]*?) -->\n(?P<shown>.*?)<!-- /bench-table -->", re.S)
-COLUMN = re.compile(r"^(?P<name>[\w.]+)(?:(?P<op>[*/])(?P<factor>[\d.e+-]+))?(?:@(?P<agg>min|max|median))?$")
-AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {"min": min, "max": max, "median": statistics.median}
+COLUMN = re.compile(r"^(?P<name>[\w.]+)(?:(?P<op>[*/])(?P<factor>[\d.e+-]+))?(?:@(?P<agg>min|max|median|count))?$")
+AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {
+    "min": min, "max": max, "median": statistics.median, "count": len}
 
 
 class MarkerError(ValueError):
