@@ -5,7 +5,7 @@ A network is an undirected, connected networkx graph whose nodes are the
 integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
 
 - :mod:`cbalgebra.network.topology` builds them: seeded generators, the
-  GT-ITM transit-stub model, real networks shipped by ``topohub``, files.
+  GT-ITM transit-stub model, every network ``topohub`` ships, files.
 - :mod:`cbalgebra.network.paths` computes distances, the shortest-path tree
   T_v of every source (deterministic tie-break) and the shortest-path DAG.
 - :mod:`cbalgebra.network.delivery` checks delivery trees (§2.2-2.3) and
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .paths import ShortestPaths, shortest_paths
     from .schemes import SCHEMES, Delivery, Routing, RoutingError, build
     from .siena import Network, Server
-    from .topology import TopologyError, generator_names, real_networks, topology
+    from .topology import TopologyError, generator_names, real_networks, topohub_networks, topology
 
 __all__ = [
     "SCHEMES",
@@ -65,13 +65,14 @@ __all__ = [
     "real_networks",
     "shortest_paths",
     "smallest_latency_minimal_tree",
+    "topohub_networks",
     "topology",
 ]
 
 # Lazy re-exports: each name loads only its own submodule (networkx with
 # topology, scipy's optimiser with delivery), on first use.
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "topology": ("TopologyError", "generator_names", "real_networks", "topology"),
+    "topology": ("TopologyError", "generator_names", "real_networks", "topohub_networks", "topology"),
     "paths": ("ShortestPaths", "shortest_paths"),
     "delivery": ("DeliveryError", "DeliveryReport", "Packet", "SteinerResult", "check_delivery",
                  "smallest_latency_minimal_tree"),

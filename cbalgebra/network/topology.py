@@ -19,8 +19,10 @@ Names understood by :func:`topology`:
     graph on every run and platform (they draw only from
     ``random.Random(f"{name}:{seed}")``, which seeds through SHA-512).
 ``topohub:<key>``
-    a real network shipped as package data by ``topohub`` (Internet Topology
-    Zoo, CAIDA router-level AS graphs, SNDlib); see :func:`real_networks`.
+    a network shipped as package data by ``topohub``: the measured Internet
+    Topology Zoo, CAIDA router-level AS graphs and SNDlib
+    (:func:`real_networks`), and the synthetic backbone and Gabriel-graph
+    collections (:func:`topohub_networks` lists all of them).
 ``file:<path>`` or a path ending in ``.graphml``, ``.xml``, ``.edgelist``,
 ``.edges`` or ``.txt``
     a GraphML file or an edge list.
@@ -48,7 +50,8 @@ import networkx as nx
 from cbalgebra.errors import CbalgebraError
 from .paths import exact_weight
 
-__all__ = ["MAX_GENERATED_NODES", "TopologyError", "generator_names", "real_networks", "topology"]
+__all__ = ["MAX_GENERATED_NODES", "TopologyError", "generator_names", "real_networks", "topohub_networks",
+           "topology"]
 
 
 class TopologyError(CbalgebraError, ValueError):
@@ -476,9 +479,14 @@ def _generate(name: str, n: Any, seed: Any, params: dict) -> nx.Graph:
 # ---------------------------------------------------------------------------
 # Real networks from topohub
 
-# The collections of measured networks topohub ships (its "gabriel" and
-# "backbone" collections are synthetic and left out).
+# The collections topohub ships. Three are measured networks: the Internet
+# Topology Zoo, SNDlib and CAIDA's router-level AS graphs. Two are built by
+# topohub's authors: "backbone" (continental and world backbones assembled
+# from submarine cables and terrestrial links between cities; "_nosc"
+# variants leave the submarine cables out) and "gabriel" (random Gabriel
+# graphs of 10 to 500 nodes, ten per size).
 REAL_COLLECTIONS = ("topozoo", "sndlib", "caida")
+TOPOHUB_COLLECTIONS = (*REAL_COLLECTIONS, "backbone", "gabriel")
 # topohub gives link lengths in kilometres rounded to 0.01 km; 537 links of
 # 75 Topology Zoo networks join co-located nodes and have length 0. They get
 # the resolution, 0.01 km, so every weight stays positive.
@@ -486,14 +494,15 @@ ZERO_LENGTH_KM = 0.01
 
 
 @functools.lru_cache(maxsize=1)
-def _real_index() -> dict[str, dict]:
-    """key ("topozoo/Abilene", "caida/2024-08/1103", ...) -> stats of the file.
+def _topohub_index() -> dict[str, dict]:
+    """key ("topozoo/Abilene", "caida/2024-08/1103", "gabriel/75/3", ...) ->
+    stats of the file, for every collection of :data:`TOPOHUB_COLLECTIONS`.
 
     topohub 1.5 loads a network by key (``topohub.get``) but has no listing
     function; its keys are the paths of its JSON package data under
     ``topohub/data`` (which ``topohub.get`` itself reads), so the listing
-    walks those files and reads each one's ``graph.stats`` (0.1-0.3 s for
-    all 327, once per process)."""
+    walks those files and reads each one's ``graph.stats`` (about 1 s for
+    all 707, once per process)."""
     try:
         # deferred: topohub (its data files) loads only for real networks
         import topohub
@@ -501,7 +510,7 @@ def _real_index() -> dict[str, dict]:
         raise TopologyError("real networks need the 'topohub' package (pip install topohub)") from None
     root = importlib.resources.files(topohub) / "data"
     index = {}
-    for collection in REAL_COLLECTIONS:
+    for collection in TOPOHUB_COLLECTIONS:
         folder = Path(str(root / collection))
         for path in sorted(folder.rglob("*.json")):
             key = path.relative_to(folder.parent).with_suffix("").as_posix()
@@ -511,20 +520,33 @@ def _real_index() -> dict[str, dict]:
     return index
 
 
+def _listing(collection: str | None, allowed: tuple[str, ...]) -> list[tuple[str, int, int]]:
+    if collection is not None and collection not in allowed:
+        raise TopologyError(f"unknown collection {collection!r}; choose one of {', '.join(allowed)}")
+    return [(key, info["nodes"], info["links"]) for key, info in _topohub_index().items()
+            if key.split("/")[0] in allowed and (collection is None or key.split("/")[0] == collection)]
+
+
 def real_networks(collection: str | None = None) -> list[tuple[str, int, int]]:
-    """The real networks ``topology("topohub:<key>")`` loads, as (key, nodes,
-    links), sorted by key; ``collection`` keeps one of topozoo, sndlib, caida."""
-    if collection is not None and collection not in REAL_COLLECTIONS:
-        raise TopologyError(f"unknown collection {collection!r}; choose one of {', '.join(REAL_COLLECTIONS)}")
-    return [(key, info["nodes"], info["links"]) for key, info in _real_index().items()
-            if collection is None or key.split("/")[0] == collection]
+    """The measured networks ``topology("topohub:<key>")`` loads, as (key,
+    nodes, links), sorted by key; ``collection`` keeps one of topozoo,
+    sndlib, caida. :func:`topohub_networks` lists the synthetic collections too."""
+    return _listing(collection, REAL_COLLECTIONS)
+
+
+def topohub_networks(collection: str | None = None) -> list[tuple[str, int, int]]:
+    """Every network topohub ships, as (key, nodes, links): the measured ones
+    of :func:`real_networks`, then the "backbone" and "gabriel" collections
+    (``collection`` keeps one of :data:`TOPOHUB_COLLECTIONS`). Each key loads
+    with ``topology("topohub:<key>")``."""
+    return _listing(collection, TOPOHUB_COLLECTIONS)
 
 
 def _resolve_real(name: str) -> str:
-    """A key of :func:`_real_index` for ``name``: the key itself, or a unique
+    """A key of :func:`_topohub_index` for ``name``: the key itself, or a unique
     match (case-sensitive first, then case-insensitive) of the key, of its last part ("Abilene", "1103"),
     or of the key without CAIDA's snapshot date ("caida/1103")."""
-    index = _real_index()
+    index = _topohub_index()
     if name in index:
         return name
     folded = name.casefold()
@@ -546,9 +568,9 @@ def _resolve_real(name: str) -> str:
     everything = {a: key for key in index for a in aliases(key)}
     close = difflib.get_close_matches(name, list(everything), n=5, cutoff=0.6)
     hint = (f"; did you mean {', '.join('topohub:' + everything[c] for c in dict.fromkeys(close))}?"
-            if close else "; real_networks() lists them")
-    raise TopologyError(f"no real network topohub:{name} in topohub's "
-                        f"{', '.join(REAL_COLLECTIONS)} collections{hint}")
+            if close else "; topohub_networks() lists them")
+    raise TopologyError(f"no network topohub:{name} in topohub's "
+                        f"{', '.join(TOPOHUB_COLLECTIONS)} collections{hint}")
 
 
 def _load_real(name: str, weight: str = "km") -> nx.Graph:
@@ -736,7 +758,7 @@ def topology(name: Any, n: int | None = None, seed: int = 0, **params: Any) -> n
         close = difflib.get_close_matches(name, list(_GENERATORS), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise TopologyError(f"unknown topology {name!r}{hint}; valid names: {', '.join(_GENERATORS)}, "
-                            f"'topohub:<network>' (see real_networks()), 'file:<path>'")
+                            f"'topohub:<network>' (see topohub_networks()), 'file:<path>'")
     if n is not None and n != g.number_of_nodes():
         raise TopologyError(f"{g.graph['name']} has {g.number_of_nodes()} processors, not n={n}")
     return g
