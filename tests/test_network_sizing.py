@@ -76,7 +76,7 @@ def test_estimates_fall_within_three_standard_errors():
     """1,000 seeded samples per scheme on a small network: the estimate lies
     within 3 standard errors of the exact total in at least 99 % of them,
     and the estimates average to the exact total (unbiased)."""
-    g, predicates, senders = _problem("power_law", 200, {"model": "chung_lu"}, 5)
+    g, predicates, _ = _problem("power_law", 200, {"model": "chung_lu"}, 5)
     problem = memory_problem(g, predicates, senders=range(0, 200, 2))
     for scheme in ("psf", "ips", "pif"):
         units = problem.units(scheme)
