@@ -242,25 +242,34 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
 # ---------------------------------------------------------------------------
 # One tree at a time
 
-def _levels(parent: np.ndarray) -> list[np.ndarray]:
-    """The processors of one tree by depth (level 0: the root), from its
-    parent row, in O(n·depth) vector steps."""
-    hops = np.zeros(len(parent), dtype=np.int64)
-    ancestor = parent.copy()
-    live = ancestor >= 0
+def _depths(parent: np.ndarray) -> np.ndarray:
+    """hops[x]: the depth of x in the tree of ``parent`` (-1 at the root), by
+    pointer jumping (Wyllie's list ranking): ⌈log2 depth⌉ vector steps."""
+    hops = (parent >= 0).astype(np.int64)
+    up = parent.copy()
+    live = up >= 0
     while live.any():
-        hops[live] += 1
-        ancestor[live] = parent[ancestor[live]]
-        live = ancestor >= 0
+        ahead = np.where(live, up, 0)
+        hops = hops + np.where(live, hops[ahead], 0)
+        up = np.where(live, up[ahead], -1)
+        live = up >= 0
+    return hops
+
+
+def _levels(parent: np.ndarray) -> list[np.ndarray]:
+    """The processors of one tree by depth (level 0: the root)."""
+    hops = _depths(parent)
     order = np.argsort(hops, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(hops))[:-1])
+    ends = np.cumsum(np.bincount(hops)).tolist()
+    return [order[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _subtree_sums(parent: np.ndarray, levels: list[np.ndarray], values: np.ndarray) -> np.ndarray:
-    """sub[x] = Σ ``values`` over T/x (deepest level first); uint64 wraps."""
+    """sub[..., x] = Σ ``values[..., y]`` over y in T/x (deepest level
+    first); ``values`` may stack several rows (uint64 wraps)."""
     sub = values.copy()
     for level in reversed(levels[1:]):
-        np.add.at(sub, parent[level], sub[level])
+        np.add.at(sub, (..., parent[level]), sub[..., level])
     return sub
 
 
@@ -314,13 +323,10 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
         return _ips_values(problem, units, combiner)
     out = np.zeros(len(units), dtype=np.int64)
     for i, (v, parent) in enumerate(_trees(problem, units)):
-        levels = _levels(parent)
         if combiner is None:   # psf, α = 1: pred(x) on every edge of T_v's path to x
-            hops = np.zeros(problem.n, dtype=np.int64)
-            for depth, level in enumerate(levels):
-                hops[level] = depth
-            out[i] = int((hops * problem.sizes).sum())
+            out[i] = int((_depths(parent) * problem.sizes).sum())
             continue
+        levels = _levels(parent)
         below = _receivers_below(problem, parent, levels)
         rows = np.flatnonzero(parent == v) if scheme == "pif" else np.flatnonzero(parent >= 0)
         out[i] = sum(_row_constraints(combiner, below[w]) for w in rows.tolist())
@@ -335,9 +341,16 @@ def _branch_sizes(problem: MemoryProblem) -> np.ndarray:
     other arcs), in the arc order of :class:`SourceTrees`."""
     trees = problem.trees
     branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
-    ones = np.ones(problem.n, dtype=np.int64)
     for u, parent in _trees(problem, range(problem.n)):
-        count = _subtree_sums(parent, _levels(parent), ones)
+        # every x ≠ u lies in the branch of its ancestor at depth 1: find it by pointer jumping
+        top = np.where(parent == u, np.arange(problem.n), parent)
+        top[u] = u
+        while True:
+            settled = (top == u) | (parent[top] == u)
+            if settled.all():
+                break
+            top = np.where(settled, top, top[top])
+        count = np.bincount(top, minlength=problem.n)
         children = np.flatnonzero(parent == u)
         branch[trees.arc_index(np.full(len(children), u), children)] = count[children]
     return branch
@@ -349,15 +362,14 @@ def _ips_values(problem: MemoryProblem, units: np.ndarray, combiner: _Combiner |
     branch = _branch_sizes(problem)
     lanes = np.random.Generator(np.random.PCG64(_CLASS_HASH_SEED)).integers(
         0, 2**64, size=(2, n), dtype=np.uint64)
-    ones = np.ones(n, dtype=np.int64)
+    # one stack of sums per tree: |T_v/u|, the receivers' size in it, two hash lanes
+    stacked_base = np.vstack([np.ones(n, dtype=np.uint64), problem.sizes.astype(np.uint64)])
     classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
     headers = _Distinct(1)          # (u, header value)
     for v, parent in _trees(problem, problem.senders):
         levels = _levels(parent)
-        count = _subtree_sums(parent, levels, ones)
-        size = _subtree_sums(parent, levels, problem.sizes)
-        key0 = _subtree_sums(parent, levels, lanes[0])
-        key1 = _subtree_sums(parent, levels, lanes[1])
+        count, size, key0, key1 = _subtree_sums(parent, levels, np.vstack([stacked_base, lanes]))
+        count, size = count.astype(np.int64), size.astype(np.int64)
         below = np.flatnonzero(parent >= 0)
         whole = np.zeros(n, dtype=np.int64)   # Σ |T_u/w| over u's children w in T_v
         np.add.at(whole, parent[below], branch[trees.arc_index(parent[below], below)])
@@ -404,14 +416,15 @@ class _Distinct:
 
     def __init__(self, values: int) -> None:
         self._parts: list[tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]] = []
-        self._pending = 0
+        self._pending = 0            # records added since the last compaction
+        self._kept = 0               # distinct records after it
         self._values = values
 
     def add(self, units: np.ndarray, keys: list[np.ndarray], values: list[Any]) -> None:
         self._parts.append((units, [np.asarray(k, dtype=np.uint64) for k in keys],
                             [np.asarray(x, dtype=np.int64) for x in values]))
         self._pending += len(units)
-        if self._pending > 1_000_000:
+        if self._pending > max(1_000_000, self._kept):   # amortised: each compaction at least doubles the input
             self._compact()
 
     def _compact(self) -> None:
@@ -428,7 +441,7 @@ class _Distinct:
             same &= k[1:] == k[:-1]
         new[1:] = ~same
         self._parts = [(units[new], [k[new] for k in keys], [x[new] for x in values])]
-        self._pending = int(new.sum())
+        self._pending, self._kept = 0, int(new.sum())
 
     def rows(self) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
         self._compact()
