@@ -57,8 +57,9 @@ from .paths import SourceTrees
 from .pool import _Combiner
 from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
-__all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "MemoryProblem", "TableMemory", "UnitValues",
-           "certain_units", "combine_units", "memory_problem", "sample_units", "table_memory", "unit_values"]
+__all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "IpsClasses", "MemoryProblem", "TableMemory",
+           "UnitValues", "certain_units", "combine_units", "ips_branch_sizes", "ips_classes", "ips_unit_values",
+           "memory_problem", "merge_ips_classes", "sample_units", "table_memory", "unit_values"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -267,10 +268,11 @@ def _levels(parent: np.ndarray) -> list[np.ndarray]:
 def _subtree_sums(parent: np.ndarray, levels: list[np.ndarray], values: np.ndarray) -> np.ndarray:
     """sub[..., x] = Σ ``values[..., y]`` over y in T/x (deepest level
     first); ``values`` may stack several rows (uint64 wraps)."""
-    sub = values.copy()
+    sub = np.atleast_2d(values).copy()
+    by_node = sub.T                      # a view: rows are processors
     for level in reversed(levels[1:]):
-        np.add.at(sub, (..., parent[level]), sub[..., level])
-    return sub
+        np.add.at(by_node, parent[level], by_node[level])
+    return sub if values.ndim == 2 else sub[0]
 
 
 def _trees(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
@@ -320,7 +322,7 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
     if scheme == "pif" and combiner is None:
         return UnitValues(units, int(problem.sizes.sum()) - problem.sizes[units], zeros)
     if scheme == "ips":
-        return _ips_values(problem, units, combiner)
+        return ips_unit_values(problem, units, ips_classes(problem, units, ips_branch_sizes(problem)))
     out = np.zeros(len(units), dtype=np.int64)
     for i, (v, parent) in enumerate(_trees(problem, units)):
         if combiner is None:   # psf, α = 1: pred(x) on every edge of T_v's path to x
@@ -336,12 +338,31 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
 # ---------------------------------------------------------------------------
 # iPS
 
-def _branch_sizes(problem: MemoryProblem) -> np.ndarray:
-    """|T_u/w| for every arc (u, w) with w a child of u in T_u (0 on the
-    other arcs), in the arc order of :class:`SourceTrees`."""
+@dataclass(frozen=True)
+class IpsClasses:
+    """iPS's state at some processors from some senders: one row per
+    distinct (processor ``units``, class hash ``key0``/``key1``) with the
+    ``first`` sender seen in it, the receivers' ``size`` of D_v(u) and
+    whether rewriting is ``safe`` for it; one row per distinct (processor
+    ``header_units``, header value ``headers``) reaching it. Parts computed
+    from disjoint sender sets merge with :func:`merge_ips_classes`."""
+    units: np.ndarray
+    key0: np.ndarray
+    key1: np.ndarray
+    first: np.ndarray
+    size: np.ndarray
+    safe: np.ndarray
+    header_units: np.ndarray
+    headers: np.ndarray
+
+
+def ips_branch_sizes(problem: MemoryProblem, roots: Iterable[int] | None = None) -> np.ndarray:
+    """|T_u/w| for every arc (u, w) with w a child of u in T_u, u among
+    ``roots`` (None: every processor), 0 on the other arcs, in the arc order
+    of :class:`SourceTrees`: parts over disjoint roots add up."""
     trees = problem.trees
     branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
-    for u, parent in _trees(problem, range(problem.n)):
+    for u, parent in _trees(problem, range(problem.n) if roots is None else roots):
         # every x ≠ u lies in the branch of its ancestor at depth 1: find it by pointer jumping
         top = np.where(parent == u, np.arange(problem.n), parent)
         top[u] = u
@@ -356,19 +377,22 @@ def _branch_sizes(problem: MemoryProblem) -> np.ndarray:
     return branch
 
 
-def _ips_values(problem: MemoryProblem, units: np.ndarray, combiner: _Combiner | None) -> UnitValues:
-    n = problem.n
-    trees = problem.trees
-    branch = _branch_sizes(problem)
+def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray,
+                senders: Iterable[int] | None = None) -> IpsClasses:
+    """The classes and header values the ``senders`` (None: all of the
+    problem's) bring to the processors ``units``, given every branch size
+    (:func:`ips_branch_sizes`)."""
+    n, trees = problem.n, problem.trees
+    units = _unit_array(units)
     lanes = np.random.Generator(np.random.PCG64(_CLASS_HASH_SEED)).integers(
         0, 2**64, size=(2, n), dtype=np.uint64)
     # one stack of sums per tree: |T_v/u|, the receivers' size in it, two hash lanes
-    stacked_base = np.vstack([np.ones(n, dtype=np.uint64), problem.sizes.astype(np.uint64)])
+    stacked = np.vstack([np.ones(n, dtype=np.uint64), problem.sizes.astype(np.uint64), lanes])
     classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
-    headers = _Distinct(1)          # (u, header value)
-    for v, parent in _trees(problem, problem.senders):
+    headers = _Distinct(0)          # (u, header value)
+    for v, parent in _trees(problem, problem.senders if senders is None else _unit_array(senders)):
         levels = _levels(parent)
-        count, size, key0, key1 = _subtree_sums(parent, levels, np.vstack([stacked_base, lanes]))
+        count, size, key0, key1 = _subtree_sums(parent, levels, stacked)
         count, size = count.astype(np.int64), size.astype(np.int64)
         below = np.flatnonzero(parent >= 0)
         whole = np.zeros(n, dtype=np.int64)   # Σ |T_u/w| over u's children w in T_v
@@ -380,19 +404,43 @@ def _ips_values(problem: MemoryProblem, units: np.ndarray, combiner: _Combiner |
             header[level] = np.where(safe[p], p, header[p])
         classes.add(units, [key0[units], key1[units]], [np.full(len(units), v), size[units], safe[units]])
         headers.add(units, [header[units].astype(np.uint64)], [])
-    cu, ckeys, (first, rsize, safe_flag) = classes.rows()
-    hu, _, _ = headers.rows()
-    at, h_at = np.searchsorted(units, cu), np.searchsorted(units, hu)     # units are sorted
+    return _ips_classes_of(classes, headers)
+
+
+def _ips_classes_of(classes: _Distinct, headers: _Distinct) -> IpsClasses:
+    cu, (key0, key1), (first, size, safe) = classes.rows(keys=2)
+    hu, (hv,), _ = headers.rows(keys=1)
+    return IpsClasses(cu, key0, key1, first, size, safe.astype(bool), hu, hv.astype(np.int64))
+
+
+def merge_ips_classes(parts: Iterable[IpsClasses]) -> IpsClasses:
+    """One :class:`IpsClasses` from parts over disjoint senders, given in
+    ascending order of their senders (so ``first`` stays the smallest)."""
+    classes, headers = _Distinct(3), _Distinct(0)
+    for part in parts:
+        classes.add(part.units, [part.key0, part.key1], [part.first, part.size, part.safe])
+        headers.add(part.header_units, [part.headers.astype(np.uint64)], [])
+    return _ips_classes_of(classes, headers)
+
+
+def ips_unit_values(problem: MemoryProblem, units: Iterable[int], classes: IpsClasses) -> UnitValues:
+    """Each processor's iPS constraints and I_u + R_u bits (§3.2) from the
+    classes and header values every sender brings it."""
+    units = _unit_array(units)
+    combiner = make_combiner(problem.predicates, problem.reducer) if problem.reducer != "none" else None
+    cu = classes.units
+    at, h_at = np.searchsorted(units, cu), np.searchsorted(units, classes.header_units)   # units are sorted
     n_classes = np.bincount(at, minlength=len(units))
     n_headers = np.bincount(h_at, minlength=len(units))
-    safe_count = np.bincount(at, weights=safe_flag, minlength=len(units))
-    per_class = rsize - problem.sizes[cu] if combiner is None else _ips_reduced_rows(problem, combiner, cu, first)
-    constraints = np.bincount(at, weights=per_class, minlength=len(units))
-    i_bits = np.array([0 if c == h else h * id_bits(max(2, c)) for c, h in zip(n_classes, n_headers, strict=True)])
-    mixed = (safe_count > 0) & (safe_count < n_classes)
-    r_bits = np.where(mixed, n_classes, 0)
-    del ckeys
-    return UnitValues(units, np.rint(constraints).astype(np.int64), (i_bits + r_bits).astype(np.int64))
+    n_safe = np.bincount(at, weights=classes.safe, minlength=len(units))
+    per_class = (classes.size - problem.sizes[cu] if combiner is None
+                 else _ips_reduced_rows(problem, combiner, cu, classes.first))
+    constraints = np.zeros(len(units), dtype=np.int64)
+    np.add.at(constraints, at, per_class)
+    i_bits = np.array([0 if c == h else h * id_bits(max(2, c)) for c, h in zip(n_classes, n_headers, strict=True)],
+                      dtype=np.int64)
+    r_bits = np.where((n_safe > 0) & (n_safe < n_classes), n_classes, 0)   # R_u is not constant
+    return UnitValues(units, constraints, (i_bits + r_bits).astype(np.int64))
 
 
 def _ips_reduced_rows(problem: MemoryProblem, combiner: _Combiner, cu: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -443,9 +491,9 @@ class _Distinct:
         self._parts = [(units[new], [k[new] for k in keys], [x[new] for x in values])]
         self._pending, self._kept = 0, int(new.sum())
 
-    def rows(self) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    def rows(self, keys: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
         self._compact()
         if not self._parts:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, [], [empty] * self._values
+            return (np.zeros(0, dtype=np.int64), [np.zeros(0, dtype=np.uint64)] * keys,
+                    [np.zeros(0, dtype=np.int64)] * self._values)
         return self._parts[0]
