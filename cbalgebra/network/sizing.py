@@ -59,7 +59,7 @@ from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
 __all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "IpsClasses", "MemoryProblem", "TableMemory",
            "UnitValues", "certain_units", "combine_units", "ips_branch_sizes", "ips_classes", "ips_unit_values",
-           "memory_problem", "merge_ips_classes", "sample_units", "table_memory", "unit_values"]
+           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -170,14 +170,21 @@ def certain_units(problem: MemoryProblem, scheme: str, sample: int) -> np.ndarra
     return np.sort(units[order[:take]])
 
 
+def needs_trees(problem: MemoryProblem, scheme: str) -> bool:
+    """Whether counting a unit takes a shortest-path tree: not for DRP, nor
+    for PIF without a reducer (Σ_{x≠u} size(x)); those are always counted
+    exactly, in O(n), whatever the sample asked."""
+    return not (scheme == "drp" or (scheme == "pif" and problem.reducer == "none"))
+
+
 def sample_units(problem: MemoryProblem, scheme: str, sample: int | None, seed: int = 0) -> np.ndarray:
-    """The units counted: all of them (``sample=None`` or ≥ their number),
-    else :func:`certain_units` and a simple random sample of the others
+    """The units counted: all of them (``sample=None`` or ≥ their number,
+    or no tree needed: :func:`needs_trees`), else :func:`certain_units` and a simple random sample of the others
     without replacement drawn by PCG64(``seed``), ``sample`` in all, ascending."""
     units = problem.units(scheme)
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 2):
         raise RoutingError(f"sample must be an integer >= 2 (units to sample) or None, not {sample!r}")
-    if sample is None or sample >= len(units):
+    if sample is None or sample >= len(units) or not needs_trees(problem, scheme):
         return units
     certain = certain_units(problem, scheme, int(sample))
     others = np.setdiff1d(units, certain)
@@ -216,6 +223,8 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
     idb = id_bits(n)
     fixed = {"psf": s * idb, "ips": s * idb, "drp": n * r * idb,
              "pif": s * idb + s * (n * idb + int(problem.trees.degree.sum()))}[scheme]
+    order = np.argsort(values.units, kind="stable")   # one summation order, wherever the values came from
+    values = UnitValues(values.units[order], values.constraints[order], values.id_bits[order])
     m = len(values.units)
     if len(np.unique(values.units)) != m or m > population:
         raise RoutingError(f"{scheme}: {m} unit values for a population of {population}, or repeated units")
