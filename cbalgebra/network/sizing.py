@@ -407,13 +407,22 @@ def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray
         whole = np.zeros(n, dtype=np.int64)   # Σ |T_u/w| over u's children w in T_v
         np.add.at(whole, parent[below], branch[trees.arc_index(parent[below], below)])
         safe = count - 1 == whole             # D_v(u) is a union of branches of T_u
-        header = np.full(n, v, dtype=np.int64)
-        for level in levels[1:]:
-            p = parent[level]
-            header[level] = np.where(safe[p], p, header[p])
+        header = _nearest_safe_ancestor(parent, safe, v)
         classes.add(units, [key0[units], key1[units]], [np.full(len(units), v), size[units], safe[units]])
         headers.add(units, [header[units].astype(np.uint64)], [])
     return _ips_classes_of(classes, headers)
+
+
+def _nearest_safe_ancestor(parent: np.ndarray, safe: np.ndarray, root: int) -> np.ndarray:
+    """The header each processor receives from ``root`` (§3.2): its nearest
+    strict ancestor u whose rewriting is safe (u writes its own id), by
+    pointer jumping; the root is safe, so every walk ends; ``root`` at the root."""
+    jump = np.where(parent >= 0, parent, root)
+    while True:
+        settled = safe[jump]
+        if settled.all():
+            return jump
+        jump = np.where(settled, jump, jump[jump])
 
 
 def _ips_classes_of(classes: _Distinct, headers: _Distinct) -> IpsClasses:
