@@ -25,6 +25,7 @@ import pandas as pd
 from cbalgebra.studies import general as g
 from cbalgebra.studies.dnf import SCENARIOS
 from cbalgebra.studies.general import draw_messages
+from cbalgebra.studies.optimum import optimum_section
 from cbalgebra.studies.seeding import cell_rng
 from cbalgebra.studies.tables import (Finding, approx_verdict, compose, findings_section, fixed, markdown_table,
                                       timing_section)
@@ -505,7 +506,7 @@ def dnf_discussion_section(main: str) -> str:
 
 
 def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    """report.md of the DNF study (``results`` is accepted for symmetry; the summary suffices)."""
+    """report.md of the DNF study (the section on the optimum α pairs the result rows set by set)."""
     layout = dnf_layout(summary)
     s_main = summary[summary["reducer"] == layout.main]
     findings = [f for f in (
@@ -521,6 +522,7 @@ def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timin
         half_points_section(s_main, layout),
         *(dnf_key_points_section(summary, layout, reducer) for reducer in layout.reducers),
         reducer_comparison_section(summary, layout),
+        optimum_section(results),
         dnf_discussion_section(layout.main),
         timing_section(timing),
     ))
