@@ -110,9 +110,9 @@ def optimum_finding(gaps: pd.DataFrame, simple: str = SIMPLE) -> Finding:
     return Finding(claim, ours, verdict)
 
 
-def optimum_section(results: pd.DataFrame, simple: str = SIMPLE, optimal: str = OPTIMAL) -> str | None:
+def optimum_section(results: pd.DataFrame | None, simple: str = SIMPLE, optimal: str = OPTIMAL) -> str | None:
     """The report's section on the optimum α (None unless both reducers ran on some set)."""
-    if not {simple, optimal} <= set(results["reducer"]):
+    if results is None or not {simple, optimal} <= set(results["reducer"]):
         return None
     gaps = optimum_gaps(results, simple, optimal)
     if gaps.empty:
