@@ -20,11 +20,13 @@ whose witness satisfies it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cbalgebra.covering import NO_SOLUTION, solve_atoms
+from cbalgebra.errors import EXIT_INCOMPLETE, CbalgebraError
 from cbalgebra.semantics import value_satisfies
 from cbalgebra.values import ANY, ANYTYPE, BOOL, EQ, GE, GT, LE, LT, NE, TYPES, Constraint
 
@@ -33,6 +35,19 @@ COMPLEMENT = {EQ: NE, NE: EQ, LT: GE, GE: LT, GT: LE, LE: GT}
 
 #: The witness of the cell "present with a type no constraint of the name has".
 OTHER_TYPE = object()
+
+
+class OutOfTime(CbalgebraError):
+    """A group's budget ran out in the middle of its work (the minimal
+    reducer catches it: it never reaches a caller)."""
+
+    exit_code = EXIT_INCOMPLETE
+
+
+def check_time(deadline: float | None) -> None:
+    """Raise :class:`OutOfTime` past ``deadline`` (``time.monotonic``; None: never)."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime
 
 
 @dataclass(frozen=True)
@@ -81,7 +96,7 @@ def vocabulary(constraints: Iterable[Constraint]) -> tuple[Constraint, ...]:
     return tuple(sorted(out))
 
 
-def _type_witnesses(type_: str, atoms: Sequence[Constraint]) -> list[Any]:
+def _type_witnesses(type_: str, atoms: Sequence[Constraint], deadline: float | None) -> list[Any]:
     """One value of each cell of ``type_``: the ``=``/``!=`` operands, then the
     classes of the other values under the remaining atoms."""
     points = sorted({c.value for c in atoms if c.op in (EQ, NE)}, key=repr)
@@ -99,6 +114,7 @@ def _type_witnesses(type_: str, atoms: Sequence[Constraint]) -> list[Any]:
         held = value_satisfies(op, v, witness)
         walk(i + 1, [*chosen, (op, v, held)], witness)  # the witness stays one: no call
         flipped = [*chosen, (op, v, not held)]
+        check_time(deadline)
         w = solve_atoms(type_, fixed + flipped)
         if w is not NO_SOLUTION:
             walk(i + 1, flipped, w)
@@ -109,8 +125,10 @@ def _type_witnesses(type_: str, atoms: Sequence[Constraint]) -> list[Any]:
     return out
 
 
-def attribute_cells(name: str, constraints: Iterable[Constraint]) -> AttributeCells:
-    """The cells of ``name`` under the vocabulary of ``constraints`` (all on ``name``)."""
+def attribute_cells(name: str, constraints: Iterable[Constraint], deadline: float | None = None) -> AttributeCells:
+    """The cells of ``name`` under the vocabulary of ``constraints`` (all on
+    ``name``); :class:`OutOfTime` past ``deadline``. A name whose prefix,
+    suffix and substring atoms are independent has up to 2^k cells."""
     atoms = vocabulary(constraints)
     types = sorted({c.type for c in atoms if c.type != ANYTYPE})
     witnesses: list[tuple[str | None, Any]] = [(None, None)]  # cell 0: absent
@@ -119,7 +137,7 @@ def attribute_cells(name: str, constraints: Iterable[Constraint]) -> AttributeCe
     for t in types:
         typed = [c for c in atoms if c.type == t]
         seen: set[tuple[bool, ...]] = set()
-        for w in _type_witnesses(t, typed):
+        for w in _type_witnesses(t, typed, deadline):
             key = tuple(c.op == ANY or value_satisfies(c.op, c.value, w) for c in typed)
             if key not in seen:  # -0.0 and 0.0, say: one cell
                 seen.add(key)

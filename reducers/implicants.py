@@ -25,20 +25,15 @@ union of its conjunctions' boxes. A *point* picks one cell per name.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cbalgebra.values import Constraint
 
-from .cells import AttributeCells
+from .cells import AttributeCells, check_time
 
 Box = dict[int, int]  # name index -> mask of cells (absent: all cells)
 Point = tuple[int, ...]  # name index -> cell
-
-
-class OutOfTime(Exception):
-    """The group's budget ran out in the middle of an enumeration."""
 
 
 @dataclass(frozen=True)
@@ -125,8 +120,7 @@ class Space:
         return tuple(out)
 
     def _check_time(self) -> None:
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise OutOfTime
+        check_time(self.deadline)
 
     def in_union(self, point: Point, union: Sequence[Box]) -> bool:
         return any(self.contains(u, point) for u in union)

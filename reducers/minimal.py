@@ -43,8 +43,8 @@ import numpy as np
 from cbalgebra.errors import EXIT_INCOMPLETE, CbalgebraError
 from cbalgebra.values import Constraint, Filter, Predicate
 
-from .cells import attribute_cells
-from .implicants import Box, Implicant, OutOfTime, Point, Space
+from .cells import OutOfTime, attribute_cells
+from .implicants import Box, Implicant, Point, Space
 from .progress import report
 from .rules import Step
 
@@ -161,7 +161,7 @@ class _Group:
                  deadline: float | None) -> None:
         names = sorted({n for f in conjunctions for n in f.names})
         attrs = [attribute_cells(n, {*vocabulary.get(n, ()), *(c for f in conjunctions for c in f.constraints
-                                                                 if c.name == n)}) for n in names]
+                                                                 if c.name == n)}, deadline) for n in names]
         self.space = Space(attrs, deadline)
         self.conjunctions = tuple(conjunctions)
         self.boxes: list[Box] = [self.space.box_of(f.constraints) for f in conjunctions]
@@ -230,11 +230,14 @@ def minimize_group(conjunctions: Sequence[Filter], vocabulary: Mapping[str, Iter
     size = sum(f.size for f in conjunctions)
     if size <= 1:  # nothing smaller (a non-empty predicate needs a constraint)
         return _Outcome(tuple(conjunctions), size, time.monotonic() - start)
-    group = _Group(conjunctions, vocabulary, None if budget is None else start + budget)
+    best, lower = tuple(conjunctions), 1
+    group: _Group | None = None
     with contextlib.suppress(OutOfTime):  # the budget ran out: the best cover so far and the bound stand
+        group = _Group(conjunctions, vocabulary, None if budget is None else start + budget)
         group.run()
-    best = group.best
-    return _Outcome(best, min(group.lower_bound, sum(f.size for f in best)), time.monotonic() - start)
+    if group is not None:
+        best, lower = group.best, group.lower_bound
+    return _Outcome(best, min(lower, sum(f.size for f in best)), time.monotonic() - start)
 
 
 # ------------------------------------------------------------ the predicate

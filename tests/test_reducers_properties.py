@@ -16,8 +16,7 @@ from cbalgebra.reducers import REDUCERS, reduce
 from cbalgebra.values import Filter, Predicate
 from test_reducers_index import constraints
 
-# At most 8 constraints in all: the minimal reducer's sympy step stays under
-# a second (see MAX_ATOMS), so 500 cases per reducer fit in CI.
+# At most 8 constraints in all, so 500 cases per reducer (z3 checks included) fit in CI.
 predicates = (
     st.lists(st.lists(constraints(), min_size=1, max_size=3).map(Filter), max_size=4)
     .filter(lambda fs: sum(len(f) for f in fs) <= 8)
