@@ -198,11 +198,20 @@ def test_the_finding_equals_a_recomputation_from_the_rows():
         wanted = [e["median"]] if e["proven"] == e["sets"] else [e["median"], e["bound"]]
         assert printed == pytest.approx([round(w, 3) for w in wanted], abs=5e-4)
         assert float(cells[6].replace("∞", "inf")) == pytest.approx(e["max"], abs=5e-4)
-    # The headline: the range of the median ratio over the points where every set is proven.
-    proven = [e["median"] for e in expected.values() if e["proven"] == e["sets"]]
-    finding = next(line for line in text.splitlines() if "median α_siena / α_opt from" in line)
-    low, high = (float(x) for x in re.findall(r"from (\d+\.\d+) .* to (\d+\.\d+) ", finding)[0])
-    assert (low, high) == pytest.approx((min(proven), max(proven)), abs=5e-4)
+    # The headline: at the points where every set is proven, how often the median ratio is 1 and its largest
+    # value; at the others, the widest interval.
+    complete = [e for e in expected.values() if e["proven"] == e["sets"]]
+    partial = [e for e in expected.values() if e["proven"] < e["sets"]]
+    finding = next(line for line in text.splitlines() if "where every set is proven optimal" in line)
+    ones, high = re.findall(r"is 1\.000 at (\d+) and at most (\d+\.\d+) ", finding)[0]
+    assert int(ones) == sum(1 for e in complete if e["median"] == 1.0)
+    assert float(high) == pytest.approx(max(e["median"] for e in complete), abs=5e-4)
+    worst = max(partial, key=lambda e: e["bound"])
+    low, up = re.findall(r"at most \[(\d+\.\d+), (\d+\.\d+)\]", finding)[0]
+    assert (float(low), float(up)) == pytest.approx((worst["median"], worst["bound"]), abs=5e-4)
+    proven_sets = sum(e["proven"] for e in expected.values())
+    assert f"{proven_sets} of {sum(e['sets'] for e in expected.values())} sets proven optimal" in finding
+    assert f"already optimal in {sum(e['already'] for e in expected.values())}" in finding
 
 
 def test_no_finding_without_both_reducers():
