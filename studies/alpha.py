@@ -40,12 +40,20 @@ DNF_FULL = {"max_n": 10_000, "points": 17, "replicates": 30}
 DNF_QUICK = {"max_n": 200, "points": 6, "replicates": 5}
 
 
-def _schema(fields: Sequence[tuple[str, str]]) -> pa.Schema:
-    # deferred: pyarrow (this module loads at every `cbalgebra` start)
+def _schema(fields: Sequence[tuple[str, str]], added_later: Sequence[tuple[str, str]] = ()) -> pa.Schema:
+    """The result schema: ``fields``, then the columns ``added_later`` (which rows committed before they
+    existed lack: :func:`cbalgebra.studies.runner.column_added_later`), then the task's times."""
+    # deferred: pyarrow and the runner (this module loads at every `cbalgebra` start)
     import pyarrow as pa
 
-    types = {"s": pa.string(), "i": pa.int64(), "f": pa.float64()}
-    return pa.schema([(name, types[t]) for name, t in (*fields, *_TIMES)])
+    from cbalgebra.studies.runner import column_added_later
+
+    types = {"s": pa.string(), "i": pa.int64(), "f": pa.float64(), "b": pa.bool_()}
+    return pa.schema([
+        *(pa.field(name, types[t]) for name, t in fields),
+        *(column_added_later(name, types[t]) for name, t in added_later),
+        *(pa.field(name, types[t]) for name, t in _TIMES),
+    ])
 
 
 def sizes_from_args(args: argparse.Namespace, full: dict, quick: dict) -> dict:
@@ -189,14 +197,37 @@ def dnf_config(
     reducers: Sequence[str] | None = None,
     seed: int = 2003,
     quick: bool = False,
+    budget: float = dnf.DEFAULT_BUDGET,
+    reducer_max_n: Mapping[str, int] | None = None,
 ) -> dict:
-    """The design of a Figures 6 and 7 study (the defaults: the paper's four scenarios, ``siena``)."""
+    """The design of a Figures 6 and 7 study (the defaults: the paper's four scenarios, ``siena``).
+
+    ``budget``: seconds ``minimal`` may spend per independent group of a cell (``minimize``'s budget);
+    ``reducer_max_n``: the largest n each reducer named there runs on (the others run on every n).
+    """
     return {
         "scenarios": list(scenarios if scenarios is not None else dnf.SCENARIOS), "max_n": max_n, "min_n": min_n,
         "points": points, "ns": dnf.dnf_grid(max_n, points, min_n), "replicates": replicates,
         "reducers": list(reducers if reducers is not None else (dnf.DEFAULT_REDUCER,)), "seed": seed,
-        "quick": quick,
+        "quick": quick, "budget": float(budget), "reducer_max_n": dict(reducer_max_n or {}),
     }
+
+
+def reducer_limits(text: str, reducers: Sequence[str]) -> dict[str, int]:
+    """``--reducer-max-n``: ``REDUCER=N`` pairs, each reducer among ``reducers`` and N at least 1."""
+    limits: dict[str, int] = {}
+    for item in name_list(text, "--reducer-max-n"):
+        reducer, equals, bound = item.partition("=")
+        reducer = reducer.strip()
+        if not equals:
+            raise UsageError(f"--reducer-max-n: {item!r} is not REDUCER=N")
+        if reducer not in reducers:
+            raise UsageError(f"--reducer-max-n: {reducer!r} is not among --reducers ({', '.join(reducers)})")
+        n = whole_number(bound.strip(), "--reducer-max-n")
+        if n < 1:
+            raise UsageError(f"--reducer-max-n: {item!r}: N must be at least 1")
+        limits[reducer] = n
+    return limits
 
 
 def dnf_study(**design: Any) -> Study:
@@ -229,7 +260,14 @@ class AlphaDnf(StudyPlugin):
                             help="of zipf-500, zipf-5000, uniform-50, uniform-500 (default: all four)")
         parser.add_argument("--reducers", default="siena", metavar="LIST",
                             help="reducers run side by side on the same predicate sets, of siena, exact, merge, "
-                                 "cover, minimal (default: siena)")
+                                 "cover, minimal (default: siena, the paper's simple reducer); minimal also "
+                                 "records a proven lower bound and whether its size is proven optimal")
+        parser.add_argument("--budget", type=positive_float_type, default=dnf.DEFAULT_BUDGET, metavar="SECONDS",
+                            help="seconds minimal may spend on each independent group of a cell before it "
+                                 f"returns its best cover and a proven lower bound (default: {dnf.DEFAULT_BUDGET:g})")
+        parser.add_argument("--reducer-max-n", default="", metavar="LIST",
+                            help="REDUCER=N,...: the largest number of predicates a reducer runs on "
+                                 "(default: every reducer on every n)")
 
     def config_from_args(self, args: argparse.Namespace) -> dict:
         sizes = sizes_from_args(args, DNF_FULL, DNF_QUICK)
@@ -238,11 +276,14 @@ class AlphaDnf(StudyPlugin):
         if args.min_n > sizes["max_n"]:
             raise UsageError("--min-n must not exceed --max-n")
         return dnf_config(scenarios=scenarios, max_n=sizes["max_n"], points=sizes["points"], min_n=args.min_n,
-                          replicates=sizes["replicates"], reducers=reducers, seed=args.seed, quick=args.quick)
+                          replicates=sizes["replicates"], reducers=reducers, seed=args.seed, quick=args.quick,
+                          budget=args.budget, reducer_max_n=reducer_limits(args.reducer_max_n, reducers))
 
     def cells(self, config: Mapping) -> list[dict]:
+        # Manifests written before --budget and --reducer-max-n existed hold neither: the defaults.
         return dnf.dnf_cells(config["scenarios"], config["ns"], config["replicates"], config["reducers"],
-                             config["seed"])
+                             config["seed"], config.get("budget", dnf.DEFAULT_BUDGET),
+                             config.get("reducer_max_n"))
 
     run_cell = staticmethod(dnf.run_dnf_cell)
     cell_cost = staticmethod(dnf.dnf_cell_cost)
@@ -250,7 +291,8 @@ class AlphaDnf(StudyPlugin):
     def schema(self) -> pa.Schema:
         return _schema((("scenario", "s"), ("n", "i"), ("replicate", "i"), ("reducer", "s"), ("seed", "i"),
                         ("distribution", "s"), ("names", "i"), ("cell_seed", "i"), ("size", "i"),
-                        ("reduced_size", "i"), ("alpha", "f")))
+                        ("reduced_size", "i"), ("alpha", "f")),
+                       added_later=(("alpha_lower", "f"), ("proven", "b")))
 
     def code_fingerprint(self, config: Mapping) -> str | None:
         return dnf.code_fingerprint()

@@ -9,6 +9,13 @@ their disjunction with ``cbalgebra.reducers`` and record
 The predicate set's seed comes from the base seed and (scenario, n,
 replicate) only, so every reducer of a study sees the very same sets.
 Nothing here imports Spark.
+
+Beyond the paper: the paper's α comes from its simple reducer, so Figures 6
+and 7 bound from above what any reducer saves. A ``minimal`` cell calls
+``cbalgebra.reducers.minimize`` with the study's budget and records, beside
+α (its size over the total), α_lower (its proven lower bound over the total)
+and whether the size is proven minimal: the optimum α lies in
+[α_lower, α], and equals α where ``proven``.
 """
 
 from __future__ import annotations
@@ -16,12 +23,13 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from cbalgebra.reducers import alpha
+from cbalgebra.reducers import DEFAULT_BUDGET as REDUCTION_BUDGET
+from cbalgebra.reducers import alpha, minimize
 from cbalgebra.studies import fingerprint
 from cbalgebra.studies.seeding import cell_seed
 from cbalgebra.values import Predicate
@@ -46,6 +54,11 @@ SCENARIOS: dict[str, Scenario] = {
     )
 }
 DEFAULT_REDUCER = "siena"
+#: The reducers whose cells also record a proven lower bound (``alpha_lower``) and ``proven``.
+CERTIFYING_REDUCERS: tuple[str, ...] = ("minimal",)
+#: Seconds ``minimize`` may spend on each independent group of a cell's disjunction before it returns
+#: its best cover and a proven lower bound (the study's ``--budget``): ``minimize``'s own default.
+DEFAULT_BUDGET = REDUCTION_BUDGET
 
 #: Bump when a change alters the numbers a cell produces.
 MODEL_VERSION = 1
@@ -101,17 +114,24 @@ def alpha_dnf_cell(
 
 
 def dnf_cells(
-    scenarios: Sequence[str], ns: Sequence[int], replicates: int, reducers: Sequence[str], seed: int
+    scenarios: Sequence[str], ns: Sequence[int], replicates: int, reducers: Sequence[str], seed: int,
+    budget: float = DEFAULT_BUDGET, reducer_max_n: Mapping[str, int] | None = None,
 ) -> list[dict]:
+    """Every (scenario, n, replicate, reducer) cell; a reducer named in ``reducer_max_n`` runs only on
+    the n up to its bound there. A certifying reducer's cell carries the ``budget`` of its search."""
+    limits = dict(reducer_max_n or {})
     cells = []
     for name in scenarios:
         scenario(name)
         for n in ns:
             for r in range(replicates):
                 for reducer in reducers:
-                    cells.append(
-                        {"scenario": name, "n": int(n), "replicate": r, "reducer": reducer, "seed": seed}
-                    )
+                    if n > limits.get(reducer, n):
+                        continue
+                    cell = {"scenario": name, "n": int(n), "replicate": r, "reducer": reducer, "seed": seed}
+                    if reducer in CERTIFYING_REDUCERS:
+                        cell["budget"] = float(budget)
+                    cells.append(cell)
     return cells
 
 
@@ -119,10 +139,40 @@ def dnf_cells(
 _REDUCER_COST = {"siena": 1.0, "merge": 1.5, "cover": 1.5, "minimal": 3.0, "exact": 20.0}
 
 
+#: Units of :func:`dnf_cell_cost` per second of a task: Σ cost / Σ task time of the committed siena run.
+COST_PER_SECOND = 4500.0
+
+
+def search_seconds(n: int, budget: float) -> float:
+    """A guess of the seconds ``minimize``'s exact search takes on a cell of ``n`` predicates: about
+    4 (n / 100)³ (measured on this workload: 0.1 s at n = 56, 0.3–3 s at n = 100 when proven), at most
+    three groups' budgets (most cells hold at most a few groups that need long)."""
+    return min(4.0 * (n / 100) ** 3, 3.0 * budget)
+
+
 def dnf_cell_cost(cell: dict) -> float:
     """Relative cost, for longest-first scheduling and the ETA."""
     n = cell["n"]
-    return (5.0 + n * (1.0 + 0.05 * np.log2(n + 1))) * _REDUCER_COST.get(cell["reducer"], 2.0)
+    cost = (5.0 + n * (1.0 + 0.05 * np.log2(n + 1))) * _REDUCER_COST.get(cell["reducer"], 2.0)
+    if cell["reducer"] in CERTIFYING_REDUCERS:
+        cost += COST_PER_SECOND * search_seconds(n, cell.get("budget", DEFAULT_BUDGET))
+    return float(cost)
+
+
+def disjunction(predicates: Sequence[Predicate]) -> Predicate:
+    """p₁ ∨ … ∨ pₙ: one predicate holding every conjunction of every ``predicates``."""
+    return Predicate([f for p in predicates for f in p.filters])
+
+
+def reduce_cell(predicates: Sequence[Predicate], reducer: str, budget: float) -> dict:
+    """``alpha`` of one cell, and for a certifying reducer ``alpha_lower`` and ``proven`` (None otherwise)."""
+    if reducer not in CERTIFYING_REDUCERS:
+        return {"alpha": float(alpha(predicates, reducer=reducer)), "alpha_lower": None, "proven": None}
+    total = predicates_size(predicates)
+    if total == 0:
+        raise ValueError("alpha is undefined: the predicates hold no constraint")
+    found = minimize(disjunction(predicates), budget=budget)
+    return {"alpha": found.size / total, "alpha_lower": found.lower_bound / total, "proven": bool(found.proven)}
 
 
 def run_dnf_cell(cell: dict) -> dict:
@@ -130,7 +180,8 @@ def run_dnf_cell(cell: dict) -> dict:
     start = time.perf_counter()
     predicates = generate_predicates(cell["scenario"], cell["n"], cell["replicate"], cell["seed"])
     generated = time.perf_counter()
-    value = float(alpha(predicates, reducer=cell["reducer"]))
+    reduced_cell = reduce_cell(predicates, cell["reducer"], cell.get("budget", DEFAULT_BUDGET))
+    value = reduced_cell["alpha"]
     reduced = time.perf_counter()
     size = predicates_size(predicates)
     sc = scenario(cell["scenario"])
@@ -146,6 +197,8 @@ def run_dnf_cell(cell: dict) -> dict:
         "size": int(size),
         "reduced_size": round(value * size),
         "alpha": value,
+        "alpha_lower": reduced_cell["alpha_lower"],
+        "proven": reduced_cell["proven"],
         "gen_seconds": generated - start,
         "reduce_seconds": reduced - generated,
         "task_seconds": time.perf_counter() - start,

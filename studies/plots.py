@@ -166,6 +166,9 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
             if g.empty:
                 continue
             color = _REDUCER_COLORS.get(reducer, "#333333")
+            if "proven" in g.columns and g["proven"].notna().all():
+                plot_optimum(ax, g, scenario, color)
+                continue
             ax.fill_between(g["n"], g["alpha_min"], g["alpha_max"], color=color, alpha=0.12, lw=0)
             ax.fill_between(g["n"], g["alpha_p05"], g["alpha_p95"], color=color, alpha=0.28, lw=0)
             ax.plot(g["n"], g["alpha_median"], "-o", color=color, ms=3, lw=1.4,
@@ -186,6 +189,30 @@ def plot_dnf_panels(summary: pd.DataFrame, scenarios: Sequence[str], out_dir: Pa
     if title:
         fig.suptitle(title, fontsize=11)
     return finish_figure(fig, out_dir, stem)
+
+
+def optimum_gid(scenario: str, kind: str) -> str:
+    """The SVG id of a scenario's optimum series: ``kind`` is ``proven`` (every set proven optimal),
+    ``bounded`` (some set only bounded) or ``bound`` (the bars from the lower bound to the size found)."""
+    return f"alpha-optimum-{kind}-{scenario}"
+
+
+def plot_optimum(ax: Any, g: pd.DataFrame, scenario: str, color: str) -> None:
+    """The median α of a certifying reducer (``minimal``): a filled marker where every set of the point is
+    proven optimal (the median optimum α itself); a hollow one where some set is only bounded, with a bar
+    down to the median lower bound (the median optimum lies on the bar, :func:`~cbalgebra.studies.summary.
+    dnf_summary`)."""
+    proven = g[g["proven"] == g["sets"]]
+    bounded = g[g["proven"] < g["sets"]]
+    ax.plot(g["n"], g["alpha_median"], "-", color=color, lw=1.4)
+    ax.plot(proven["n"], proven["alpha_median"], "o", color=color, ms=4.5, ls="none",
+            label=r"$\alpha_{min}$: median, proven optimal", gid=optimum_gid(scenario, "proven"))
+    if not bounded.empty:
+        ax.plot(bounded["n"], bounded["alpha_median"], "o", color=color, mfc="none", ms=5, ls="none",
+                label=r"$\alpha_{min}$: median, bounded (bar: median lower bound)",
+                gid=optimum_gid(scenario, "bounded"))
+        ax.vlines(bounded["n"], bounded["lower_median"], bounded["alpha_median"], color=color, lw=1.0,
+                  gid=optimum_gid(scenario, "bound"))
 
 
 def plot_dnf(summary: pd.DataFrame, out_dir: Path,

@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from cbalgebra.studies import general as g
-from cbalgebra.studies.dnf import SCENARIOS
+from cbalgebra.studies.dnf import DEFAULT_BUDGET, SCENARIOS
 from cbalgebra.studies.general import draw_messages
+from cbalgebra.studies.optimum import optimum_section
 from cbalgebra.studies.seeding import cell_rng
 from cbalgebra.studies.tables import (Finding, approx_verdict, compose, findings_section, fixed, markdown_table,
                                       timing_section)
@@ -327,6 +328,14 @@ def dnf_header(layout: DnfLayout, config: dict) -> str:
         "`cbalgebra.workloads.dnf_predicates` (one conjunction of 1–6 constraints, the paper's "
         "operator and value distributions); α = size(reduce(p₁ ∨ … ∨ pₙ)) / Σ size(pᵢ).\n"
     )
+    limits = config.get("reducer_max_n") or {}
+    if limits:
+        text += ("\nReducers run on every n but " + ", ".join(f"`{r}` up to n = {n:,}" for r, n in limits.items())
+                 + " (`--reducer-max-n`).\n")
+    if "minimal" in layout.reducers:
+        text += (f"\n`minimal` (`cbalgebra.reducers.minimize`) had {config.get('budget', DEFAULT_BUDGET):g} s per "
+                 "group of conjunctions sharing attributes (`--budget`); past it a group keeps its best cover "
+                 "and a proven lower bound.\n")
     if any(s.startswith("zipf-") for s in scenarios):
         text += "\n![Figure 6](fig6_zipf.svg)\n"
     if any(s.startswith("uniform-") for s in scenarios):
@@ -452,10 +461,12 @@ def dnf_key_points_section(summary: pd.DataFrame, layout: DnfLayout, reducer: st
     rows = []
     for sc in layout.scenarios:
         g = summary[(summary["scenario"] == sc) & (summary["reducer"] == reducer)]
+        shown: set[int] = set()
         for n in _key_ns(layout):
             r = _nearest(g, n)
-            if r is None:
+            if r is None or int(r["n"]) in shown:  # a reducer bounded by --reducer-max-n ends early
                 continue
+            shown.add(int(r["n"]))
             rows.append((sc, int(r["n"]), fixed(r["alpha_min"]), fixed(r["alpha_p05"]),
                          fixed(r["alpha_median"]), fixed(r["alpha_p95"]), fixed(r["alpha_max"])))
     return (f"### α at key points, reducer `{reducer}`\n\n"
@@ -467,12 +478,16 @@ def reducer_comparison_section(summary: pd.DataFrame, layout: DnfLayout) -> str 
     if len(layout.reducers) <= 1:
         return None
     rows = []
+    grid = pd.DataFrame({"n": layout.ns})
     for sc in layout.scenarios:
-        for n in _key_ns(layout):
+        for key in _key_ns(layout):
+            point = _nearest(grid, key)
+            assert point is not None  # the grid is not empty
+            n = int(point["n"])
             row = [sc, n]
-            for reducer in layout.reducers:
-                r = _nearest(summary[(summary["scenario"] == sc) & (summary["reducer"] == reducer)], n)
-                row.append(fixed(r["alpha_median"]) if r is not None else "–")
+            for reducer in layout.reducers:  # "–" where a reducer did not run at this n (--reducer-max-n)
+                r = summary[(summary["scenario"] == sc) & (summary["reducer"] == reducer) & (summary["n"] == n)]
+                row.append(fixed(float(r["alpha_median"].iloc[0])) if not r.empty else "–")
             rows.append(row)
     return ("### Median α by reducer (same predicate sets)\n\n"
             + markdown_table(["scenario", "n", *layout.reducers], rows) + "\n")
@@ -505,7 +520,7 @@ def dnf_discussion_section(main: str) -> str:
 
 
 def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: dict | None) -> str:
-    """report.md of the DNF study (``results`` is accepted for symmetry; the summary suffices)."""
+    """report.md of the DNF study (the section on the optimum α pairs the result rows set by set)."""
     layout = dnf_layout(summary)
     s_main = summary[summary["reducer"] == layout.main]
     findings = [f for f in (
@@ -521,6 +536,7 @@ def dnf_report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timin
         half_points_section(s_main, layout),
         *(dnf_key_points_section(summary, layout, reducer) for reducer in layout.reducers),
         reducer_comparison_section(summary, layout),
+        optimum_section(results),
         dnf_discussion_section(layout.main),
         timing_section(timing),
     ))

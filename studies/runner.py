@@ -142,6 +142,21 @@ def _write_parquet_atomically(table: pa.Table, path: Path) -> None:
 # The result store
 
 
+#: Field metadata of a column a study added after results of it were committed: a part written before
+#: lacks the column and reads as null there, so that its cells stay done (:func:`column_added_later`).
+ADDED_LATER = {b"cbalgebra.added_later": b"true"}
+
+
+def column_added_later(name: str, type_: pa.DataType) -> pa.Field:
+    """A nullable result column that older parts of a study may lack (they read as null)."""
+    return pa.field(name, type_, nullable=True, metadata=ADDED_LATER)
+
+
+def added_later(f: pa.Field) -> bool:
+    """Whether ``f`` is a column older parts may lack (:func:`column_added_later`)."""
+    return bool(f.metadata) and f.metadata.get(b"cbalgebra.added_later") == b"true"
+
+
 class ResultStore:
     """A study's rows: ``DIR/results.parquet``, one file, plus ``DIR/results.parts/`` while a run
     is under way.
@@ -185,12 +200,15 @@ class ResultStore:
         tables = []
         for file in files:
             table = pq.read_table(file)
-            missing = [f.name for f in self.schema if f.name not in table.column_names]
-            if missing:
+            missing = [f for f in self.schema if f.name not in table.column_names]
+            lacking = [f.name for f in missing if not added_later(f)]
+            if lacking:
                 raise StudyError(
-                    f"{file} lacks columns {', '.join(missing)}: it was written by another "
+                    f"{file} lacks columns {', '.join(lacking)}: it was written by another "
                     "study or version; use a fresh --out directory"
                 )
+            for f in missing:  # written before the study recorded these columns: nothing known
+                table = table.append_column(f, pa.nulls(len(table), f.type))
             tables.append(table.select(self.schema.names).cast(self.schema))
         frame = pa.concat_tables(tables).to_pandas()
         return frame.drop_duplicates(list(self.key_columns), keep="first").reset_index(drop=True)
@@ -244,8 +262,9 @@ class ResultStore:
         self.path.rmdir()
 
 
-#: Manifest entries that must match for finished cells to be reused.
-COMPATIBILITY_KEYS = ("model_version", "code_fingerprint")
+#: Manifest entries that must match for finished cells to be reused (``budget``: the seconds an
+#: anytime reducer of alpha-dnf may spend on a group, which changes what it proves).
+COMPATIBILITY_KEYS = ("model_version", "code_fingerprint", "budget")
 
 
 def check_manifest(out_dir: Path, kind: str, config: dict | None = None) -> None:

@@ -376,3 +376,20 @@ def test_standalone_cluster_survives_a_lost_worker(spark, cluster, tmp_path):
     remote, local = run_losing_a_worker(spark, cluster, tmp_path, "alpha-general", GENERAL_ARGS, study, 2,
                                         (240, 400))
     assert_same_results(remote, local, study.key_columns)
+
+
+def test_dnf_study_with_minimal_runs_and_resumes_on_spark(spark, tmp_path):
+    """``minimal`` cells run on the Spark runner like the others, record their certificate, and a rerun
+    skips them; the outputs gain the optimum series and the finding."""
+    study = alpha.dnf_study(scenarios=("zipf-500", "uniform-50"), max_n=8, points=3, replicates=2,
+                            reducers=("siena", "minimal"), budget=5.0, seed=3)
+    outputs = jobs.execute(study, tmp_path, session=spark, progress=False)
+    results = jobs.load_results(study, tmp_path)
+    minimal = results[results["reducer"] == "minimal"]
+    assert len(minimal) == len(study.cells) // 2
+    assert minimal["proven"].notna().all() and (minimal["alpha_lower"] <= minimal["alpha"]).all()
+    assert results[results["reducer"] == "siena"]["proven"].isna().all()
+    again = run_study(study, tmp_path, session_factory=no_session, progress=False)
+    assert again.cells_run == 0 and again.cells_skipped == len(study.cells)
+    assert "Beyond the paper: the optimum α" in outputs["report"].read_text()
+    assert 'id="alpha-optimum-proven-zipf-500"' in (tmp_path / "fig6_zipf.svg").read_text()

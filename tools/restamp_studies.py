@@ -44,8 +44,13 @@ def _kinds() -> list[str]:
                                                                               .read_text())["config"]]
 
 
+def _missing(value) -> bool:
+    """None or NaN: a null of the Parquet file reads back as either, by the column's type."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _same(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+    if _missing(a) and _missing(b):
         return True
     if hasattr(a, "tolist"):
         a = a.tolist()
