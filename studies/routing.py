@@ -15,8 +15,10 @@ reducer. It records, for every scheme:
   ``check_max``); with a reducer, PSF, iPS and PIF reduce every row of every
   processor where n ≤ ``exact_processors_max``, and above it a simple random
   sample of processors (:func:`cbalgebra.network.memory.estimate_total`,
-  unbiased, with its standard error); Siena is simulated where n ≤
-  ``siena_max`` and left empty (NaN) above;
+  unbiased, with its standard error); Siena's converged tables are
+  computed (in bulk, :mod:`cbalgebra.network.siena_state`) where n ≤
+  ``siena_max`` and r·k ≤ ``siena_subscriptions_max`` (every cell up to
+  n = 1,000 by default) and left empty (NaN) above;
 - α of its combined tables: reduced predicate constraints over unreduced;
 - the paper's formulas evaluated on the cell's own n, r, s, Δ, d, M_p and α,
   and for PIF also the total its own per-processor terms sum to
@@ -146,8 +148,8 @@ class Grid:
     # per-cell work
     sources: int = 8
     messages: int = 4
-    siena_max: int = 100
-    siena_subscriptions_max: int = 600
+    siena_max: int = 1000
+    siena_subscriptions_max: int = 10000
     check_max: int = 40
     exact_processors_max: int = 120
     sample_processors: int = 24
@@ -238,7 +240,8 @@ def cell_cost(cell: dict) -> float:
     if cell["reducer"] != "none":
         cost *= _REDUCER_COST.get(cell["reducer"], 5.0) * (1 + (n / 40) ** 1.5)
     if siena_runs(cell, n, math.ceil(cell["r_frac"] * n)):
-        cost += (n / 50) ** 2 * _REDUCER_COST.get(cell["reducer"], 5.0)
+        # built in bulk: about the subscriptions times the servers they reach
+        cost += n * cell["r_frac"] * n * cell["k"] / 2e5 * _REDUCER_COST.get(cell["reducer"], 5.0)
     return float(cost)
 
 
@@ -427,10 +430,11 @@ def seed_key(cell: dict, exclude: Sequence[str] = ()) -> list:
 
 
 def siena_runs(cell: dict, n: int, receivers: int) -> bool:
-    """Whether Siena is simulated: its covering posets grow with the
-    subscriptions (r·k conjunctions at every server), so only for n ≤
-    ``siena_max`` and r·k ≤ ``siena_subscriptions_max``."""
-    return n <= cell["siena_max"] and receivers * cell["k"] <= cell.get("siena_subscriptions_max", 600)
+    """Whether Siena runs: for n ≤ ``siena_max`` and r·k ≤
+    ``siena_subscriptions_max`` (its tables hold about n·r·k subscriptions:
+    the default 1,000 and 10,000 take every cell of the grid, the largest
+    in about a minute, see benchmarks/routing_siena.py)."""
+    return n <= cell["siena_max"] and receivers * cell["k"] <= cell.get("siena_subscriptions_max", 10000)
 
 
 def _finite(x: float) -> float:
@@ -727,7 +731,7 @@ class RoutingPlugin(StudyPlugin):
         p.add_argument("--messages", type=positive_int_type, metavar="N",
                        help="messages per sampled source (default 4)")
         p.add_argument("--siena-max", type=positive_int_type, metavar="N",
-                       help="largest network Siena is simulated on (default 100)")
+                       help="largest network Siena runs on (default 1000)")
         p.add_argument("--pif-union", choices=PIF_UNIONS, default=PIF_UNIONS[0],
                        help="what PIF's F* unites over: processors (the paper's §3.3, default) or senders")
 
