@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from network_oracles import small_networks
 
-from cbalgebra.network import TopologyError, real_networks, topology
+from cbalgebra.network import TopologyError, real_networks, topohub_networks, topology
 from cbalgebra.network.topology import (
     TRANSIT_STUB_DEFAULTS,
     ZERO_LENGTH_KM,
@@ -157,13 +157,13 @@ def test_transit_stub_sizes_and_connectivity(seed, domains, per, stubs, size):
 def test_topohub_networks_load_with_km_weights(key):
     import json
 
-    from cbalgebra.network.topology import _real_index
+    from cbalgebra.network.topology import _topohub_index
     info = {k: (nodes, links) for k, nodes, links in real_networks()}
     g = topology(f"topohub:{key}")
     assert_valid(g, info[key][0])
     assert g.number_of_edges() == info[key][1]
     assert g.graph["name"] == f"topohub:{key}" and g.graph["unit"] == "km"
-    with _real_index()[key]["path"].open() as f:
+    with _topohub_index()[key]["path"].open() as f:
         raw = json.load(f)
     ids = {node["id"]: i for i, node in enumerate(raw["nodes"])}
     for i, node in enumerate(raw["nodes"]):
@@ -195,9 +195,9 @@ def test_topohub_short_names_and_zero_lengths():
 
 
 def test_topohub_unknown_names_suggest_close_ones():
-    with pytest.raises(TopologyError, match=r"no real network topohub:Abilen\b.*did you mean .*topozoo/Abilene"):
+    with pytest.raises(TopologyError, match=r"no network topohub:Abilen\b.*did you mean .*topozoo/Abilene"):
         topology("topohub:Abilen")
-    with pytest.raises(TopologyError, match="real_networks"):
+    with pytest.raises(TopologyError, match="topohub_networks"):
         topology("topohub:qqqqqqqq")
     with pytest.raises(TopologyError, match="ambiguous"):
         topology("topohub:ABILENE")
@@ -375,3 +375,26 @@ def test_files_round_trip_random_networks(tmp_path_factory, g, shift):
         assert_valid(h, g.number_of_nodes())
         back = {(h.nodes[u]["name"], h.nodes[v]["name"]): w for u, v, w in h.edges(data="weight")}
         assert {frozenset(k): w for k, w in back.items()} == {frozenset((u, v)): w for u, v, w in edges}
+
+
+def test_every_topohub_network_loads_connected_with_valid_weights():
+    """Every collection topohub ships loads (backbone and gabriel included),
+    to a connected graph of exactly the listed size with positive finite weights."""
+    listing = topohub_networks()
+    collections = {key.split("/")[0] for key, _, _ in listing}
+    assert collections == {"topozoo", "sndlib", "caida", "backbone", "gabriel"}
+    assert {k for k, _, _ in real_networks()} < {k for k, _, _ in listing}
+    assert len(topohub_networks("gabriel")) == 360 and len(topohub_networks("backbone")) == 20
+    for key, nodes, links in listing:
+        g = topology(f"topohub:{key}")
+        assert_valid(g, nodes)
+        assert g.number_of_edges() == links and g.graph["name"] == f"topohub:{key}"
+
+
+def test_the_largest_topohub_network_loads():
+    world = topology("topohub:backbone/world")
+    assert_valid(world, 3815)
+    assert topology("topohub:world").graph["name"] == "topohub:backbone/world"
+    assert topology("topohub:gabriel/500/9", weight="hop").number_of_nodes() == 500
+    with pytest.raises(TopologyError, match="collection"):
+        topohub_networks("rocketfuel")

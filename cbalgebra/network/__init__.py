@@ -5,7 +5,7 @@ A network is an undirected, connected networkx graph whose nodes are the
 integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
 
 - :mod:`cbalgebra.network.topology` builds them: seeded generators, the
-  GT-ITM transit-stub model, real networks shipped by ``topohub``, files.
+  GT-ITM transit-stub model, every network ``topohub`` ships, files.
 - :mod:`cbalgebra.network.paths` computes distances, the shortest-path tree
   T_v of every source (deterministic tie-break) and the shortest-path DAG.
 - :mod:`cbalgebra.network.delivery` checks delivery trees (§2.2-2.3) and
@@ -14,6 +14,8 @@ integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
   iPS, PIF, DRP) and Siena's subscription forwarding
   (:mod:`cbalgebra.network.siena`) and delivers messages with them:
   ``build(scheme, graph, predicates)``, ``Routing.deliver``, ``Routing.memory``;
+  :func:`table_memory` (:mod:`cbalgebra.network.sizing`) counts the same
+  memory without tables or all-pairs distances, exactly or by sampling;
   ``Network`` and ``Server`` are Siena's servers themselves.
 - :mod:`cbalgebra.network.workload` draws processor predicates (Carzaniga, Rembert & Wolf 2006's
   DNF generator) and messages; :mod:`cbalgebra.network.draw` pictures one
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
     from .paths import ShortestPaths, shortest_paths
     from .schemes import SCHEMES, Delivery, Routing, RoutingError, build
     from .siena import Network, Server
-    from .topology import TopologyError, generator_names, real_networks, topology
+    from .sizing import TableMemory, table_memory
+    from .topology import TopologyError, generator_names, real_networks, topohub_networks, topology
 
 __all__ = [
     "SCHEMES",
@@ -58,6 +61,7 @@ __all__ = [
     "Server",
     "ShortestPaths",
     "SteinerResult",
+    "TableMemory",
     "TopologyError",
     "build",
     "check_delivery",
@@ -65,18 +69,21 @@ __all__ = [
     "real_networks",
     "shortest_paths",
     "smallest_latency_minimal_tree",
+    "table_memory",
+    "topohub_networks",
     "topology",
 ]
 
 # Lazy re-exports: each name loads only its own submodule (networkx with
 # topology, scipy's optimiser with delivery), on first use.
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "topology": ("TopologyError", "generator_names", "real_networks", "topology"),
+    "topology": ("TopologyError", "generator_names", "real_networks", "topohub_networks", "topology"),
     "paths": ("ShortestPaths", "shortest_paths"),
     "delivery": ("DeliveryError", "DeliveryReport", "Packet", "SteinerResult", "check_delivery",
                  "smallest_latency_minimal_tree"),
     "schemes": ("SCHEMES", "Delivery", "Routing", "RoutingError", "build"),
     "siena": ("Network", "Server"),
+    "sizing": ("TableMemory", "table_memory"),
 }, globals())
 
 

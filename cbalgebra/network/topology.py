@@ -19,8 +19,10 @@ Names understood by :func:`topology`:
     graph on every run and platform (they draw only from
     ``random.Random(f"{name}:{seed}")``, which seeds through SHA-512).
 ``topohub:<key>``
-    a real network shipped as package data by ``topohub`` (Internet Topology
-    Zoo, CAIDA router-level AS graphs, SNDlib); see :func:`real_networks`.
+    a network shipped as package data by ``topohub``: the measured Internet
+    Topology Zoo, CAIDA router-level AS graphs and SNDlib
+    (:func:`real_networks`), and the synthetic backbone and Gabriel-graph
+    collections (:func:`topohub_networks` lists all of them).
 ``file:<path>`` or a path ending in ``.graphml``, ``.xml``, ``.edgelist``,
 ``.edges`` or ``.txt``
     a GraphML file or an edge list.
@@ -48,7 +50,8 @@ import networkx as nx
 from cbalgebra.errors import CbalgebraError
 from .paths import exact_weight
 
-__all__ = ["MAX_GENERATED_NODES", "TopologyError", "generator_names", "real_networks", "topology"]
+__all__ = ["MAX_GENERATED_NODES", "TopologyError", "generator_names", "real_networks", "topohub_networks",
+           "topology"]
 
 
 class TopologyError(CbalgebraError, ValueError):
@@ -257,7 +260,7 @@ def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float =
 
 
 def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma: float = 2.5,
-               avg_degree: float = 4.0) -> nx.Graph:
+               avg_degree: float = 4.0, sampler: str = "pairs") -> nx.Graph:
     """Power-law graphs, the two models that Carzaniga, Rembert & Wolf 2006 (§3.1) lean on.
 
     ``model="ba"``: Barabási–Albert preferential attachment, each new node
@@ -266,7 +269,9 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
     ``gamma`` (> 2) and mean expected degree ``avg_degree``: node i has weight
     w_i ∝ (i+1)^(-1/(gamma-1)) and edge {u, v} appears with probability
     min(1, w_u w_v / Σw). The result is joined with :func:`_connect`, so it
-    keeps all n nodes (a giant component alone would shrink n)."""
+    keeps all n nodes (a giant component alone would shrink n).
+    ``sampler="pairs"`` (default) draws once per pair, O(n²); ``"skip"``
+    (:func:`_chung_lu_skip`) in O(n + links): the same law, other draws."""
     n = _need_n(n, "power_law")
     g = nx.Graph()
     g.add_nodes_from(range(n))
@@ -297,15 +302,44 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
         raw = [(i + 1) ** (-1.0 / (gamma - 1)) for i in range(n)]
         scale = avg_degree * n / sum(raw)
         w = [x * scale for x in raw]
-        total = sum(w)
-        for u in range(n):
-            for v in range(u + 1, n):
-                if rng.random() < min(1.0, w[u] * w[v] / total):
-                    g.add_edge(u, v, weight=1)
+        if sampler == "pairs":
+            total = sum(w)
+            for u in range(n):
+                for v in range(u + 1, n):
+                    if rng.random() < min(1.0, w[u] * w[v] / total):
+                        g.add_edge(u, v, weight=1)
+        elif sampler == "skip":
+            g.add_edges_from(_chung_lu_skip(w, rng), weight=1)
+        else:
+            raise TopologyError(f"power_law: sampler must be 'pairs' or 'skip', not {sampler!r}")
         _connect(g, rng)
     else:
         raise TopologyError(f"power_law: model must be 'ba' or 'chung_lu', not {model!r}")
+    if sampler != "pairs" and model != "chung_lu":
+        raise TopologyError("power_law: sampler applies to model='chung_lu' only")
     return g
+
+
+def _chung_lu_skip(w: list[float], rng: random.Random) -> Iterator[tuple[int, int]]:
+    """Chung–Lu edges for non-increasing expected degrees ``w``: each pair
+    {u, v} kept with probability p_uv = min(1, w_u w_v / Σw), in O(n + links)
+    draws (Miller & Hagberg, WAW 2011, Algorithm 2): p_uv does not increase
+    with v, so a geometric skip with the current bound p finds the next
+    candidate, kept with probability p_uv / p (thinning: exactly p_uv)."""
+    n, total = len(w), sum(w)
+    for u in range(n - 1):
+        v = u + 1
+        p = min(1.0, w[u] * w[v] / total)
+        while v < n and p > 0:
+            if p < 1:
+                # 1 - random() is in (0, 1]: the logarithm is finite
+                v += int(math.log(1.0 - rng.random()) / math.log1p(-p))
+            if v < n:
+                q = min(1.0, w[u] * w[v] / total)
+                if rng.random() < q / p:
+                    yield u, v
+                p = q
+                v += 1
 
 
 def _waxman(n: Any, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
@@ -476,9 +510,11 @@ def _generate(name: str, n: Any, seed: Any, params: dict) -> nx.Graph:
 # ---------------------------------------------------------------------------
 # Real networks from topohub
 
-# The collections of measured networks topohub ships (its "gabriel" and
-# "backbone" collections are synthetic and left out).
+# topohub's collections: three measured (Topology Zoo, SNDlib, CAIDA AS graphs), two
+# synthetic: "backbone" (continental and world backbones from submarine cables and
+# city links; "_nosc" without the cables) and "gabriel" (Gabriel graphs, 10-500 nodes).
 REAL_COLLECTIONS = ("topozoo", "sndlib", "caida")
+TOPOHUB_COLLECTIONS = (*REAL_COLLECTIONS, "backbone", "gabriel")
 # topohub gives link lengths in kilometres rounded to 0.01 km; 537 links of
 # 75 Topology Zoo networks join co-located nodes and have length 0. They get
 # the resolution, 0.01 km, so every weight stays positive.
@@ -486,14 +522,15 @@ ZERO_LENGTH_KM = 0.01
 
 
 @functools.lru_cache(maxsize=1)
-def _real_index() -> dict[str, dict]:
-    """key ("topozoo/Abilene", "caida/2024-08/1103", ...) -> stats of the file.
+def _topohub_index() -> dict[str, dict]:
+    """key ("topozoo/Abilene", "caida/2024-08/1103", "gabriel/75/3", ...) ->
+    stats of the file, for every collection of :data:`TOPOHUB_COLLECTIONS`.
 
     topohub 1.5 loads a network by key (``topohub.get``) but has no listing
     function; its keys are the paths of its JSON package data under
     ``topohub/data`` (which ``topohub.get`` itself reads), so the listing
-    walks those files and reads each one's ``graph.stats`` (0.1-0.3 s for
-    all 327, once per process)."""
+    walks those files and reads each one's ``graph.stats`` (about 1 s for
+    all 707, once per process)."""
     try:
         # deferred: topohub (its data files) loads only for real networks
         import topohub
@@ -501,7 +538,7 @@ def _real_index() -> dict[str, dict]:
         raise TopologyError("real networks need the 'topohub' package (pip install topohub)") from None
     root = importlib.resources.files(topohub) / "data"
     index = {}
-    for collection in REAL_COLLECTIONS:
+    for collection in TOPOHUB_COLLECTIONS:
         folder = Path(str(root / collection))
         for path in sorted(folder.rglob("*.json")):
             key = path.relative_to(folder.parent).with_suffix("").as_posix()
@@ -511,20 +548,33 @@ def _real_index() -> dict[str, dict]:
     return index
 
 
+def _listing(collection: str | None, allowed: tuple[str, ...]) -> list[tuple[str, int, int]]:
+    if collection is not None and collection not in allowed:
+        raise TopologyError(f"unknown collection {collection!r}; choose one of {', '.join(allowed)}")
+    return [(key, info["nodes"], info["links"]) for key, info in _topohub_index().items()
+            if key.split("/")[0] in allowed and (collection is None or key.split("/")[0] == collection)]
+
+
 def real_networks(collection: str | None = None) -> list[tuple[str, int, int]]:
-    """The real networks ``topology("topohub:<key>")`` loads, as (key, nodes,
-    links), sorted by key; ``collection`` keeps one of topozoo, sndlib, caida."""
-    if collection is not None and collection not in REAL_COLLECTIONS:
-        raise TopologyError(f"unknown collection {collection!r}; choose one of {', '.join(REAL_COLLECTIONS)}")
-    return [(key, info["nodes"], info["links"]) for key, info in _real_index().items()
-            if collection is None or key.split("/")[0] == collection]
+    """The measured networks ``topology("topohub:<key>")`` loads, as (key,
+    nodes, links), sorted by key; ``collection`` keeps one of topozoo,
+    sndlib, caida. :func:`topohub_networks` lists the synthetic collections too."""
+    return _listing(collection, REAL_COLLECTIONS)
+
+
+def topohub_networks(collection: str | None = None) -> list[tuple[str, int, int]]:
+    """Every network topohub ships, as (key, nodes, links): the measured ones
+    of :func:`real_networks`, then the "backbone" and "gabriel" collections
+    (``collection`` keeps one of :data:`TOPOHUB_COLLECTIONS`). Each key loads
+    with ``topology("topohub:<key>")``."""
+    return _listing(collection, TOPOHUB_COLLECTIONS)
 
 
 def _resolve_real(name: str) -> str:
-    """A key of :func:`_real_index` for ``name``: the key itself, or a unique
+    """A key of :func:`_topohub_index` for ``name``: the key itself, or a unique
     match (case-sensitive first, then case-insensitive) of the key, of its last part ("Abilene", "1103"),
     or of the key without CAIDA's snapshot date ("caida/1103")."""
-    index = _real_index()
+    index = _topohub_index()
     if name in index:
         return name
     folded = name.casefold()
@@ -546,9 +596,9 @@ def _resolve_real(name: str) -> str:
     everything = {a: key for key in index for a in aliases(key)}
     close = difflib.get_close_matches(name, list(everything), n=5, cutoff=0.6)
     hint = (f"; did you mean {', '.join('topohub:' + everything[c] for c in dict.fromkeys(close))}?"
-            if close else "; real_networks() lists them")
-    raise TopologyError(f"no real network topohub:{name} in topohub's "
-                        f"{', '.join(REAL_COLLECTIONS)} collections{hint}")
+            if close else "; topohub_networks() lists them")
+    raise TopologyError(f"no network topohub:{name} in topohub's "
+                        f"{', '.join(TOPOHUB_COLLECTIONS)} collections{hint}")
 
 
 def _load_real(name: str, weight: str = "km") -> nx.Graph:
@@ -736,7 +786,7 @@ def topology(name: Any, n: int | None = None, seed: int = 0, **params: Any) -> n
         close = difflib.get_close_matches(name, list(_GENERATORS), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise TopologyError(f"unknown topology {name!r}{hint}; valid names: {', '.join(_GENERATORS)}, "
-                            f"'topohub:<network>' (see real_networks()), 'file:<path>'")
+                            f"'topohub:<network>' (see topohub_networks()), 'file:<path>'")
     if n is not None and n != g.number_of_nodes():
         raise TopologyError(f"{g.graph['name']} has {g.number_of_nodes()} processors, not n={n}")
     return g
