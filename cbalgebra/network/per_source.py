@@ -7,6 +7,7 @@ the classes of indistinguishable sources and the header rewriting.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -69,8 +70,45 @@ class PSF(_PerSource):
     scheme = "psf"
 
     def _setup(self) -> None:
+        if self.lazy:
+            # u's rows F_u(v, ·) for one source v, built when v's first packet reaches u
+            self._pool.freeze()
+            self.tables = {}
+            return
         senders = sorted(self.senders)
         self._tables_by_key({u: [(v, v) for v in senders] for u in range(self.n)})
+
+    def _source_table(self, u: int, v: int) -> tuple[Any, list[int]]:
+        """u's table of the rows F_u(v, w) (interface i: the neighbour meta[i])."""
+        at_u = self.tables.setdefault(u, {})
+        found = at_u.get(v)
+        if found is None:
+            meta: list[int] = []
+            iface: list[int] = []
+            pid: list[int] = []
+            for w in self.paths.children(v, u):
+                ids = self._combine.ids(self.paths.subtree(v, w))
+                if ids:
+                    iface += [len(meta)] * len(ids)
+                    pid += ids
+                    meta.append(w)
+            table = (self._pool.table(range(len(meta)), np.array(iface, dtype=np.int64),
+                                      np.array(pid, dtype=np.int64)) if meta else None)
+            found = at_u[v] = (table, meta)
+        return found
+
+    def _forward(self, u, parent, header, message):
+        if not self.lazy:
+            return super()._forward(u, parent, header, message)
+        table, meta = self._source_table(u, header)
+        if table is None:
+            return []
+        return [(meta[i], header) for i in table.forward(message).tolist()]
+
+    def _forward_many(self, u, items, messages):
+        if not self.lazy:
+            return super()._forward_many(u, items, messages)
+        return [self._forward(u, parent, header, messages[i]) for i, _, parent, header, _ in items]
 
     def _offer(self, u, parent, header):
         return self._offers[u].get(header)

@@ -179,6 +179,8 @@ class Routing:
 
     #: PSF and iPS compile rows of equal (neighbour, predicate) once (see _PerSource)
     shared_rows = True
+    #: rows and tables built where a message first goes (build(..., lazy=True))
+    lazy = False
 
     # -- building ------------------------------------------------------------
     def _setup(self) -> None:
@@ -324,7 +326,12 @@ class Routing:
     # -- memory --------------------------------------------------------------
     def memory(self) -> dict[str, Any]:
         """M(S) of §2.4 for the whole network, with the per-processor and
-        per-component breakdown (see the module docstring for the model)."""
+        per-component breakdown (see the module docstring for the model).
+        Refused for a lazy build, whose tables exist only where messages
+        went: :func:`cbalgebra.network.table_memory` counts it."""
+        if self.lazy:
+            raise RoutingError(f"{self.scheme} was built with lazy=True: its tables exist only where messages "
+                               "went; count its memory with cbalgebra.network.table_memory")
         per: dict[int, dict[str, Any]] = {}
         components: dict[str, int] = {}
         for u in range(self.n):

@@ -135,6 +135,7 @@ __all__ = [
     "BITS_PER_CONSTRAINT",
     "DRP",
     "IPS",
+    "LAZY_SCHEMES",
     "PIF",
     "PIF_UNIONS",
     "PSF",
@@ -167,9 +168,14 @@ class PIF(Routing):
     pif_union = "processors"
 
     def _setup(self) -> None:
+        self._children: dict[int, dict[int, np.ndarray]] = (
+            _LazyChildren(self.paths, self.graph, self.senders) if self.lazy else {})
+        if self.lazy:
+            self._pool.freeze()
+            self._compile({u: list(self.graph[u]) for u in range(self.n)}, lazy=True)
+            return
         paths, n = self.paths, self.n
         united = range(n) if self.pif_union == "processors" else sorted(self.senders)
-        self._children: dict[int, dict[int, np.ndarray]] = {}
         for u in range(n):
             below: dict[int, set[int]] = {w: set() for w in self.graph[u]}
             for v in united:
@@ -182,6 +188,14 @@ class PIF(Routing):
     def _variant(self) -> dict[str, str]:
         return {"pif_union": self.pif_union}
 
+    def _compile_one(self, u: int) -> Any:
+        if self.lazy:
+            # F*_u(w) = T_u/w under the one tie-break (the class docstring; tests/test_network_pif_union.py)
+            paths = self.paths
+            self._rows[u] = [(w, ids) for w in sorted(self.graph[u])
+                             if (ids := self._combine.ids(paths.descendants_via(u, u, w)))]
+        return super()._compile_one(u)
+
     def _offer(self, u, parent, header):
         return self._children[u][header]
 
@@ -192,6 +206,38 @@ class PIF(Routing):
         return {"init": self.id_bits if u in self.senders else 0,
                 "child": len(self.senders) * (self.id_bits + self.graph.degree[u]),
                 "predicate_constraints": self._row_constraints(u)}
+
+
+class _LazyChildren(dict):
+    """child_u(v) for every sender v, per processor u, computed on first
+    use from the parents row of each T_v (PIF's offers, built lazily)."""
+
+    def __init__(self, paths: ShortestPaths, graph: nx.Graph, senders: frozenset[int]) -> None:
+        super().__init__()
+        self._paths, self._graph, self._senders = paths, graph, senders
+
+    def __missing__(self, u: int) -> dict[int, np.ndarray]:
+        parent = self._paths.parent
+        neighbours = sorted(self._graph[u])
+        column = {w: parent[:, w] for w in neighbours}
+        per_sender = _SenderChildren(u, neighbours, column, self._senders)
+        self[u] = per_sender
+        return per_sender
+
+
+class _SenderChildren(dict):
+    """child_u(v) of one processor u, per sender v, on first use."""
+
+    def __init__(self, u: int, neighbours: list[int], column: dict[int, np.ndarray], senders: frozenset[int]) -> None:
+        super().__init__()
+        self._u, self._neighbours, self._column, self._senders = u, neighbours, column, senders
+
+    def __missing__(self, v: int) -> np.ndarray:
+        if v not in self._senders:
+            raise KeyError(v)
+        kids = np.array([w for w in self._neighbours if self._column[w][v] == self._u], dtype=np.int64)
+        self[v] = kids
+        return kids
 
 
 class DRP(Routing):
@@ -408,6 +454,9 @@ class Siena(Routing):
                 "predicate_constraints": self._row_constraints(u) + self._local.get(u, 0)}
 
 
+#: The schemes :func:`build` can build lazily (``lazy=True``).
+LAZY_SCHEMES: tuple[str, ...] = ("psf", "pif", "drp")
+
 _CLASSES = {"psf": PSF, "ips": IPS, "pif": PIF, "drp": DRP, "siena": Siena}
 
 
@@ -435,7 +484,7 @@ def siena_tree(graph: nx.Graph, paths: ShortestPaths) -> tuple[nx.Graph, int | N
 def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
           reducer: str | None = None, senders: Iterable[int] | None = None,
           paths: ShortestPaths | None = None, *, unicast: Any = None, unicast_seed: int = 0,
-          shared_rows: bool = True, pif_union: str | None = None) -> Routing:
+          shared_rows: bool = True, pif_union: str | None = None, lazy: bool = False) -> Routing:
     """Build routing ``scheme`` (one of :data:`SCHEMES`) on ``graph`` (a
     topology: nodes 0..n-1, connected, positive weights) for the receivers
     ``predicates`` ({processor: Predicate}; a processor without one is not a
@@ -445,7 +494,11 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     and ``unicast_seed`` choose DRP's unicast tables (see DRP._set_unicast);
     ``shared_rows=False`` compiles PSF and iPS rows one interface each
     (see _PerSource); ``pif_union`` chooses what PIF's F* unites over (see
-    :class:`PIF`; None: the paper's, every processor)."""
+    :class:`PIF`; None: the paper's, every processor). ``lazy=True`` (psf,
+    pif, drp; no reducer) builds a processor's rows and table only when a
+    message first reaches it: the same deliveries, on networks too large for
+    every table (count their memory with :func:`cbalgebra.network.table_memory`;
+    ``memory()`` refuses). Siena always compiles its tables lazily."""
     if scheme not in _CLASSES:
         raise RoutingError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
     graph, preds, sender_set, reducer = routing_problem(graph, predicates, senders, reducer)
@@ -464,6 +517,14 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
         routing.pif_union = pif_union
     elif pif_union is not None:
         raise RoutingError("pif_union applies to the pif scheme only")
+    if lazy:
+        if scheme not in LAZY_SCHEMES:
+            raise RoutingError(f"lazy applies to {', '.join(LAZY_SCHEMES)}, not {scheme}")
+        if reducer != "none":
+            raise RoutingError("lazy tables take no reducer")
+        if isinstance(routing, PIF) and routing.pif_union != PIF_UNIONS[0]:
+            raise RoutingError("lazy PIF unites over every processor (pif_union='processors')")
+        routing.lazy = True
     routing._setup()
     return routing
 
