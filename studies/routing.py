@@ -382,7 +382,8 @@ def run_routing_cell(cell: dict) -> dict:
         "ips_classes_p90": float(np.percentile(classes, 90)), "ips_classes_max": int(classes.max()),
         "ips_classes_all_mean": float(all_classes.mean()), "ips_classes_hist": json.dumps(hist),
     })
-    memory = _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips)
+    sienas: dict[str, Any] = {}  # Siena built once per reducer, for memory and traffic
+    memory = _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips, sienas)
     row["memory_seconds"] = time.perf_counter() - t_mem
     row["memory_checked"] = _check_memory(cell, graph, paths, predicates, senders, exact, nodes)
     for scheme in SCHEMES:
@@ -403,7 +404,7 @@ def run_routing_cell(cell: dict) -> dict:
     row["pif_summed_formula"] = pif_summed_formula(nodes, s, delta, idb, r, mp_bits, _finite(row["pif_alpha"]))
     row["drp_formula"] = drp_formula(nodes, r, idb, s, mp_bits)
     t_traffic = time.perf_counter()
-    row.update(_traffic(cell, graph, paths, predicates, receivers, senders, names, distribution))
+    row.update(_traffic(cell, graph, paths, predicates, receivers, senders, names, distribution, sienas))
     row["traffic_seconds"] = time.perf_counter() - t_traffic
     row.update({"task_seconds": time.perf_counter() - start, "host": socket.gethostname(), "pid": os.getpid()})
     return row
@@ -441,12 +442,23 @@ def _finite(x: float) -> float:
     return 1.0 if x is None or not math.isfinite(x) else float(x)
 
 
+def _siena(sienas: dict[str, Any], graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
+           senders: list[int], reducer: str) -> Any:
+    """Siena with ``reducer``, built once per cell (it is source-independent)."""
+    # deferred: the network modules load networkx
+    from cbalgebra.network.schemes import build
+
+    if reducer not in sienas:
+        sienas[reducer] = build("siena", graph, predicates, reducer=reducer, senders=senders, paths=paths)
+    return sienas[reducer]
+
+
 def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
-                         senders: list[int], exact: dict, ips: tuple) -> dict:
+                         senders: list[int], exact: dict, ips: tuple, sienas: dict[str, Any]) -> dict:
     """Per scheme {id_bits, predicate_bits, total_bits, se, alpha}."""
     # deferred: the network modules load networkx
     from cbalgebra.network.memory import estimate_total, make_combiner, processor_constraints
-    from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, build
+    from cbalgebra.network.schemes import BITS_PER_CONSTRAINT
 
     reducer, nodes = cell["reducer"], graph.number_of_nodes()
     out: dict[str, Any] = {}
@@ -476,10 +488,9 @@ def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, pred
                            "total_bits": e["id_bits"] + pred_bits, "se": est.standard_error * BITS_PER_CONSTRAINT,
                            "alpha": pred_bits / e["predicate_bits"] if e["predicate_bits"] else _nan()}
     if siena_runs(cell, nodes, len(predicates)):
-        m = build("siena", graph, predicates, reducer=reducer, senders=senders, paths=paths).memory()
+        m = _siena(sienas, graph, paths, predicates, senders, reducer).memory()
         unreduced = (m["predicate_bits"] if reducer == "none" else
-                     build("siena", graph, predicates, reducer="none", senders=senders, paths=paths)
-                     .memory()["predicate_bits"])
+                     _siena(sienas, graph, paths, predicates, senders, "none").memory()["predicate_bits"])
         out["siena"] = {"id_bits": m["id_bits"], "predicate_bits": m["predicate_bits"],
                         "total_bits": m["total_bits"], "se": 0.0,
                         "alpha": m["predicate_bits"] / unreduced if unreduced else _nan()}
@@ -510,7 +521,8 @@ def _check_memory(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates:
 
 
 def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
-             receivers: list[int], senders: list[int], names: int, distribution: str) -> dict:
+             receivers: list[int], senders: list[int], names: int, distribution: str,
+             sienas: dict[str, Any]) -> dict:
     """Sampled deliveries of every scheme (see the module docstring)."""
     # deferred: the network modules load networkx
     from cbalgebra.network.delivery import smallest_latency_minimal_tree
@@ -544,7 +556,8 @@ def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict
             continue
         built_for = senders if scheme in ("pif", "siena") else sources
         extra = {"pif_union": cell.get("pif_union", PIF_UNIONS[0])} if scheme == "pif" else {}
-        routing = build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths, **extra)
+        routing = (_siena(sienas, graph, paths, predicates, senders, reducer) if scheme == "siena" else
+                   build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths, **extra))
         deliveries = routing.deliver_many(msgs, srcs)
         packets, excess, dups, header, minimal = [], [], 0, [], 0
         for d, want, opt in zip(deliveries, interested, optima, strict=True):

@@ -7,7 +7,6 @@ the classes of indistinguishable sources and the header rewriting.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 
@@ -78,32 +77,24 @@ class PSF(_PerSource):
         senders = sorted(self.senders)
         self._tables_by_key({u: [(v, v) for v in senders] for u in range(self.n)})
 
-    def _source_table(self, u: int, v: int) -> tuple[Any, list[int]]:
-        """u's table of the rows F_u(v, w) (interface i: the neighbour meta[i])."""
+    def _source_rows(self, u: int, v: int) -> dict[int, list[int]]:
+        """u's rows F_u(v, w), each as its receivers' predicate ids, made
+        when v's first packet reaches u."""
         at_u = self.tables.setdefault(u, {})
         found = at_u.get(v)
         if found is None:
-            meta: list[int] = []
-            iface: list[int] = []
-            pid: list[int] = []
-            for w in self.paths.children(v, u):
-                ids = self._combine.ids(self.paths.subtree(v, w))
-                if ids:
-                    iface += [len(meta)] * len(ids)
-                    pid += ids
-                    meta.append(w)
-            table = (self._pool.table(range(len(meta)), np.array(iface, dtype=np.int64),
-                                      np.array(pid, dtype=np.int64)) if meta else None)
-            found = at_u[v] = (table, meta)
+            below = self._receivers_below(v)
+            parent = self.paths.parent[v]
+            found = at_u[v] = {w: below[w] for w in sorted(self.graph[u]) if parent[w] == u and w in below}
         return found
 
     def _forward(self, u, parent, header, message):
         if not self.lazy:
             return super()._forward(u, parent, header, message)
-        table, meta = self._source_table(u, header)
-        if table is None:
+        rows = self._source_rows(u, header)
+        if not rows:
             return []
-        return [(meta[i], header) for i in table.forward(message).tolist()]
+        return [(w, header) for w in self._rows_matching(rows, rows, self._matching_predicates(message))]
 
     def _forward_many(self, u, items, messages):
         if not self.lazy:

@@ -205,6 +205,49 @@ class Routing:
         return self._pool.table(self._interfaces[u], np.array(iface, dtype=np.int64),
                                 np.array(pid, dtype=np.int64))
 
+    # -- lazy builds (build(..., lazy=True), no reducer) ---------------------
+    def _receivers_below(self, v: int) -> dict[int, list[int]]:
+        """For T_v: processor x → the predicate ids of the receivers in T_v/x
+        (only the x with a receiver below), computed once per source v.
+        Without a reducer these are exactly the predicates of the rows
+        F_u(v, x) (PSF) and, for v = u, F*_u(x) (PIF)."""
+        cache: dict[int, dict[int, list[int]]] = self.__dict__.setdefault("_below_cache", {})
+        found = cache.get(v)
+        if found is None:
+            own = self._combine.own
+            parent = self.paths.parent[v].tolist()
+            found = {}
+            for x in reversed(self.paths.by_distance(v).tolist()):  # children before parents
+                mine = found.get(x)
+                if x in own:
+                    mine = found[x] = [*(mine or ()), own[x]]
+                p = parent[x]
+                if mine and p >= 0:
+                    found.setdefault(p, []).extend(mine)
+            cache[v] = found
+        return found
+
+    def _matching_predicates(self, message: Message) -> frozenset[int]:
+        """The ids of the receivers' predicates ``message`` matches, by one
+        compiled table of the pool (each predicate matched once per message,
+        whichever rows hold it), remembered for the last messages."""
+        cache: dict[Message, frozenset[int]] = self.__dict__.setdefault("_matched_cache", {})
+        found = cache.get(message)
+        if found is None:
+            table = self.__dict__.get("_own_table")
+            if table is None:
+                pids = np.array(sorted(set(self._combine.own.values())), dtype=np.int64)
+                table = self._own_table = self._pool.table(pids.tolist(), pids, pids)
+            if len(cache) > 4096:
+                cache.clear()
+            found = cache[message] = frozenset(table.forward(message).tolist()) if self.receivers else frozenset()
+        return found
+
+    @staticmethod
+    def _rows_matching(rows: dict[int, list[int]], candidates: Iterable[int], matched: frozenset[int]) -> list[int]:
+        """The candidates w whose row (the predicate ids rows[w]) ``matched`` meets."""
+        return [w for w in candidates if not matched.isdisjoint(rows.get(w, ()))]
+
     def _compiled_constraints(self, u: int) -> int | None:
         """Constraints in u's compiled table; None for a lazy table not compiled yet."""
         if isinstance(self.tables, LazyTables) and u not in self.tables:

@@ -172,7 +172,7 @@ class PIF(Routing):
             _LazyChildren(self.paths, self.graph, self.senders) if self.lazy else {})
         if self.lazy:
             self._pool.freeze()
-            self._compile({u: list(self.graph[u]) for u in range(self.n)}, lazy=True)
+            self.tables = {}
             return
         paths, n = self.paths, self.n
         united = range(n) if self.pif_union == "processors" else sorted(self.senders)
@@ -188,13 +188,28 @@ class PIF(Routing):
     def _variant(self) -> dict[str, str]:
         return {"pif_union": self.pif_union}
 
-    def _compile_one(self, u: int) -> Any:
-        if self.lazy:
-            # F*_u(w) = T_u/w under the one tie-break (the class docstring; tests/test_network_pif_union.py)
-            paths = self.paths
-            self._rows[u] = [(w, ids) for w in sorted(self.graph[u])
-                             if (ids := self._combine.ids(paths.descendants_via(u, u, w)))]
-        return super()._compile_one(u)
+    def _interface_rows(self, u: int) -> dict[int, list[int]]:
+        """Lazily: u's rows F*_u(w) = T_u/w (the one tie-break, see the class
+        docstring; tests/test_network_pif_union.py), each as its receivers'
+        predicate ids, made when a packet first reaches u."""
+        found = self.tables.get(u)
+        if found is None:
+            below = self._receivers_below(u)
+            parent = self.paths.parent[u]
+            found = self.tables[u] = {w: below[w] for w in sorted(self.graph[u]) if parent[w] == u and w in below}
+        return found
+
+    def _forward(self, u, parent, header, message):
+        if not self.lazy:
+            return super()._forward(u, parent, header, message)
+        rows = self._interface_rows(u)
+        offered = self._children[u][header].tolist()
+        return [(w, header) for w in self._rows_matching(rows, offered, self._matching_predicates(message))]
+
+    def _forward_many(self, u, items, messages):
+        if not self.lazy:
+            return super()._forward_many(u, items, messages)
+        return [self._forward(u, parent, header, messages[i]) for i, _, parent, header, _ in items]
 
     def _offer(self, u, parent, header):
         return self._children[u][header]
