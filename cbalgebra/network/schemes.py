@@ -194,9 +194,12 @@ class PIF(Routing):
         predicate ids, made when a packet first reaches u."""
         found = self.tables.get(u)
         if found is None:
-            below = self._receivers_below(u)
-            parent = self.paths.parent[u]
-            found = self.tables[u] = {w: below[w] for w in sorted(self.graph[u]) if parent[w] == u and w in below}
+            hop = _first_hops(self.paths.parent[u], u)
+            found = {}
+            for x, pid in self._combine.own.items():
+                if x != u:
+                    found.setdefault(int(hop[x]), []).append(pid)
+            self.tables[u] = found
         return found
 
     def _forward(self, u, parent, header, message):
@@ -221,6 +224,18 @@ class PIF(Routing):
         return {"init": self.id_bits if u in self.senders else 0,
                 "child": len(self.senders) * (self.id_bits + self.graph.degree[u]),
                 "predicate_constraints": self._row_constraints(u)}
+
+
+def _first_hops(parent: np.ndarray, u: int) -> np.ndarray:
+    """hop[x]: the child of u in T_u whose subtree holds x (u for x = u), from
+    T_u's parents row by pointer jumping (log of the depth numpy passes)."""
+    hop = np.where(parent == u, np.arange(len(parent)), parent)
+    hop[u] = u
+    while True:
+        nxt = hop[hop]
+        if np.array_equal(nxt, hop):
+            return hop
+        hop = nxt
 
 
 class _LazyChildren(dict):
