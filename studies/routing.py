@@ -15,8 +15,10 @@ reducer. It records, for every scheme:
   ``check_max``); with a reducer, PSF, iPS and PIF reduce every row of every
   processor where n ≤ ``exact_processors_max``, and above it a simple random
   sample of processors (:func:`cbalgebra.network.memory.estimate_total`,
-  unbiased, with its standard error); Siena is simulated where n ≤
-  ``siena_max`` and left empty (NaN) above;
+  unbiased, with its standard error); Siena's converged tables are
+  computed (in bulk, :mod:`cbalgebra.network.siena_state`) where n ≤
+  ``siena_max`` and r·k ≤ ``siena_subscriptions_max`` (every cell up to
+  n = 1,000 by default) and left empty (NaN) above;
 - α of its combined tables: reduced predicate constraints over unreduced;
 - the paper's formulas evaluated on the cell's own n, r, s, Δ, d, M_p and α,
   and for PIF also the total its own per-processor terms sum to
@@ -146,8 +148,8 @@ class Grid:
     # per-cell work
     sources: int = 8
     messages: int = 4
-    siena_max: int = 100
-    siena_subscriptions_max: int = 600
+    siena_max: int = 1000
+    siena_subscriptions_max: int = 10000
     check_max: int = 40
     exact_processors_max: int = 120
     sample_processors: int = 24
@@ -238,7 +240,8 @@ def cell_cost(cell: dict) -> float:
     if cell["reducer"] != "none":
         cost *= _REDUCER_COST.get(cell["reducer"], 5.0) * (1 + (n / 40) ** 1.5)
     if siena_runs(cell, n, math.ceil(cell["r_frac"] * n)):
-        cost += (n / 50) ** 2 * _REDUCER_COST.get(cell["reducer"], 5.0)
+        # built in bulk: about the subscriptions times the servers they reach
+        cost += n * cell["r_frac"] * n * cell["k"] / 2e5 * _REDUCER_COST.get(cell["reducer"], 5.0)
     return float(cost)
 
 
@@ -379,7 +382,8 @@ def run_routing_cell(cell: dict) -> dict:
         "ips_classes_p90": float(np.percentile(classes, 90)), "ips_classes_max": int(classes.max()),
         "ips_classes_all_mean": float(all_classes.mean()), "ips_classes_hist": json.dumps(hist),
     })
-    memory = _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips)
+    sienas: dict[str, Any] = {}  # Siena built once per reducer, for memory and traffic
+    memory = _memory_with_reducer(cell, graph, paths, predicates, senders, exact, ips, sienas)
     row["memory_seconds"] = time.perf_counter() - t_mem
     row["memory_checked"] = _check_memory(cell, graph, paths, predicates, senders, exact, nodes)
     for scheme in SCHEMES:
@@ -400,7 +404,7 @@ def run_routing_cell(cell: dict) -> dict:
     row["pif_summed_formula"] = pif_summed_formula(nodes, s, delta, idb, r, mp_bits, _finite(row["pif_alpha"]))
     row["drp_formula"] = drp_formula(nodes, r, idb, s, mp_bits)
     t_traffic = time.perf_counter()
-    row.update(_traffic(cell, graph, paths, predicates, receivers, senders, names, distribution))
+    row.update(_traffic(cell, graph, paths, predicates, receivers, senders, names, distribution, sienas))
     row["traffic_seconds"] = time.perf_counter() - t_traffic
     row.update({"task_seconds": time.perf_counter() - start, "host": socket.gethostname(), "pid": os.getpid()})
     return row
@@ -427,22 +431,34 @@ def seed_key(cell: dict, exclude: Sequence[str] = ()) -> list:
 
 
 def siena_runs(cell: dict, n: int, receivers: int) -> bool:
-    """Whether Siena is simulated: its covering posets grow with the
-    subscriptions (r·k conjunctions at every server), so only for n ≤
-    ``siena_max`` and r·k ≤ ``siena_subscriptions_max``."""
-    return n <= cell["siena_max"] and receivers * cell["k"] <= cell.get("siena_subscriptions_max", 600)
+    """Whether Siena runs: for n ≤ ``siena_max`` and r·k ≤
+    ``siena_subscriptions_max`` (its tables hold about n·r·k subscriptions:
+    the default 1,000 and 10,000 take every cell of the grid, the largest
+    in about a minute, see benchmarks/routing_siena.py)."""
+    return n <= cell["siena_max"] and receivers * cell["k"] <= cell.get("siena_subscriptions_max", 10000)
 
 
 def _finite(x: float) -> float:
     return 1.0 if x is None or not math.isfinite(x) else float(x)
 
 
+def _siena(sienas: dict[str, Any], graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
+           senders: list[int], reducer: str) -> Any:
+    """Siena with ``reducer``, built once per cell (it is source-independent)."""
+    # deferred: the network modules load networkx
+    from cbalgebra.network.schemes import build
+
+    if reducer not in sienas:
+        sienas[reducer] = build("siena", graph, predicates, reducer=reducer, senders=senders, paths=paths)
+    return sienas[reducer]
+
+
 def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
-                         senders: list[int], exact: dict, ips: tuple) -> dict:
+                         senders: list[int], exact: dict, ips: tuple, sienas: dict[str, Any]) -> dict:
     """Per scheme {id_bits, predicate_bits, total_bits, se, alpha}."""
     # deferred: the network modules load networkx
     from cbalgebra.network.memory import estimate_total, make_combiner, processor_constraints
-    from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, build
+    from cbalgebra.network.schemes import BITS_PER_CONSTRAINT
 
     reducer, nodes = cell["reducer"], graph.number_of_nodes()
     out: dict[str, Any] = {}
@@ -472,10 +488,9 @@ def _memory_with_reducer(cell: dict, graph: nx.Graph, paths: ShortestPaths, pred
                            "total_bits": e["id_bits"] + pred_bits, "se": est.standard_error * BITS_PER_CONSTRAINT,
                            "alpha": pred_bits / e["predicate_bits"] if e["predicate_bits"] else _nan()}
     if siena_runs(cell, nodes, len(predicates)):
-        m = build("siena", graph, predicates, reducer=reducer, senders=senders, paths=paths).memory()
+        m = _siena(sienas, graph, paths, predicates, senders, reducer).memory()
         unreduced = (m["predicate_bits"] if reducer == "none" else
-                     build("siena", graph, predicates, reducer="none", senders=senders, paths=paths)
-                     .memory()["predicate_bits"])
+                     _siena(sienas, graph, paths, predicates, senders, "none").memory()["predicate_bits"])
         out["siena"] = {"id_bits": m["id_bits"], "predicate_bits": m["predicate_bits"],
                         "total_bits": m["total_bits"], "se": 0.0,
                         "alpha": m["predicate_bits"] / unreduced if unreduced else _nan()}
@@ -506,7 +521,8 @@ def _check_memory(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates:
 
 
 def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict[int, Predicate],
-             receivers: list[int], senders: list[int], names: int, distribution: str) -> dict:
+             receivers: list[int], senders: list[int], names: int, distribution: str,
+             sienas: dict[str, Any]) -> dict:
     """Sampled deliveries of every scheme (see the module docstring)."""
     # deferred: the network modules load networkx
     from cbalgebra.network.delivery import smallest_latency_minimal_tree
@@ -540,7 +556,8 @@ def _traffic(cell: dict, graph: nx.Graph, paths: ShortestPaths, predicates: dict
             continue
         built_for = senders if scheme in ("pif", "siena") else sources
         extra = {"pif_union": cell.get("pif_union", PIF_UNIONS[0])} if scheme == "pif" else {}
-        routing = build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths, **extra)
+        routing = (_siena(sienas, graph, paths, predicates, senders, reducer) if scheme == "siena" else
+                   build(scheme, graph, predicates, reducer=reducer, senders=built_for, paths=paths, **extra))
         deliveries = routing.deliver_many(msgs, srcs)
         packets, excess, dups, header, minimal = [], [], 0, [], 0
         for d, want, opt in zip(deliveries, interested, optima, strict=True):
@@ -727,7 +744,7 @@ class RoutingPlugin(StudyPlugin):
         p.add_argument("--messages", type=positive_int_type, metavar="N",
                        help="messages per sampled source (default 4)")
         p.add_argument("--siena-max", type=positive_int_type, metavar="N",
-                       help="largest network Siena is simulated on (default 100)")
+                       help="largest network Siena runs on (default 1000)")
         p.add_argument("--pif-union", choices=PIF_UNIONS, default=PIF_UNIONS[0],
                        help="what PIF's F* unites over: processors (the paper's §3.3, default) or senders")
 

@@ -653,10 +653,10 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
         "processors without replacement and T̂ = (N/m)·Σ Y_u (unbiased), standard error "
         "N·sqrt((1 − m/N)s²/m) in the `*_total_se` columns. Methods used: "
         + ", ".join(f"{k} ({v})" for k, v in methods.items()) + ".",
-        f"- **Siena** is simulated where n ≤ {config['siena_max']} and r·k ≤ "
-        f"{config.get('siena_subscriptions_max', 600)} subscriptions ({siena} cells; its covering posets grow with "
-        "the subscriptions at every server, and a k = 100 cell took over ten minutes); elsewhere its columns are "
-        "empty.",
+        f"- **Siena** runs where n ≤ {config['siena_max']} and r·k ≤ "
+        f"{config.get('siena_subscriptions_max', 600)} subscriptions ({siena} cells; its servers' converged tables "
+        "and subscription traffic are computed in bulk from the covering relation, equal to the message-by-message "
+        "simulation); elsewhere its columns are empty.",
         f"- **Traffic:** {config['sources']} sources per cell drawn uniformly without replacement from the "
         f"senders, {config['messages']} messages each, aimed at a random receiver's conjunction. Each delivery "
         f"is checked against `cbalgebra.matches`: **every one of the {checked} scheme deliveries was "

@@ -69,8 +69,37 @@ class PSF(_PerSource):
     scheme = "psf"
 
     def _setup(self) -> None:
+        if self.lazy:
+            # u's rows F_u(v, ·) for one source v, built when v's first packet reaches u
+            self._pool.freeze()
+            self.tables = {}
+            return
         senders = sorted(self.senders)
         self._tables_by_key({u: [(v, v) for v in senders] for u in range(self.n)})
+
+    def _source_rows(self, u: int, v: int) -> dict[int, list[int]]:
+        """u's rows F_u(v, w), each as its receivers' predicate ids, made
+        when v's first packet reaches u."""
+        at_u = self.tables.setdefault(u, {})
+        found = at_u.get(v)
+        if found is None:
+            below = self._receivers_below(v)
+            parent = self.paths.parent[v]
+            found = at_u[v] = {w: below[w] for w in sorted(self.graph[u]) if parent[w] == u and w in below}
+        return found
+
+    def _forward(self, u, parent, header, message):
+        if not self.lazy:
+            return super()._forward(u, parent, header, message)
+        rows = self._source_rows(u, header)
+        if not rows:
+            return []
+        return [(w, header) for w in self._rows_matching(rows, rows, self._matching_predicates(message))]
+
+    def _forward_many(self, u, items, messages):
+        if not self.lazy:
+            return super()._forward_many(u, items, messages)
+        return [self._forward(u, parent, header, messages[i]) for i, _, parent, header, _ in items]
 
     def _offer(self, u, parent, header):
         return self._offers[u].get(header)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any
 
@@ -29,7 +29,7 @@ from .delivery import DeliveryReport, Packet, check_delivery, smallest_latency_m
 from .paths import ShortestPaths
 from .pool import _Combiner, _PredicatePool
 
-__all__ = ["BITS_PER_CONSTRAINT", "Delivery", "Routing", "RoutingError", "id_bits"]
+__all__ = ["BITS_PER_CONSTRAINT", "Delivery", "LazyTables", "Routing", "RoutingError", "id_bits"]
 
 #: bits of one constraint in the memory accounting (see the module docstring)
 BITS_PER_CONSTRAINT = 88
@@ -135,6 +135,21 @@ class Delivery:
 # ---------------------------------------------------------------------------
 # The schemes
 
+class LazyTables(dict):
+    """Processor → forwarding table, each compiled on first access
+    (``tables[u]``); ``u in tables`` and ``tables.get(u)`` do not compile.
+    Delivering a message then compiles only the tables of the processors
+    it visits."""
+
+    def __init__(self, compile_one: Callable[[int], Any]) -> None:
+        super().__init__()
+        self._compile_one = compile_one
+
+    def __missing__(self, u: int) -> Any:
+        table = self[u] = self._compile_one(u)
+        return table
+
+
 class Routing:
     """A routing scheme's state on one network (built by :func:`build`)."""
 
@@ -164,25 +179,84 @@ class Routing:
 
     #: PSF and iPS compile rows of equal (neighbour, predicate) once (see _PerSource)
     shared_rows = True
+    #: rows and tables built where a message first goes (build(..., lazy=True))
+    lazy = False
 
     # -- building ------------------------------------------------------------
     def _setup(self) -> None:
         """Compute every processor's state (each scheme's own)."""
         raise NotImplementedError
 
-    def _compile(self, interfaces: dict[int, Iterable[int]]) -> None:
-        """One table per processor from self._rows[u] = [(iface, pred ids)]."""
+    def _compile(self, interfaces: dict[int, Iterable[int]], *, lazy: bool = False) -> None:
+        """One table per processor from self._rows[u] = [(iface, pred ids)]:
+        all now, or (``lazy``) each on its first use (:class:`LazyTables`)."""
         self._pool.freeze()
+        self._interfaces = interfaces
+        if lazy:
+            self.tables = LazyTables(self._compile_one)
+            return
         for u in range(self.n):
-            rows = self._table_rows.get(u, self._rows.get(u, []))
-            iface = [i for i, ids in rows for _ in ids]
-            pid = [p for _, ids in rows for p in ids]
-            self.tables[u] = self._pool.table(interfaces[u], np.array(iface, dtype=np.int64),
-                                              np.array(pid, dtype=np.int64))
+            self.tables[u] = self._compile_one(u)
 
-    def _compiled_constraints(self, u: int) -> int:
+    def _compile_one(self, u: int) -> Any:
+        rows = self._table_rows.get(u, self._rows.get(u, []))
+        iface = [i for i, ids in rows for _ in ids]
+        pid = [p for _, ids in rows for p in ids]
+        return self._pool.table(self._interfaces[u], np.array(iface, dtype=np.int64),
+                                np.array(pid, dtype=np.int64))
+
+    # -- lazy builds (build(..., lazy=True), no reducer) ---------------------
+    def _receivers_below(self, v: int) -> dict[int, list[int]]:
+        """For T_v: processor x → the predicate ids of the receivers in T_v/x
+        (only the x with a receiver below), computed once per source v.
+        Without a reducer these are exactly the predicates of the rows
+        F_u(v, x) (PSF) and, for v = u, F*_u(x) (PIF)."""
+        cache: dict[int, dict[int, list[int]]] = self.__dict__.setdefault("_below_cache", {})
+        found = cache.get(v)
+        if found is None:
+            own = self._combine.own
+            parent = self.paths.parent[v].tolist()
+            found = {}
+            for x in reversed(self.paths.by_distance(v).tolist()):  # children before parents
+                mine = found.get(x)
+                if x in own:
+                    mine = found[x] = [*(mine or ()), own[x]]
+                p = parent[x]
+                if mine and p >= 0:
+                    found.setdefault(p, []).extend(mine)
+            cache[v] = found
+        return found
+
+    def _matching_predicates(self, message: Message) -> frozenset[int]:
+        """The ids of the receivers' predicates ``message`` matches, by one
+        compiled table of the pool (each predicate matched once per message,
+        whichever rows hold it), remembered for the last messages."""
+        cache: dict[Message, frozenset[int]] = self.__dict__.setdefault("_matched_cache", {})
+        found = cache.get(message)
+        if found is None:
+            table = self.__dict__.get("_own_table")
+            if table is None:
+                pids = np.array(sorted(set(self._combine.own.values())), dtype=np.int64)
+                table = self._own_table = self._pool.table(pids.tolist(), pids, pids)
+            if len(cache) > 4096:
+                cache.clear()
+            found = cache[message] = frozenset(table.forward(message).tolist()) if self.receivers else frozenset()
+        return found
+
+    @staticmethod
+    def _rows_matching(rows: dict[int, list[int]], candidates: Iterable[int], matched: frozenset[int]) -> list[int]:
+        """The candidates w whose row (the predicate ids rows[w]) ``matched`` meets."""
+        return [w for w in candidates if not matched.isdisjoint(rows.get(w, ()))]
+
+    def _compiled_constraints(self, u: int) -> int | None:
+        """Constraints in u's compiled table; None for a lazy table not compiled yet."""
+        if isinstance(self.tables, LazyTables) and u not in self.tables:
+            return None
         table = self.tables.get(u)
         return 0 if table is None else int(table.stats()["constraints"])
+
+    def _table_row_count(self, u: int) -> int:
+        return len(self._rows.get(u, []))
 
     def _row_constraints(self, u: int) -> int:
         return sum(self._pool.size(p) for _, ids in self._rows.get(u, []) for p in ids)
@@ -295,8 +369,13 @@ class Routing:
     # -- memory --------------------------------------------------------------
     def memory(self) -> dict[str, Any]:
         """M(S) of §2.4 for the whole network, with the per-processor and
-        per-component breakdown (see the module docstring for the model)."""
-        per = {}
+        per-component breakdown (see the module docstring for the model).
+        Refused for a lazy build, whose tables exist only where messages
+        went: :func:`cbalgebra.network.table_memory` counts it."""
+        if self.lazy:
+            raise RoutingError(f"{self.scheme} was built with lazy=True: its tables exist only where messages "
+                               "went; count its memory with cbalgebra.network.table_memory")
+        per: dict[int, dict[str, Any]] = {}
         components: dict[str, int] = {}
         for u in range(self.n):
             parts = self._memory_of(u)
@@ -305,7 +384,7 @@ class Routing:
             per[u] = {"id_bits": ids, "predicate_constraints": constraints,
                       "predicate_bits": constraints * BITS_PER_CONSTRAINT,
                       "total_bits": ids + constraints * BITS_PER_CONSTRAINT,
-                      "table_rows": len(self._rows.get(u, [])),
+                      "table_rows": self._table_row_count(u),
                       "compiled_constraints": self._compiled_constraints(u), **parts}
             for k, v in parts.items():
                 components[k] = components.get(k, 0) + v

@@ -112,6 +112,7 @@ Each scheme counts what the paper's analysis counts:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Any, cast
 
 import networkx as nx
@@ -125,6 +126,7 @@ from .paths import ShortestPaths
 from .per_source import IPS, PSF, ips_lookup_bits, ips_structure, source_classes
 from .routing import BITS_PER_CONSTRAINT, Delivery, Routing, RoutingError, id_bits
 from .siena import Network
+from .siena_state import ConvergedState, converge
 from .topology import TopologyError, _finish
 
 # Delivery, Routing and the iPS structure live in .routing and .per_source;
@@ -133,6 +135,7 @@ __all__ = [
     "BITS_PER_CONSTRAINT",
     "DRP",
     "IPS",
+    "LAZY_SCHEMES",
     "PIF",
     "PIF_UNIONS",
     "PSF",
@@ -165,9 +168,14 @@ class PIF(Routing):
     pif_union = "processors"
 
     def _setup(self) -> None:
+        self._children: dict[int, dict[int, np.ndarray]] = (
+            _LazyChildren(self.paths, self.graph, self.senders) if self.lazy else {})
+        if self.lazy:
+            self._pool.freeze()
+            self.tables = {}
+            return
         paths, n = self.paths, self.n
         united = range(n) if self.pif_union == "processors" else sorted(self.senders)
-        self._children: dict[int, dict[int, np.ndarray]] = {}
         for u in range(n):
             below: dict[int, set[int]] = {w: set() for w in self.graph[u]}
             for v in united:
@@ -180,6 +188,32 @@ class PIF(Routing):
     def _variant(self) -> dict[str, str]:
         return {"pif_union": self.pif_union}
 
+    def _interface_rows(self, u: int) -> dict[int, list[int]]:
+        """Lazily: u's rows F*_u(w) = T_u/w (the one tie-break, see the class
+        docstring; tests/test_network_pif_union.py), each as its receivers'
+        predicate ids, made when a packet first reaches u."""
+        found = self.tables.get(u)
+        if found is None:
+            hop = _first_hops(self.paths.parent[u], u)
+            found = {}
+            for x, pid in self._combine.own.items():
+                if x != u:
+                    found.setdefault(int(hop[x]), []).append(pid)
+            self.tables[u] = found
+        return found
+
+    def _forward(self, u, parent, header, message):
+        if not self.lazy:
+            return super()._forward(u, parent, header, message)
+        rows = self._interface_rows(u)
+        offered = self._children[u][header].tolist()
+        return [(w, header) for w in self._rows_matching(rows, offered, self._matching_predicates(message))]
+
+    def _forward_many(self, u, items, messages):
+        if not self.lazy:
+            return super()._forward_many(u, items, messages)
+        return [self._forward(u, parent, header, messages[i]) for i, _, parent, header, _ in items]
+
     def _offer(self, u, parent, header):
         return self._children[u][header]
 
@@ -190,6 +224,50 @@ class PIF(Routing):
         return {"init": self.id_bits if u in self.senders else 0,
                 "child": len(self.senders) * (self.id_bits + self.graph.degree[u]),
                 "predicate_constraints": self._row_constraints(u)}
+
+
+def _first_hops(parent: np.ndarray, u: int) -> np.ndarray:
+    """hop[x]: the child of u in T_u whose subtree holds x (u for x = u), from
+    T_u's parents row by pointer jumping (log of the depth numpy passes)."""
+    hop = np.where(parent == u, np.arange(len(parent)), parent)
+    hop[u] = u
+    while True:
+        nxt = hop[hop]
+        if np.array_equal(nxt, hop):
+            return hop
+        hop = nxt
+
+
+class _LazyChildren(dict):
+    """child_u(v) for every sender v, per processor u, computed on first
+    use from the parents row of each T_v (PIF's offers, built lazily)."""
+
+    def __init__(self, paths: ShortestPaths, graph: nx.Graph, senders: frozenset[int]) -> None:
+        super().__init__()
+        self._paths, self._graph, self._senders = paths, graph, senders
+
+    def __missing__(self, u: int) -> dict[int, np.ndarray]:
+        parent = self._paths.parent
+        neighbours = sorted(self._graph[u])
+        column = {w: parent[:, w] for w in neighbours}
+        per_sender = _SenderChildren(u, neighbours, column, self._senders)
+        self[u] = per_sender
+        return per_sender
+
+
+class _SenderChildren(dict):
+    """child_u(v) of one processor u, per sender v, on first use."""
+
+    def __init__(self, u: int, neighbours: list[int], column: dict[int, np.ndarray], senders: frozenset[int]) -> None:
+        super().__init__()
+        self._u, self._neighbours, self._column, self._senders = u, neighbours, column, senders
+
+    def __missing__(self, v: int) -> np.ndarray:
+        if v not in self._senders:
+            raise KeyError(v)
+        kids = np.array([w for w in self._neighbours if self._column[w][v] == self._u], dtype=np.int64)
+        self[v] = kids
+        return kids
 
 
 class DRP(Routing):
@@ -285,20 +363,43 @@ class DRP(Routing):
 
 class Siena(Routing):
     """Siena's subscription forwarding over an acyclic topology (Carzaniga,
-    Rosenblum & Wolf, "Content-Based Addressing and Routing", 2000, §3.5)."""
+    Rosenblum & Wolf, "Content-Based Addressing and Routing", 2000, §3.5).
+
+    Without a reducer the servers' converged tables and the subscription
+    traffic are computed in bulk from the covering relation
+    (:func:`cbalgebra.network.siena_state.converge`: the same tables and
+    message counts as the message-by-message simulation, in seconds where
+    the simulation took minutes), and each server's forwarding table is
+    compiled when a message first reaches it. With a reducer the
+    simulation runs (:class:`cbalgebra.network.siena.Network`: the reducers
+    see each neighbour's subscriptions in the order the server received
+    them); ``bulk = False`` runs it always (the reference the tests compare
+    with)."""
 
     scheme = "siena"
     _predicate_component = "subscriptions"
+    #: compute the converged state in bulk when there is no reducer
+    bulk = True
 
     def _setup(self) -> None:
         self.tree, self.tree_root = siena_tree(self.graph, self.paths)
+        self._local = {x: self.predicates[x].size for x in self.receivers}
+        self.state: ConvergedState | None = None
+        if self.bulk and self.reducer == "none":
+            self._setup_bulk()
+        else:
+            self._setup_simulated()
+
+    def _subscriptions(self) -> list[tuple[str, int, Filter]]:
+        return [(f"client{x}", x, f) for x in sorted(self.receivers) for f in self.predicates[x].filters]
+
+    def _setup_simulated(self) -> None:
         net = Network(self.tree, covering=True)
-        for x in sorted(self.receivers):
-            client = f"client{x}"
+        for client, x, f in self._subscriptions():
             net.add_client(client, x)
-            for f in self.predicates[x].filters:
-                net.subscribe(client, f)
+            net.subscribe(client, f)
         self.network = net
+        self.traffic = net.traffic
         self._entries: dict[int, int] = {}
         for u in range(self.n):
             poset = net.servers[u].poset
@@ -311,8 +412,60 @@ class Siena(Routing):
                     rows.append((y, ids))
             self._rows[u] = rows
             self._entries[u] = sum(len(e.subscribers) for e in poset.elements())
-        self._local = {x: self.predicates[x].size for x in self.receivers}
         self._compile({u: list(self.tree[u]) for u in range(self.n)})
+
+    def _setup_bulk(self) -> None:
+        state = converge(self.tree, self._subscriptions())
+        self.state = state
+        self.traffic = state.traffic
+        # one pooled predicate per spelling: a row is the disjunction of its values
+        self._spelling_ids = {v: self._pool.add(Predicate((v,))) for v in dict.fromkeys(
+            f for _, _, f in self._subscriptions())}
+        self._entries = {}
+        self._row_summary: dict[int, tuple[int, int]] = {}
+        for u in range(self.n):
+            rows = constraints = entries = 0
+            for y in self.tree[u]:
+                held = len(state.held_classes(u, y))
+                if held:
+                    rows += 1
+                    entries += held
+                    constraints += state.constraints_held(u, y)
+            entries += sum(len(state.client_classes(c)) for c in state.clients_at(u))
+            self._entries[u] = entries
+            self._row_summary[u] = (rows, constraints)
+        self._compile({u: list(self.tree[u]) for u in range(self.n)}, lazy=True)
+
+    @cached_property
+    def network(self) -> Network:
+        """The servers themselves (:class:`cbalgebra.network.siena.Network`),
+        simulated message by message on first use (for ``publish``)."""
+        net = Network(self.tree, covering=True)
+        for client, x, f in self._subscriptions():
+            net.add_client(client, x)
+            net.subscribe(client, f)
+        return net
+
+    def _compile_one(self, u: int) -> Any:
+        if self.state is None:
+            return super()._compile_one(u)
+        iface: list[int] = []
+        pid: list[int] = []
+        for y in sorted(self.tree[u]):
+            for v in self.state.held(u, y):
+                iface.append(y)
+                pid.append(self._spelling_ids[v])
+        return self._pool.table(self._interfaces[u], np.array(iface, dtype=np.int64), np.array(pid, dtype=np.int64))
+
+    def _row_constraints(self, u: int) -> int:
+        if self.state is None:
+            return super()._row_constraints(u)
+        return self._row_summary[u][1]
+
+    def _table_row_count(self, u: int) -> int:
+        if self.state is None:
+            return super()._table_row_count(u)
+        return self._row_summary[u][0]
 
     def _offer(self, u, parent, header):
         return [w for w in self.tree[u] if w != parent]
@@ -330,6 +483,9 @@ class Siena(Routing):
         return {"subscriber_ids": self._entries[u] * self.id_bits,
                 "predicate_constraints": self._row_constraints(u) + self._local.get(u, 0)}
 
+
+#: The schemes :func:`build` can build lazily (``lazy=True``).
+LAZY_SCHEMES: tuple[str, ...] = ("psf", "pif", "drp")
 
 _CLASSES = {"psf": PSF, "ips": IPS, "pif": PIF, "drp": DRP, "siena": Siena}
 
@@ -358,7 +514,7 @@ def siena_tree(graph: nx.Graph, paths: ShortestPaths) -> tuple[nx.Graph, int | N
 def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
           reducer: str | None = None, senders: Iterable[int] | None = None,
           paths: ShortestPaths | None = None, *, unicast: Any = None, unicast_seed: int = 0,
-          shared_rows: bool = True, pif_union: str | None = None) -> Routing:
+          shared_rows: bool = True, pif_union: str | None = None, lazy: bool = False) -> Routing:
     """Build routing ``scheme`` (one of :data:`SCHEMES`) on ``graph`` (a
     topology: nodes 0..n-1, connected, positive weights) for the receivers
     ``predicates`` ({processor: Predicate}; a processor without one is not a
@@ -368,7 +524,11 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     and ``unicast_seed`` choose DRP's unicast tables (see DRP._set_unicast);
     ``shared_rows=False`` compiles PSF and iPS rows one interface each
     (see _PerSource); ``pif_union`` chooses what PIF's F* unites over (see
-    :class:`PIF`; None: the paper's, every processor)."""
+    :class:`PIF`; None: the paper's, every processor). ``lazy=True`` (psf,
+    pif, drp; no reducer) builds a processor's rows and table only when a
+    message first reaches it: the same deliveries, on networks too large for
+    every table (count their memory with :func:`cbalgebra.network.table_memory`;
+    ``memory()`` refuses). Siena always compiles its tables lazily."""
     if scheme not in _CLASSES:
         raise RoutingError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
     graph, preds, sender_set, reducer = routing_problem(graph, predicates, senders, reducer)
@@ -387,6 +547,14 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
         routing.pif_union = pif_union
     elif pif_union is not None:
         raise RoutingError("pif_union applies to the pif scheme only")
+    if lazy:
+        if scheme not in LAZY_SCHEMES:
+            raise RoutingError(f"lazy applies to {', '.join(LAZY_SCHEMES)}, not {scheme}")
+        if reducer != "none":
+            raise RoutingError("lazy tables take no reducer")
+        if isinstance(routing, PIF) and routing.pif_union != PIF_UNIONS[0]:
+            raise RoutingError("lazy PIF unites over every processor (pif_union='processors')")
+        routing.lazy = True
     routing._setup()
     return routing
 
