@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cbalgebra.matcher._build import RawTable, _name_tables
+from cbalgebra.matcher._build import RawTable, _name_tables, _uniq
 from cbalgebra.matcher._intervals import fill_bitmaps, interval_groups, interval_positions
 from cbalgebra.matcher._kernels import first_call
 from cbalgebra.matcher.layout import NTYPES, OP_GE, OP_NE, T_FLOAT, T_INT, TYPE_NAMES
@@ -123,14 +123,14 @@ def _name_ids(raw: RawTable) -> tuple[list[str], np.ndarray]:
     return names, name_id
 
 
-def eligible_filters(raw: RawTable) -> np.ndarray:
+def eligible_filters(raw: RawTable) -> tuple[np.ndarray, np.ndarray]:
     """Per filter: are all its constraints intervals on int or float
-    attributes (and is there one)?"""
+    attributes (and is there one)? And its number of constraints."""
     nf = raw.filter_interface.shape[0]
     interval = ((raw.c_type == T_INT) | (raw.c_type == T_FLOAT)) & (raw.c_op <= OP_GE) & (raw.c_op != OP_NE)
     size = np.bincount(raw.c_filter, minlength=nf)
-    bad = np.bincount(raw.c_filter[~interval], minlength=nf)
-    return (size > 0) & (bad == 0)
+    bad = np.bincount(raw.c_filter, weights=~interval, minlength=nf) if not interval.all() else np.zeros(nf)
+    return (size > 0) & (bad == 0), size
 
 
 def choose_keys(key_filters: np.ndarray, passing: np.ndarray, n_filters: int, mode: str) -> np.ndarray:
@@ -154,29 +154,31 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
     (None when no filter goes to it, or under ``"counting"``)."""
     if mode == "counting" or raw.c_filter.shape[0] == 0:
         return raw, None
-    eligible = eligible_filters(raw)
+    eligible, size = eligible_filters(raw)
     if not eligible.any():
         return raw, None
-    if mode == "auto" and np.count_nonzero(eligible[raw.c_filter]) < MIN_INDEX_CONSTRAINTS:
+    if mode == "auto" and int(size[eligible].sum()) < MIN_INDEX_CONSTRAINTS:
         return raw, None
     nf = int(eligible.shape[0])
     names, name_id = _name_ids(raw)
-    interfaces = np.unique(raw.interfaces)
+    interfaces = _sorted_distinct(raw.interfaces)
     f_iface = np.searchsorted(interfaces, raw.filter_interface)
     # filters are numbered in interface order, as in the counting table
     rank_of_filter = np.arange(nf)
-    if nf and np.any(f_iface[1:] < f_iface[:-1]):
+    in_rank_order = not (nf and np.any(f_iface[1:] < f_iface[:-1]))
+    if not in_rank_order:
         order = np.argsort(f_iface, kind="stable")
         rank_of_filter[order] = np.arange(nf)
         f_iface = f_iface[order]
     g_filter, g_code, g_lo, g_hi, never_rank = first_call(
         "interval_groups", interval_groups,
-        (raw.c_filter, raw.c_name, raw.c_type, raw.c_op, raw.c_value, name_id, eligible, rank_of_filter, nf))
+        (raw.c_filter, raw.c_name, raw.c_type, raw.c_op, raw.c_value, name_id, eligible, rank_of_filter,
+         in_rank_order, nf))
     present = np.bincount(g_code, minlength=len(names) * NTYPES) > 0
     keycodes = np.flatnonzero(present)
     g_key = (np.cumsum(present) - 1)[g_code]
     n_keys = int(keycodes.shape[0])
-    values_start, values, g_a, g_b, buckets, passing = first_call(
+    values_start, values_base, values32, values64, g_a, g_b, g_ja, g_jb, buckets, passing = first_call(
         "interval_positions", interval_positions, (g_key, g_lo, g_hi, n_keys, BUCKETS))
     del g_lo, g_hi
     eligible_rank = np.zeros(nf, bool)
@@ -194,6 +196,7 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
     kept = side_rank[g_filter]
     if not kept.all():
         g_filter, g_key, g_a, g_b = g_filter[kept], g_key[kept], g_a[kept], g_b[kept]
+        g_ja, g_jb = g_ja[kept], g_jb[kept]
     g_filter = (np.cumsum(side_rank) - 1)[g_filter]
     n_f = int(np.count_nonzero(side_rank))
     row_base = np.where(bucketed, (np.cumsum(bucketed) - 1) * (BUCKETS + 1), -1).astype(np.int64)
@@ -201,8 +204,8 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
     np.cumsum(np.where(bucketed, BUCKETS + 1, 0), out=bucket_start[1:])
     buckets = buckets.reshape(n_keys, BUCKETS + 1)[bucketed].ravel()
     bitmaps = np.empty((int(bucketed.sum()) * (BUCKETS + 1), max(1, (n_f + 63) // 64)), np.uint64)
-    first_call("fill_bitmaps", fill_bitmaps, (bitmaps, row_base, bucket_start, buckets, g_filter, g_key, g_a, g_b,
-                                              n_f))
+    first_call("fill_bitmaps", fill_bitmaps, (bitmaps, row_base, BUCKETS, g_filter, g_key, g_ja, g_jb, n_f))
+    del g_ja, g_jb
     f_start = np.zeros(n_f + 1, np.int64)
     np.cumsum(np.bincount(g_filter, minlength=n_f), out=f_start[1:])
     name_lookup = _name_tables(names, keycodes)
@@ -210,7 +213,8 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
         names=names, keycodes=keycodes, key_filters=np.bincount(g_key, minlength=n_keys), key_pass=passing,
         name_lookup=tuple(name_lookup[k] for k in ("name_chars", "name_start", "name_hash", "name_slots",
                                                    "name_mask")),
-        key_of=name_lookup["key_of"], values_start=values_start, **_narrow_values(values, values_start),
+        key_of=name_lookup["key_of"], values_start=values_start, values_base=values_base, values32=values32,
+        values64=values64,
         row_base=row_base, bucket_start=bucket_start, buckets=buckets, bitmaps=bitmaps, f_start=f_start,
         f_key8=g_key.astype(np.uint8) if n_keys <= 256 else np.zeros(0, np.uint8),
         f_key32=g_key.astype(np.int32) if n_keys > 256 else np.zeros(0, np.int32),
@@ -218,18 +222,13 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
         n_words_if=max(1, (n_interfaces + 63) // 64), n_constraints=int(np.count_nonzero(side[raw.c_filter])))
 
 
-def _narrow_values(values: np.ndarray, values_start: np.ndarray) -> dict[str, np.ndarray]:
-    """The interval ends as uint32 offsets from their key's smallest when
-    every key's span allows it (half the bytes), else as they are."""
-    n_keys = values_start.shape[0] - 1
-    base = np.zeros(n_keys, np.int64)
-    has = np.diff(values_start) > 0
-    base[has] = values[values_start[:-1][has]]
-    key = np.repeat(np.arange(n_keys), np.diff(values_start))
-    offset = values.view(np.uint64) - base[key].view(np.uint64)  # wraps: exact for spans below 2**64
-    if offset.size and int(offset.max()) > 0xFFFFFFFF:
-        return dict(values_base=base, values32=np.zeros(0, np.uint32), values64=values)
-    return dict(values_base=base, values32=offset.astype(np.uint32), values64=np.zeros(0, np.int64))
+def _sorted_distinct(x: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of ``x`` (itself when it is so already:
+    interface ids usually are)."""
+    x = np.asarray(x, dtype=np.int64)
+    if x.shape[0] < 2 or bool(np.all(x[1:] > x[:-1])):
+        return x
+    return _uniq(x)
 
 
 def _rows_of(raw: RawTable, keep_filter: np.ndarray) -> dict:

@@ -22,12 +22,12 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=CACHE)
-def fill_bitmaps(bitmaps, row_base, bucket_start, buckets, g_filter, g_key, g_a, g_b, n_filters):
+def fill_bitmaps(bitmaps, row_base, n_buckets, g_filter, g_key, g_ja, g_jb, n_filters):
     """The pass bitmaps: row ``row_base[k] + j`` holds filter f's bit unless f
     constrains key k to an interval that misses bucket j of k; row
-    ``row_base[k] + buckets`` (k absent from the message) holds the bits of
-    the filters that do not constrain k. Groups (g_filter, g_key, g_a, g_b)
-    are the (filter, key) intervals."""
+    ``row_base[k] + n_buckets`` (k absent from the message) holds the bits
+    of the filters that do not constrain k. Groups (g_filter, g_key) are the
+    (filter, key) intervals, from bucket g_ja to bucket g_jb of their key."""
     n_words = bitmaps.shape[1]
     for r in range(bitmaps.shape[0]):
         for w in range(n_words):
@@ -42,14 +42,12 @@ def fill_bitmaps(bitmaps, row_base, bucket_start, buckets, g_filter, g_key, g_a,
         f = g_filter[g]
         word = f >> 6
         clear = ~(np.uint64(1) << np.uint64(f & 63))
-        s = bucket_start[k]
-        bounds = bucket_start[k + 1] - s  # buckets + 1 bucket starts
-        ja = _bucket_of(buckets, s, bounds, g_a[g])
-        jb = _bucket_of(buckets, s, bounds, g_b[g])
-        for j in range(bounds - 1):
+        ja = g_ja[g]
+        jb = g_jb[g]
+        for j in range(n_buckets):
             if j < ja or j > jb:
                 bitmaps[base + j, word] &= clear
-        bitmaps[base + bounds - 1, word] &= clear
+        bitmaps[base + n_buckets, word] &= clear
 
 
 @njit(cache=CACHE, inline="always")
@@ -248,27 +246,36 @@ def _closed(t, op, v):
 
 
 @njit(cache=CACHE)
-def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, rank_of_filter, n_ranks):
+def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, rank_of_filter, in_rank_order,
+                    n_ranks):
     """The constraints of the eligible filters as one closed interval [lo, hi]
     per (filter, key) (:func:`_closed`, intersected): (group's filter rank,
     its (name, type) code, lo, hi), in filter rank order, and per rank
     whether some interval of it is empty."""
     n = c_filter.shape[0]
     start = np.zeros(n_ranks + 1, np.int64)
+    # rows already in filter order, filters in rank order (the usual
+    # layout): each filter's rows are a run of the input as it is
+    in_order = in_rank_order
+    for r in range(1, n):
+        if c_filter[r] < c_filter[r - 1]:
+            in_order = False
+            break
     for r in range(n):
         f = c_filter[r]
-        if eligible[f]:
+        if in_order or eligible[f]:
             start[rank_of_filter[f] + 1] += 1
     for k in range(n_ranks):
         start[k + 1] += start[k]
-    fill = start[:-1].copy()
-    rows = np.empty(start[n_ranks], np.int64)
-    for r in range(n):
-        f = c_filter[r]
-        if eligible[f]:
-            k = rank_of_filter[f]
-            rows[fill[k]] = r
-            fill[k] += 1
+    rows = np.empty(0 if in_order else start[n_ranks], np.int64)
+    if not in_order:
+        fill = start[:-1].copy()
+        for r in range(n):
+            f = c_filter[r]
+            if eligible[f]:
+                k = rank_of_filter[f]
+                rows[fill[k]] = r
+                fill[k] += 1
     widest = 0
     for k in range(n_ranks):
         widest = max(widest, start[k + 1] - start[k])
@@ -276,8 +283,10 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
     n_groups = 0
     for k in range(n_ranks):  # first the groups' number
         found = 0
+        if in_order and not eligible[k]:
+            continue
         for j in range(start[k], start[k + 1]):
-            r = rows[j]
+            r = j if in_order else rows[j]
             code = name_id[c_name[r]] * NTYPES + np.int64(c_type[r])
             g = 0
             while g < found and codes[g] != code:
@@ -294,8 +303,10 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
     n_groups = 0
     for k in range(n_ranks):
         first = n_groups
+        if in_order and not eligible[k]:
+            continue
         for j in range(start[k], start[k + 1]):
-            r = rows[j]
+            r = j if in_order else rows[j]
             t = np.int64(c_type[r])
             lo, hi = _closed(t, np.int64(c_op[r]), np.int64(c_value[r]))
             code = name_id[c_name[r]] * NTYPES + t
@@ -318,64 +329,78 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
 
 
 @njit(cache=CACHE)
-def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets):
-    """Each key's distinct interval ends, sorted (values_start, values), each
-    group's positions (g_a, g_b: ``2 * rank + 1`` of its lo and hi among
-    its key's ends), each key's ``n_buckets + 1`` bucket starts holding
-    about as many ends each (the last one past every position), and each
-    key's pass fraction: the mean share of its intervals holding a value,
-    over the values of its interval ends (the only sample of the messages'
-    values a table has). One LSD radix sort of the ends by (key, value)."""
-    g = g_key.shape[0]
-    m = 2 * g
-    u = np.empty(m, np.uint64)
-    for i in range(g):
-        u[i] = np.uint64(g_lo[i]) ^ _SIGN
-        u[g + i] = np.uint64(g_hi[i]) ^ _SIGN
-    idx = np.empty(m, np.int32)
-    for i in range(m):
-        idx[i] = i
+def _radix_sort(u, idx, u2, idx2, s, e):
+    """Sort u[s:e] (uint64) with idx[s:e] alongside, in place: LSD radix,
+    11-bit digits, the digits where all values agree skipped."""
+    if e - s < 2:
+        return
     changed = np.uint64(0)
-    for i in range(1, m):
-        changed |= u[i] ^ u[0]
-    u2 = np.empty(m, np.uint64)
-    idx2 = np.empty(m, np.int32)
-    count = np.empty(65537, np.int64)
-    for d in range(4):
-        shift = np.uint64(16 * d)
-        if not (changed >> shift) & np.uint64(0xFFFF):
+    for i in range(s + 1, e):
+        changed |= u[i] ^ u[s]
+    count = np.empty(2049, np.int64)
+    src_u, src_i, dst_u, dst_i = u, idx, u2, idx2
+    for d in range(6):
+        shift = np.uint64(11 * d)
+        if not (changed >> shift) & np.uint64(0x7FF):
             continue
         count[:] = 0
-        for i in range(m):
-            count[((u[i] >> shift) & np.uint64(0xFFFF)) + np.uint64(1)] += 1
-        for b in range(65536):
+        for i in range(s, e):
+            count[((src_u[i] >> shift) & np.uint64(0x7FF)) + np.uint64(1)] += 1
+        count[0] = s
+        for b in range(2048):
             count[b + 1] += count[b]
-        for i in range(m):
-            b = (u[i] >> shift) & np.uint64(0xFFFF)
+        for i in range(s, e):
+            b = (src_u[i] >> shift) & np.uint64(0x7FF)
             p = count[b]
             count[b] = p + 1
-            u2[p] = u[i]
-            idx2[p] = idx[i]
-        u, u2 = u2, u
-        idx, idx2 = idx2, idx
-    # then stably by key
-    key_count = np.zeros(n_keys + 1, np.int64)
-    for i in range(m):
-        key_count[g_key[idx[i] % g] + 1] += 1
+            dst_u[p] = src_u[i]
+            dst_i[p] = src_i[i]
+        src_u, src_i, dst_u, dst_i = dst_u, dst_i, src_u, src_i
+    if src_u is not u:
+        for i in range(s, e):
+            u[i] = src_u[i]
+            idx[i] = src_i[i]
+
+
+@njit(cache=CACHE)
+def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets):
+    """Per key, its distinct interval ends, sorted (values_start; values_base,
+    values32, values64 as ``match_interval_message`` takes them); each
+    group's positions (g_a, g_b: ``2 * rank + 1`` of its lo and hi among its
+    key's ends) and buckets (g_ja, g_jb); each key's ``n_buckets + 1``
+    bucket starts (positions; buckets hold about as many ends each, and the
+    last start is past every position); and each key's pass fraction: the
+    mean share of its intervals that hold a value, over the values of its
+    interval ends (the only sample of the messages' values a table has).
+    The ends are sorted by key (counting), then by value (radix)."""
+    g = g_key.shape[0]
+    m = 2 * g
+    run = np.zeros(n_keys + 1, np.int64)
+    for i in range(g):
+        run[g_key[i] + 1] += 2
     for k in range(n_keys):
-        key_count[k + 1] += key_count[k]
-    run = key_count.copy()
-    for i in range(m):
-        k = g_key[idx[i] % g]
-        p = key_count[k]
-        key_count[k] = p + 1
-        u2[p] = u[i]
-        idx2[p] = idx[i]
-    u, idx = u2, idx2
+        run[k + 1] += run[k]
+    fill = run[:-1].copy()
+    u = np.empty(m, np.uint64)
+    idx = np.empty(m, np.int32)
+    for i in range(g):
+        k = g_key[i]
+        p = fill[k]
+        u[p] = np.uint64(g_lo[i]) ^ _SIGN
+        idx[p] = i
+        u[p + 1] = np.uint64(g_hi[i]) ^ _SIGN
+        idx[p + 1] = g + i
+        fill[k] = p + 2
+    u2 = np.empty(m, np.uint64)
+    idx2 = np.empty(m, np.int32)
+    for k in range(n_keys):
+        _radix_sort(u, idx, u2, idx2, run[k], run[k + 1])
     values_start = np.zeros(n_keys + 1, np.int64)
     values = np.empty(m, np.int64)
     g_a = np.empty(g, np.int32)
     g_b = np.empty(g, np.int32)
+    g_ja = np.empty(g, np.uint8)
+    g_jb = np.empty(g, np.uint8)
     buckets = np.empty(n_keys * (n_buckets + 1), np.int64)
     passing = np.ones(n_keys)
     n_values = 0
@@ -385,31 +410,61 @@ def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets):
         hi_before = 0  # hi ends below the current value
         lo_through = 0  # lo ends up to the current value
         inside = 0.0
+        first = k * (n_buckets + 1)
+        buckets[first] = 0
+        n_set = 1  # bucket starts placed: bucket b starts at the end of sorted index s + b * (e - s) // n_buckets
         i = s
         while i < e:
             j = i
             rank += 1
+            q = 2 * rank + 1
             values[n_values] = np.int64(u[i] ^ _SIGN)
             n_values += 1
-            hi_here = 0
             while j < e and u[j] == u[i]:
-                x = idx[j]
+                j += 1
+            while n_set < n_buckets and s + (n_set * (e - s)) // n_buckets < j:
+                buckets[first + n_set] = q
+                n_set += 1
+            hi_here = 0
+            for t in range(i, j):
+                x = idx[t]
                 if x < g:
-                    g_a[x] = 2 * rank + 1
+                    g_a[x] = q
+                    g_ja[x] = n_set - 1
                     lo_through += 1
                 else:
-                    g_b[x - g] = 2 * rank + 1
+                    g_b[x - g] = q
+                    g_jb[x - g] = n_set - 1
                     hi_here += 1
-                j += 1
             inside += (j - i) * (lo_through - hi_before)
             hi_before += hi_here
             i = j
         values_start[k + 1] = n_values
-        buckets[k * (n_buckets + 1)] = 0
-        for b in range(1, n_buckets):
-            x = idx[s + (b * (e - s)) // n_buckets] if e > s else 0
-            buckets[k * (n_buckets + 1) + b] = g_a[x] if x < g else g_b[x - g]
-        buckets[k * (n_buckets + 1) + n_buckets] = _I64_MAX
+        for b in range(n_set, n_buckets + 1):
+            buckets[first + b] = _I64_MAX
         if e > s:
             passing[k] = inside / (e - s) / ((e - s) // 2)
-    return values_start, values[:n_values].copy(), g_a, g_b, buckets, passing
+    values_base, values32, values64 = _narrow(values[:n_values], values_start)
+    return values_start, values_base, values32, values64, g_a, g_b, g_ja, g_jb, buckets, passing
+
+
+@njit(cache=CACHE)
+def _narrow(values, values_start):
+    """The ends as uint32 offsets from their key's smallest when every key's
+    span allows it (half the bytes): (values_base, values32, values64), the
+    unused one of the last two empty."""
+    n_keys = values_start.shape[0] - 1
+    base = np.zeros(n_keys, np.int64)
+    narrow = True
+    for k in range(n_keys):
+        if values_start[k + 1] > values_start[k]:
+            base[k] = values[values_start[k]]
+            if np.uint64(values[values_start[k + 1] - 1]) - np.uint64(base[k]) > np.uint64(0xFFFFFFFF):
+                narrow = False
+    if not narrow:
+        return base, np.zeros(0, np.uint32), values.copy()
+    values32 = np.empty(values.shape[0], np.uint32)
+    for k in range(n_keys):
+        for i in range(values_start[k], values_start[k + 1]):
+            values32[i] = np.uint32(np.uint64(values[i]) - np.uint64(base[k]))
+    return base, values32, np.zeros(0, np.int64)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
-from cbalgebra.matcher._interval_build import IntervalIndex, check_mode, split_table
+from cbalgebra.matcher._interval_build import IntervalIndex, _sorted_distinct, check_mode, split_table
 from cbalgebra.matcher._intervals import match_interval_batch, match_interval_message, merge_csr
 from cbalgebra.matcher.columns import encode_predicates
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
@@ -204,7 +204,7 @@ class ForwardingTable:
                   intervals: str = "auto") -> ForwardingTable:
         kernels = _ensure_kernels()
         jit_before = sum(compile_times().values())
-        n_interfaces = int(np.unique(raw.interfaces).shape[0])
+        n_interfaces = int(_sorted_distinct(raw.interfaces).shape[0])
         counted, index = split_table(raw, n_interfaces, check_mode(intervals)) if raw.c_filter.size else (raw, None)
         compiled = compile_raw(counted, rounds)
         jit = sum(compile_times().values()) - jit_before + kernels
