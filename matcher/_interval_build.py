@@ -119,7 +119,7 @@ def check_mode(mode: object) -> str:
 def _name_ids(raw: RawTable) -> tuple[list[str], np.ndarray]:
     """The distinct names the constraints use, in code-point order (as
     ``_build`` numbers them), and each input name's position among them."""
-    used = np.flatnonzero(np.bincount(raw.c_name, minlength=len(raw.names)))
+    used = np.flatnonzero(np.bincount(raw.c_name, minlength=len(raw.names))).tolist()
     names = sorted({raw.names[i] for i in used})
     pos = {s: r for r, s in enumerate(names)}
     name_id = np.full(len(raw.names), -1, np.int64)
@@ -211,8 +211,9 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
     if not kept.all():
         g_filter, g_key, g_a, g_b = g_filter[kept], g_key[kept], g_a[kept], g_b[kept]
         g_ja, g_jb = g_ja[kept], g_jb[kept]
-    g_filter = (np.cumsum(side_rank) - 1)[g_filter]
     n_f = int(np.count_nonzero(side_rank))
+    if n_f < nf:  # renumbered (kept filters keep their order)
+        g_filter = (np.cumsum(side_rank) - 1)[g_filter]
     row_base = np.where(bucketed, (np.cumsum(bucketed) - 1) * (BUCKETS + 1), -1).astype(np.int64)
     bucket_start = np.zeros(n_keys + 1, np.int64)
     np.cumsum(np.where(bucketed, BUCKETS + 1, 0), out=bucket_start[1:])
@@ -248,6 +249,10 @@ def _sorted_distinct(x: np.ndarray) -> np.ndarray:
 def _rows_of(raw: RawTable, keep_filter: np.ndarray) -> dict:
     """The columns of ``raw`` restricted to the filters of ``keep_filter``
     (renumbered)."""
+    if not keep_filter.any():
+        none = np.zeros(0, np.int64)
+        return dict(filter_interface=none, c_filter=none, c_name=none, c_type=raw.c_type[:0], c_op=raw.c_op[:0],
+                    c_value=none)
     new_id = np.cumsum(keep_filter) - 1
     rows = keep_filter[raw.c_filter]
     return dict(filter_interface=raw.filter_interface[keep_filter], c_filter=new_id[raw.c_filter[rows]],

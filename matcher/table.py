@@ -129,7 +129,7 @@ def warm_up() -> float:
     """Compile, or load from numba's cache, the kernels of the usual table
     layout: building (from predicates and from a document), ``forward()``,
     ``encode_message``/``forward_encoded`` and ``forward_batch`` on one
-    thread and on two (``make install`` runs it, so that later processes
+    thread and on two, and the interval index's (``make install`` runs it, so that later processes
     find them all in numba's cache). Returns the seconds this took."""
     t0 = time.perf_counter()
     _ensure_kernels()
@@ -139,6 +139,12 @@ def warm_up() -> float:
         table.forward_encoded(table.encode_message(Message()))
         table.forward_batch([Message(), Message()], threads=1)
         table.forward_batch([Message(), Message()], threads=2)
+    with compile_notice("the interval index"):
+        indexed = ForwardingTable.compile({0: Filter([Constraint("int", "a", ">", 1), Constraint("int", "a", "<", 5)])},
+                                          intervals="index")
+        indexed.forward(Message({"a": 2}))
+        indexed.forward_encoded(indexed.encode_message(Message({"a": 2})))
+        indexed.forward_batch([Message(), Message({"a": 2})], threads=1)
     return time.perf_counter() - t0
 
 
