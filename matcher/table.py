@@ -20,13 +20,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cbalgebra.matcher._build import Compiled, RawTable, compile_raw
+from cbalgebra.matcher._interval_build import IntervalIndex, _sorted_distinct, check_mode, split_table
+from cbalgebra.matcher._intervals import match_interval_batch, match_interval_message, merge_csr
 from cbalgebra.matcher.columns import encode_predicates
 from cbalgebra.matcher._kernels import compile_times as _kernel_compile_times
 from cbalgebra.matcher._kernels import (
     compile_notice, first_call, forward_one, forward_parallel, forward_serial, new_scratch,
 )
 from cbalgebra.matcher._wire import NOT_A_WIRE, decode_wires, encode_wire, forward_message, message_wire
-from cbalgebra.matcher.layout import SCRATCH_DTYPES, TYPE_NAMES, Scratch, pack_arrays
+from cbalgebra.matcher.layout import NTYPES, SCRATCH_DTYPES, TYPE_NAMES, Scratch, pack_arrays
 from cbalgebra.semantics import check_numbers
 from cbalgebra.values import Constraint, Filter, Message, Predicate
 
@@ -58,6 +60,8 @@ class MessageBatch:
     maxlen: int
     token: object
     numbers: str = "strict"
+    #: the messages' rows for the table's interval index, (m_off, attrs), if it has one
+    interval_rows: tuple | None = None
 
     def __len__(self) -> int:
         return int(self.m_off.shape[0] - 1)
@@ -75,6 +79,7 @@ class EncodedMessage(NamedTuple):
     maxlen: int        # the longest string, in code points
     token: object
     numbers: str = "strict"
+    wire: bytes = b""  # the message's wire, kept when the table has an interval index
 
     @property
     def attrs(self) -> np.ndarray:
@@ -124,7 +129,7 @@ def warm_up() -> float:
     """Compile, or load from numba's cache, the kernels of the usual table
     layout: building (from predicates and from a document), ``forward()``,
     ``encode_message``/``forward_encoded`` and ``forward_batch`` on one
-    thread and on two (``make install`` runs it, so that later processes
+    thread and on two, and the interval index's (``make install`` runs it, so that later processes
     find them all in numba's cache). Returns the seconds this took."""
     t0 = time.perf_counter()
     _ensure_kernels()
@@ -134,6 +139,12 @@ def warm_up() -> float:
         table.forward_encoded(table.encode_message(Message()))
         table.forward_batch([Message(), Message()], threads=1)
         table.forward_batch([Message(), Message()], threads=2)
+    with compile_notice("the interval index"):
+        indexed = ForwardingTable.compile({0: Filter([Constraint("int", "a", ">", 1), Constraint("int", "a", "<", 5)])},
+                                          intervals="index")
+        indexed.forward(Message({"a": 2}))
+        indexed.forward_encoded(indexed.encode_message(Message({"a": 2})))
+        indexed.forward_batch([Message(), Message({"a": 2})], threads=1)
     return time.perf_counter() - t0
 
 
@@ -151,8 +162,9 @@ class ForwardingTable:
     """
 
     def __init__(self, compiled: Compiled, rounds_requested: int, compile_seconds: float,
-                 numbers: str = "strict") -> None:
+                 numbers: str = "strict", intervals: IntervalIndex | None = None) -> None:
         self._compiled = compiled
+        self._intervals = intervals
         self._numbers = check_numbers(numbers)
         self._rounds_requested = rounds_requested
         self.compile_seconds = compile_seconds
@@ -172,35 +184,45 @@ class ForwardingTable:
     # ----------------------------------------------------------- building
     @classmethod
     def compile(cls, table: Mapping[int, Predicate | Filter], preprocessing_rounds: int = DEFAULT_ROUNDS, *,
-                numbers: str = "strict") -> ForwardingTable:
+                numbers: str = "strict", intervals: str = "auto") -> ForwardingTable:
         """Compile ``{interface_id: Predicate | Filter}``; ids are ints >= 0.
 
         ``preprocessing_rounds`` is how many entries of the selectivity table
         are checked before counting (0 turns the pre-processing off).
         ``numbers``: ``"strict"`` or ``"sff"`` (see :func:`cbalgebra.matches`).
+        ``intervals``: how filters made only of numeric intervals are matched:
+        ``"auto"`` chooses per attribute between counting and the interval
+        index by measured selectivity, ``"index"`` forces the index for all
+        of them, ``"counting"`` keeps counting alone (the paper's algorithm);
+        :meth:`algorithms` says what was chosen.
         """
         t0 = time.perf_counter()
         check_numbers(numbers)
         if not isinstance(table, Mapping):
             raise TypeError(f"compile expects a mapping of interface id to predicate, not {type(table).__name__}")
         rounds = _check_rounds(preprocessing_rounds)
+        check_mode(intervals)
         raw = encode_predicates(table)
-        return cls._from_raw(raw, rounds, t0, numbers)
+        return cls._from_raw(raw, rounds, t0, numbers, intervals)
 
     @classmethod
-    def _from_raw(cls, raw: RawTable, rounds: int, t0: float, numbers: str = "strict") -> ForwardingTable:
+    def _from_raw(cls, raw: RawTable, rounds: int, t0: float, numbers: str = "strict",
+                  intervals: str = "auto") -> ForwardingTable:
         kernels = _ensure_kernels()
         jit_before = sum(compile_times().values())
-        compiled = compile_raw(raw, rounds)
+        n_interfaces = int(_sorted_distinct(raw.interfaces).shape[0])
+        counted, index = split_table(raw, n_interfaces, check_mode(intervals)) if raw.c_filter.size else (raw, None)
+        compiled = compile_raw(counted, rounds)
         jit = sum(compile_times().values()) - jit_before + kernels
         # numba's first calls are reported by compile_times(), not here
-        return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers)
+        return cls(compiled, rounds, time.perf_counter() - t0 - jit, numbers, index)
 
     @classmethod
     def from_arrays(cls, *, interfaces: Any, filter_interface: Any, c_filter: Any, c_name: Any, c_type: Any,
                     c_op: Any, c_value: Any,
                     names: Sequence[str], strings: Sequence[str] = (),
-                    preprocessing_rounds: int = DEFAULT_ROUNDS, numbers: str = "strict") -> ForwardingTable:
+                    preprocessing_rounds: int = DEFAULT_ROUNDS, numbers: str = "strict",
+                    intervals: str = "auto") -> ForwardingTable:
         """The fast constructor: a table given as columns, one row per constraint.
 
         - ``interfaces``: all interface ids (ints >= 0), including those with
@@ -216,13 +238,14 @@ class ForwardingTable:
         Names and strings must be valid (no surrogates; names non-empty): they
         are not re-checked here. ``compile`` is the general entry point; the
         workload generator uses this one to build millions of constraints
-        without Python objects. ``numbers`` as in ``compile``.
+        without Python objects. ``numbers`` and ``intervals`` as in ``compile``.
         """
         t0 = time.perf_counter()
         rounds = _check_rounds(preprocessing_rounds)
         check_numbers(numbers)
+        check_mode(intervals)
         raw = raw_table(interfaces, filter_interface, c_filter, c_name, c_type, c_op, c_value, names, strings)
-        return cls._from_raw(raw, rounds, t0, numbers)
+        return cls._from_raw(raw, rounds, t0, numbers, intervals)
 
     @classmethod
     def from_document(cls, text: str, preprocessing_rounds: int | None = None, *,
@@ -236,13 +259,13 @@ class ForwardingTable:
         """The same table with another number of pre-processing rounds; the
         arrays are shared, only the selectivity bitmaps are rebuilt."""
         rounds = _check_rounds(rounds)
-        return ForwardingTable(self._compiled.with_rounds(rounds), rounds, 0.0, self._numbers)
+        return ForwardingTable(self._compiled.with_rounds(rounds), rounds, 0.0, self._numbers, self._intervals)
 
     def with_numbers(self, numbers: str) -> ForwardingTable:
         """The same compiled table matching numbers another way (``"strict"``
         or ``"sff"``); nothing is recompiled. The mode is a property of how
         messages are encoded, so a MessageBatch belongs to one mode."""
-        return ForwardingTable(self._compiled, self._rounds_requested, 0.0, numbers)
+        return ForwardingTable(self._compiled, self._rounds_requested, 0.0, numbers, self._intervals)
 
     @property
     def numbers(self) -> str:
@@ -263,7 +286,21 @@ class ForwardingTable:
     @property
     def nbytes(self) -> int:
         """Bytes of the compiled arrays (the whole table, not the per-thread scratch)."""
-        return self._compiled.nbytes
+        return self._compiled.nbytes + (self._intervals.nbytes if self._intervals is not None else 0)
+
+    def algorithms(self) -> list[tuple[str, str, str]]:
+        """How each attribute (name, type) of the table's constraints is
+        matched: ``"counting"`` (Carzaniga & Wolf, SIGCOMM 2003, §4),
+        ``"interval index"`` (bucket bitmaps, see ``intervals=`` of
+        :meth:`compile`) or ``"checked"`` (in the interval index's filters,
+        compared exactly on each candidate without a bitmap of its own). An
+        attribute with filters of both kinds is listed twice."""
+        compiled = self._compiled
+        found = [(compiled.names[int(code) // NTYPES], TYPE_NAMES[int(code) % NTYPES], "counting")
+                 for code in np.flatnonzero(compiled.arrays.key_of >= 0)]
+        if self._intervals is not None:
+            found += [(name, type_, algorithm) for name, type_, algorithm, _, _ in self._intervals.algorithms()]
+        return sorted(found)
 
     def selectivity_table(self, limit: int | None = None) -> list[tuple[str, str, list[int]]]:
         """The selectivity table of §4.3, most selective entry first: (name,
@@ -298,6 +335,9 @@ class ForwardingTable:
             "compile_seconds": self.compile_seconds,
             "layout": "compact" if compiled.counter_dtype == np.uint8 else "wide",
             "numbers": self._numbers,
+            "interval_filters": self._intervals.n_filters if self._intervals is not None else 0,
+            "interval_constraints": self._intervals.n_constraints if self._intervals is not None else 0,
+            "interval_bytes": self._intervals.nbytes if self._intervals is not None else 0,
         }
 
     def __repr__(self) -> str:
@@ -326,8 +366,12 @@ class ForwardingTable:
             "decode_wires", decode_wires, (self._compiled.name_lookup, data, w_off, self._numbers == "sff"))
         if m_off.shape[0] != len(wires) + 1:
             raise ValueError("a message's wire bytes are not in the form matcher/_wire.py reads")
+        interval_rows = None
+        if self._intervals is not None:
+            interval_rows = first_call("decode_wires", decode_wires,
+                                       (self._intervals.name_lookup, data, w_off, self._numbers == "sff"))[:2]
         return MessageBatch(m_off=m_off, attrs=attrs, s_chars=s_chars, s_off=s_off, maxlen=int(maxlen),
-                            token=self._compiled.token, numbers=self._numbers)
+                            token=self._compiled.token, numbers=self._numbers, interval_rows=interval_rows)
 
     def _batch_of(self, messages: Any) -> MessageBatch:
         if isinstance(messages, MessageBatch):
@@ -464,6 +508,8 @@ class ForwardingTable:
             self._scratch(max(len(wire), 2 * self._local.string_capacity))
             k = forward_message(self._one_table, state["one_scratch"], wire, set_members, set_lo, set_hi,
                                 self._sff)
+        if self._intervals is not None:
+            return self._with_intervals(self._result(k), wire, None if broadcast is None else set_members)
         return self._result(k)
 
     def encode_message(self, message: Message) -> EncodedMessage:
@@ -481,7 +527,8 @@ class ForwardingTable:
                                                                2 * self._compiled.params.n_names + 2))
         if data.shape[0] == 0:
             raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
-        return EncodedMessage(data.tobytes(), int(maxlen), self._compiled.token, self._numbers)
+        return EncodedMessage(data.tobytes(), int(maxlen), self._compiled.token, self._numbers,
+                              b"" if self._intervals is None else message_wire(message))
 
     def forward_encoded(self, encoded: EncodedMessage, broadcast: Iterable[int] | None = None) -> np.ndarray:
         """``forward`` for a message from :meth:`encode_message`."""
@@ -503,7 +550,34 @@ class ForwardingTable:
         if k < 0:  # a string longer than the scratch holds: grow it, once
             self._scratch(encoded.maxlen)
             k = forward_one(self._compiled.one_table, self._one_scratch(), data, set_members)
+        if self._intervals is not None:
+            return self._with_intervals(self._result(k), encoded.wire, None if broadcast is None else set_members)
         return self._result(k)
+
+    def _with_intervals(self, counted: np.ndarray, wire: bytes, members: np.ndarray | None) -> np.ndarray:
+        """``counted`` (the ids counting found) with those of the interval
+        index's filters matching the message ``wire`` (in the broadcast set's
+        dense ``members``, or all)."""
+        index = self._intervals
+        assert index is not None
+        data = np.frombuffer(bytearray(wire), dtype=np.uint8)  # writable: one compiled signature
+        m_off, attrs = first_call("decode_wires", decode_wires,
+                                  (index.name_lookup, data, np.array([0, len(wire)], np.int64), self._sff))[:2]
+        if m_off.shape[0] != 2:
+            raise ValueError("the message's wire bytes are not in the form matcher/_wire.py reads")
+        scratch = self._local.__dict__.get("interval_scratch")
+        if scratch is None:
+            scratch = (np.empty(index.values_start.shape[0] - 1, np.int64), np.empty(max(1, index.row_base.shape[0]),
+                                                                                      np.int64),
+                       np.zeros(index.n_words_if, np.uint64), np.empty(64 * index.n_words_if, np.int32))
+            self._local.interval_scratch = scratch
+        allowed = _NO_SET if members is None else _bitmap_of(members, index.n_words_if)
+        k = first_call("intervals/one", match_interval_message,
+                       (*index.arrays, attrs, 0, int(m_off[1]), allowed, *scratch, 0))
+        if k == 0:
+            return counted
+        found = self._compiled.interfaces[scratch[3][:k]]
+        return found if counted.shape[0] == 0 else np.union1d(counted, found)
 
     def _one_scratch(self) -> np.ndarray:
         """This thread's scratch, packed, as the single-message entries take it."""
@@ -538,14 +612,38 @@ class ForwardingTable:
                           ) -> tuple[np.ndarray, np.ndarray]:
         """Like ``forward_batch`` but returns (offsets, ids): message m went to
         ``ids[offsets[m]:offsets[m + 1]]``."""
-        import numba
-
         batch = self._batch_of(messages)
-        compiled = self._compiled
         n = len(batch)
         set_of_message, set_start, set_members = self._broadcast(broadcast, n, per_message_ok=True)
         if n == 0:
             return np.zeros(1, np.int64), np.zeros(0, np.int64)
+        offsets, ids = self._counted_csr(batch, set_of_message, set_start, set_members, threads)
+        if self._intervals is None:
+            return offsets, ids
+        return self._intervals_csr(batch, set_of_message, set_start, set_members, offsets, ids)
+
+    def _intervals_csr(self, batch: MessageBatch, set_of_message: np.ndarray, set_start: np.ndarray,
+                       set_members: np.ndarray, offsets: np.ndarray, ids: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """The counting path's CSR answer merged with the interval index's."""
+        index = self._intervals
+        assert index is not None and batch.interval_rows is not None
+        m_off, attrs = batch.interval_rows
+        n_sets = set_start.shape[0] - 1
+        allowed = np.zeros((max(1, n_sets), index.n_words_if), np.uint64)
+        for k in range(n_sets):
+            allowed[k] = _bitmap_of(set_members[set_start[k]:set_start[k + 1]], index.n_words_if)
+        i_off, i_dense = first_call("intervals/batch", match_interval_batch,
+                                    (*index.arrays, attrs, m_off, allowed, set_of_message, index.n_words_if))
+        return first_call("intervals/merge", merge_csr, (offsets, ids, i_off, self._compiled.interfaces[i_dense]))
+
+    def _counted_csr(self, batch: MessageBatch, set_of_message: np.ndarray, set_start: np.ndarray,
+                     set_members: np.ndarray, threads: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """``forward_batch_csr`` by the counting path alone."""
+        import numba
+
+        compiled = self._compiled
+        n = len(batch)
         n_threads = numba.get_num_threads() if threads is None else int(threads)
         if n_threads < 1:
             raise ValueError("threads must be >= 1")
@@ -597,6 +695,15 @@ class ForwardingTable:
 
 _SERIAL_OUT_ENTRIES = 1 << 22
 _NO_MEMBERS = np.zeros(0, np.int32)  # the broadcast set of a message sent to every interface
+_NO_SET = np.zeros(0, np.uint64)  # the interval kernel's "every interface"
+
+
+def _bitmap_of(members: np.ndarray, n_words: int) -> np.ndarray:
+    """The bitmap of the dense interfaces ``members``."""
+    bits = np.zeros(n_words, np.uint64)
+    m = members.astype(np.int64)
+    np.bitwise_or.at(bits, m >> 6, np.left_shift(np.uint64(1), (m & 63).astype(np.uint64)))
+    return bits
 
 
 def raw_table(interfaces: Any, filter_interface: Any, c_filter: Any, c_name: Any, c_type: Any, c_op: Any,

@@ -75,9 +75,9 @@ def test_importing_a_package_loads_nothing_heavy(package):
 
 def test_the_workloads_export_what_their_generators_declare():
     from cbalgebra import workloads
-    from cbalgebra.workloads import _dnf, _forwarding
+    from cbalgebra.workloads import _dnf, _forwarding, _intervals
 
-    assert set(workloads.__all__) == set(_dnf.__all__) | set(_forwarding.__all__)
+    assert set(workloads.__all__) == set(_dnf.__all__) | set(_forwarding.__all__) | set(_intervals.__all__)
 
 
 def test_a_name_is_imported_once_and_kept():
