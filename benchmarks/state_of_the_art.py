@@ -226,8 +226,10 @@ def htree_estimate_gb(w: cb.workloads.IntervalWorkload) -> float:
     return (24 * HTREE_CELLS ** HTREE_LEVELS + 1.7 * 4 * entries) / 1e9
 
 
-def one_workload(size: int, distribution: str, args: argparse.Namespace, binaries: dict[str, str]) -> list[dict]:
-    """Every side on one workload, one after the other: its rows."""
+def one_workload(size: int, distribution: str, args: argparse.Namespace, binaries: dict[str, str],
+                 rows: list[dict]) -> None:
+    """Every side on one workload, one after the other: its rows appended to
+    ``rows``, and the CSV rewritten after each (an interrupted run keeps them)."""
     w = cb.workloads.intervals(size, distribution=distribution, alpha=args.alpha, events=args.events,
                                seed=args.seed)
     name = f"{size:,} subscriptions, {distribution}"
@@ -236,7 +238,7 @@ def one_workload(size: int, distribution: str, args: argparse.Namespace, binarie
     truth = {e: w.matching(e) for e in sample}
     log.info("%s: %.1f matches per event (brute force, %d events)", name,
              np.mean([len(t) for t in truth.values()]), len(truth))
-    rows, reference = [], None
+    reference = None
     binaries = dict(binaries)
     if "H-Tree" in binaries and htree_estimate_gb(w) > args.htree_limit_gb:
         log.info("%s: H-Tree skipped: its index would take about %.0f GB (--htree-limit-gb %.0f)", name,
@@ -259,7 +261,7 @@ def one_workload(size: int, distribution: str, args: argparse.Namespace, binarie
             row = {**row_of(name, engine, result), **checked(result, truth, reference)}
             log.info("%s", row)
             rows.append(row)
-    return rows
+            write_csv(output_folder(args.out) / "state_of_the_art.csv", rows, say=None)
 
 
 def print_table(rows: list[dict]) -> None:
@@ -323,8 +325,8 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[dict] = []
     for size in (int(s) for s in args.sizes.split(",")):
         for distribution in args.distributions.split(","):
-            rows += one_workload(size, distribution, args, binaries)
-    write_csv(output_folder(args.out) / "state_of_the_art.csv", rows)
+            one_workload(size, distribution, args, binaries, rows)
+    log.info("wrote %s", output_folder(args.out) / "state_of_the_art.csv")
     print_table(rows)
 
 
