@@ -17,7 +17,8 @@ import bench_numbers  # noqa: E402 - tools/ is not a package: its path is added 
 
 #: Pages whose every measurement is filled from the benchmarks' results.
 FILLED_PAGES = ("docs/guide/performance.md", "docs/guide/poset.md", "docs/guide/language.md",
-                "docs/guide/development.md", "docs/guide/forwarding.md", "docs/guide/reducers.md")
+                "docs/guide/development.md", "docs/guide/forwarding.md", "docs/guide/reducers.md",
+                "docs/guide/studies.md")
 # a measurement: a number with a unit of time, rate, size or speed-up (percentages are mostly
 # parameters, such as a workload's mix, and are left out)
 MEASUREMENT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:µs|ms|s|min|MB|GB|MiB|×|x|[a-z]+/s)(?![\w/])")
