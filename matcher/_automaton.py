@@ -140,6 +140,15 @@ def build_automata(keys, constraints, ranks, string_chars, string_start, n_keys)
     return root, automata
 
 
+def no_automata(n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`build_automata` returns when no key has a pattern (every
+    root -1, and the one row of the end node), made in Python: a table without
+    automata then never compiles the builder."""
+    automata = np.full(4, -1, np.int32)
+    automata[0] = 4  # the end node's first edge: where the (no) edges start
+    return np.full(n_keys, -1, np.int32), automata
+
+
 @njit(cache=CACHE, inline="always")
 def _step(automata, s, ch):
     """The child of node ``s`` along code point ``ch`` in ``substring_automata``,

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cbalgebra.matcher._automaton import build_automata
+from cbalgebra.matcher._automaton import build_automata, no_automata
 from cbalgebra.matcher._kernels import (
     NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, PACKED_TABLE_DTYPES,
     SUBSTRING_PROBE_LENGTHS, T_ANY, T_BOOL, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays,
@@ -433,8 +433,10 @@ def _pattern_tables(d: _Distinct, string_chars: np.ndarray, string_start: np.nda
         hsize *= 2
     pattern_slots = np.full(hsize, -1, dtype=np.int32)
     if pat.size:
+        # the argument types of _string_slots' call, so that numba compiles fill_pattern_slots once
         first_call("fill_pattern_slots", fill_pattern_slots,
-                   (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat], d_key[pat], d_cv[pat], string_hash))
+                   (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat].astype(np.int8),
+                    d_key[pat].astype(np.int64), d_cv[pat].astype(np.int64), string_hash))
     # one bit per 16 pattern positions' worth: 16 bits per pattern constraint
     bloom_words = 1
     while 64 * bloom_words < 16 * pat.shape[0]:
@@ -560,6 +562,11 @@ def _substring_automata(d_op: np.ndarray, d_key: np.ndarray, d_cv: np.ndarray, a
     keys, ranks = d_key[sub].astype(np.int64), d_cv[sub].astype(np.int64)
     if np.any((keys[1:] == keys[:-1]) & (ranks[1:] == ranks[:-1])):
         raise RuntimeError("a substring constraint appears twice on one key after deduplication")
+    if keys.shape[0] == 0:
+        # what build_automata returns for no pattern, without compiling it
+        # (1 s of a cold first call; most tables have no automaton)
+        roots, automata = no_automata(automaton_keys.shape[0])
+        return automata, roots
     roots, automata = first_call("substring_automata", build_automata,
                                  (keys, sub.astype(np.int64), ranks, string_chars, string_start,
                                   automaton_keys.shape[0]))

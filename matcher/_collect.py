@@ -242,3 +242,41 @@ def _walk_substrings(root, chars, ms, me, stamp, substring_base, automata, subst
             n = _push_range(ranges, n, c, c + 1)
             o = np.int64(automata[4 * o + 3])
     return n
+
+
+@njit(cache=CACHE)
+def _collect_patterns(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
+                      pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom,
+                      pattern_rank, pattern_base, string_hash, string_chars, string_start, substring_automata,
+                      ranges, n):
+    """The prefix, suffix and substring constraints of ``key`` that the
+    string chars[ms:me] satisfies (:func:`_collect_prefixes_suffixes`, then
+    :func:`_walk_substrings` or :func:`_probe_substrings`).
+
+    A function of its own, called once per string attribute whose key has
+    patterns, as :func:`_collect_ordered` is: inlined into the per-message
+    function with the helpers it inlines, it made numba copy that function's
+    whole intermediate code at each inlining, half of the cold compile of
+    ``forward()`` (benchmarks/forward_compile.py). Its arrays are used
+    without owner (the caller's are alive for the call), so that the helpers
+    inlined here do not update reference counts."""
+    chars, block_start, pattern_lengths, pattern_max_length = (
+        _unmanaged(chars), _unmanaged(block_start), _unmanaged(pattern_lengths), _unmanaged(pattern_max_length))
+    prefix_hash, hash_power, substring_mark, pattern_slots = (
+        _unmanaged(prefix_hash), _unmanaged(hash_power), _unmanaged(substring_mark), _unmanaged(pattern_slots))
+    pattern_bloom, pattern_rank, string_hash, string_chars = (
+        _unmanaged(pattern_bloom), _unmanaged(pattern_rank), _unmanaged(string_hash), _unmanaged(string_chars))
+    string_start, substring_automata, ranges = (
+        _unmanaged(string_start), _unmanaged(substring_automata), _unmanaged(ranges))
+    n = _collect_prefixes_suffixes(
+        key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length, prefix_hash,
+        hash_power, pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars, string_start,
+        ranges, n)
+    longest = np.int64(pattern_max_length[2 * n_keys + key])
+    if longest < 0:  # -(root + 2): the key's substrings have an automaton
+        return _walk_substrings(-longest - 2, chars, ms, me, stamp, substring_base, substring_automata,
+                                substring_mark, ranges, n)
+    return _probe_substrings(
+        key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
+        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom, pattern_rank,
+        pattern_base, string_hash, string_chars, string_start, ranges, n)

@@ -48,7 +48,7 @@ from cbalgebra.matcher._collect import SUBSTRING_PROBE_LENGTHS
 from cbalgebra.matcher._lookup import (
     HASH_BASE, fill_pattern_filter, fill_pattern_slots, set_bits, slot_of, string_hashes,
 )
-from cbalgebra.matcher._message import make_scratch, match_message
+from cbalgebra.matcher._message import make_scratch, make_scratch_jit, match_message
 from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.matcher._views import _unmanaged, _view_at, borrow_scratch, borrow_table, popcount64, unpack_buffers
 from cbalgebra.matcher.layout import (
@@ -143,15 +143,10 @@ def first_call(variant: str, kernel: Any, args: tuple) -> Any:
 
 
 # ----------------------------------------------------------------- scratch
-@njit(cache=CACHE)
-def _new_scratch_entry(params, counter_proto, maxlen):
-    return make_scratch(Params(*params), counter_proto, maxlen)
-
-
 def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
     """Per-thread working memory for a table with these parameters, for
     string values up to ``maxlen`` code points; counters of ``counter_dtype``."""
-    return Scratch(*_new_scratch_entry(tuple(params), np.zeros(0, counter_dtype), maxlen))
+    return Scratch(*make_scratch(Params(*params), np.zeros(0, counter_dtype), maxlen))
 
 
 # ------------------------------------------------------------ packed form
@@ -241,7 +236,7 @@ def forward_parallel(table, params, attrs, m_off, chars, char_start, maxlen, set
         named = borrow_table(table)
         scalars = Params(*params)
         # the scratch is made per chunk, and keeps its owner
-        scratch = make_scratch(scalars, counter_proto, maxlen)
+        scratch = make_scratch_jit(scalars, counter_proto, maxlen)
         start = np.int64(ch * cap)
         stop, _ = _forward_run(named, scalars, attrs, m_off, chars, char_start, set_of_message, set_start,
                                set_members, scratch, np.int64(chunk_lo[ch]), np.int64(chunk_hi[ch]), np.int64(0), out,

@@ -11,9 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cbalgebra.matcher._collect import (
-    _collect_ordered, _collect_prefixes_suffixes, _hash_prefixes, _probe_substrings, _push_range, _walk_substrings,
-)
+from cbalgebra.matcher._collect import _collect_ordered, _collect_patterns, _hash_prefixes, _push_range
 from cbalgebra.matcher._counting import BLOCK, _count_ranges
 from cbalgebra.matcher._lookup import _string_position
 from cbalgebra.matcher._numba_cache import CACHE
@@ -195,20 +193,11 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
                 if (block_start[jp] != block_start[jp + 1] or block_start[js] != block_start[js + 1]
                         or block_start[jb] != block_start[jb + 1]):
                     # prefix, suffix and substring: probe the value's pieces
-                    n_ranges = _collect_prefixes_suffixes(
-                        key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths, pattern_max_length,
-                        prefix_hash, hash_power, pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash,
-                        string_chars, string_start, ranges, n_ranges)
-                    longest = np.int64(pattern_max_length[2 * n_keys + key])
-                    if longest < 0:  # -(root + 2): the key's substrings have an automaton
-                        n_ranges = _walk_substrings(-longest - 2, chars, ms, me, stamp, substring_base,
-                                                    substring_automata, substring_mark, ranges, n_ranges)
-                    else:
-                        n_ranges = _probe_substrings(
-                            key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
-                            pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
-                            pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
-                            string_start, ranges, n_ranges)
+                    n_ranges = _collect_patterns(
+                        key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
+                        pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom,
+                        pattern_rank, pattern_base, string_hash, string_chars, string_start, substring_automata,
+                        ranges, n_ranges)
         if n_ranges > 0 and _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_info, shift,
                                           size_mask, counters, touched, done, out, progress, link_buffer,
                                           interface_filters, n_live) == 0:
@@ -216,12 +205,36 @@ def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scrat
     return progress[REMAINING]
 
 
+@njit(cache=CACHE, inline="always")
+def _sift_down(values, lo, root, n):
+    """Restore the max-heap of values[lo:lo + n] below ``root`` (0-based)."""
+    x = values[lo + root]
+    while 2 * root + 1 < n:
+        child = 2 * root + 1
+        if child + 1 < n and values[lo + child + 1] > values[lo + child]:
+            child += 1
+        if values[lo + child] <= x:
+            break
+        values[lo + root] = values[lo + child]
+        root = child
+    values[lo + root] = x
+
+
 @njit(cache=CACHE)
 def _sort_small(values, lo, hi):
     """Sort values[lo:hi] in place: insertion sort for the few interfaces a
-    message usually goes to, numpy's sort beyond."""
-    if hi - lo > 32:
-        values[lo:hi].sort()
+    message usually goes to, heapsort beyond (O(n log n) on any order; not
+    numpy's sort, whose quicksort numba compiles in 1 s of a cold first
+    call)."""
+    n = hi - lo
+    if n > 32:
+        for root in range(n // 2 - 1, -1, -1):
+            _sift_down(values, lo, root, n)
+        for end in range(n - 1, 0, -1):
+            x = values[lo]
+            values[lo] = values[lo + end]
+            values[lo + end] = x
+            _sift_down(values, lo, 0, end)
         return
     for k in range(lo + 1, hi):
         x = values[k]
@@ -305,12 +318,14 @@ def match_message(table, params, attrs, a_lo, a_hi, chars, char_start, set_membe
 
 
 # ----------------------------------------------------------------- scratch
-@njit(cache=CACHE)
 def make_scratch(params, counter_proto, maxlen):
     """A thread's :class:`~cbalgebra.matcher.layout.Scratch` for a table with
     these parameters, for string values up to ``maxlen`` code points;
     counters of ``counter_proto``'s dtype. (Named fields: the dtypes are the
-    declared ones, which ``layout.pack_arrays`` checks.)"""
+    declared ones, which ``layout.pack_arrays`` checks.) Plain Python, which
+    the Python side runs with numpy as it is (a cold first call then compiles
+    none of numpy's allocators), and compiled as :func:`make_scratch_jit`
+    for the parallel entry, which makes a scratch per chunk."""
     counters = np.zeros(params.n_filters, dtype=counter_proto.dtype)
     touched = np.empty(params.n_filters + 1, dtype=np.int32)
     done = np.empty(params.n_words, dtype=np.uint64)
@@ -331,3 +346,8 @@ def make_scratch(params, counter_proto, maxlen):
                    substring_mark=substring_mark, prefix_hash=prefix_hash, hash_power=hash_power, progress=progress,
                    absent=absent, link_buffer=link_buffer, ranges=ranges, out=out, string_start=string_start,
                    message_chars=message_chars, message_rows=message_rows)
+
+
+#: :func:`make_scratch` in compiled code (the parallel entry's, compiled when
+#: it is first used)
+make_scratch_jit = njit(cache=CACHE)(make_scratch)

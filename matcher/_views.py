@@ -80,11 +80,15 @@ def _unmanaged_intrinsic(typingctx, array):
 
 @intrinsic
 def _view_at_intrinsic(typingctx, raw, start, end, dtype):
-    """``raw[start:end].view(dtype)`` for a C-contiguous uint8 ``raw`` and an
-    aligned ``start``, built directly and without an owner (as
-    :func:`_unmanaged`): the single-message entry takes ~31 arrays out of two
-    buffers per call, and numba's slice and view checks cost more than the
-    rest of an empty message."""
+    """``raw.view(np.uint8)[start:end].view(dtype)`` for C-contiguous 1-D bytes or array
+    ``raw`` (``start`` and ``end`` in bytes) and an aligned ``start``, built
+    directly and without an owner (as :func:`_unmanaged`): the
+    single-message entry takes ~31 arrays out of two buffers per call, and
+    numba's slice and view checks cost more than the rest of an empty
+    message (and numba compiles its ``view`` once per pair of dtypes, 0.2 s
+    each in a cold first call)."""
+    if not (isinstance(raw, types.Buffer) and raw.ndim == 1 and raw.layout == "C"):
+        return None
     if isinstance(dtype, types.DType):
         item = dtype.dtype
     elif isinstance(dtype, types.NumberClass):
@@ -101,7 +105,8 @@ def _view_at_intrinsic(typingctx, raw, start, end, dtype):
         intp = context.get_value_type(types.intp)
         first = builder.sext(args[1], intp) if args[1].type.width < intp.width else args[1]
         last = builder.sext(args[2], intp) if args[2].type.width < intp.width else args[2]
-        data = builder.bitcast(builder.gep(source.data, [first]), out.data.type)
+        raw_bytes = builder.bitcast(source.data, ir.IntType(8).as_pointer())
+        data = builder.bitcast(builder.gep(raw_bytes, [first]), out.data.type)
         count = builder.sdiv(builder.sub(last, first), intp(width))
         context.populate_array(out, data=data, shape=[count], strides=[intp(width)], itemsize=intp(width),
                                meminfo=None)
@@ -234,9 +239,15 @@ def borrow_scratch(s):
 
 
 @njit(cache=CACHE, inline="always")
+def _bytes(buffer):
+    """``buffer.view(np.uint8)`` of a C-contiguous 1-D array, without owner."""
+    return _view_at(buffer, 0, buffer.size * buffer.itemsize, np.uint8)
+
+
+@njit(cache=CACHE, inline="always")
 def _layout(raw, n_fields):
     """The layout :func:`layout.pack_arrays` wrote at the start of a buffer."""
-    return _unmanaged(raw[:24 * n_fields].view(np.int64).reshape(n_fields, 3))
+    return _view_at(raw, 0, 24 * n_fields, np.int64).reshape(n_fields, 3)
 
 
 @njit(cache=CACHE, inline="always")
@@ -245,9 +256,9 @@ def unpack_buffers(table_buffer, scratch_buffer):
     single-message entry, each buffer passed as a view of the dtype of its
     variable field (filter_info for the table, the counters for the
     scratch)."""
-    table_raw = table_buffer.view(np.uint8)
+    table_raw = _bytes(table_buffer)
     layout = _layout(table_raw, N_PACKED_TABLE)
     params = named_scalars(_view_at(table_raw, layout[N_PACKED_TABLE - 1, 0], layout[N_PACKED_TABLE - 1, 1],
                                     np.int64), Params)
     return (unpack_named(table_raw, TableArrays, table_buffer), params,
-            unpack_named(scratch_buffer.view(np.uint8), Scratch, scratch_buffer))
+            unpack_named(_bytes(scratch_buffer), Scratch, scratch_buffer))

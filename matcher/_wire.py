@@ -388,7 +388,7 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
                            zero)
     if n < 0:
         return n
-    attrs = _view_at(rows.view(np.uint8), 0, 24 * n, np.int64).reshape(n, 3)
+    attrs = _view_at(rows, 0, 24 * n, np.int64).reshape(n, 3)
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
     return match_message(table, params, attrs, zero, n, scratch.message_chars, string_start,

@@ -25,7 +25,7 @@ _USER = """
 import json
 import cbalgebra as cb
 from cbalgebra.matcher import ForwardingTable
-from cbalgebra.matcher import _kernels, _wire
+from cbalgebra.matcher import _automaton, _kernels, _wire
 
 table = ForwardingTable.compile({0: cb.parse_filter('[a > 1, b >* "x"]'), 1: cb.parse_filter('[c = true]')})
 assert list(table.forward(cb.parse_message('[a=2, b="xy", c=true]'))) == [0, 1]
@@ -37,7 +37,12 @@ if "batch" in __import__("sys").argv:
     table.forward_batch(messages, threads=1)
     table.forward_batch(messages, threads=2)
     table.forward_encoded(table.encode_message(messages[0]))
-kernels = [_wire.forward_message, _kernels.forward_serial, _kernels.forward_parallel, _kernels.forward_one]
+if "batch" in __import__("sys").argv:
+    # a substring pattern of 63 characters gets an automaton (_build._automaton_keys)
+    long = ForwardingTable.compile({4: cb.parse_filter('[s * "' + "z" * 63 + '"]')})
+    assert list(long.forward(cb.parse_message('[s="a' + "z" * 63 + '"]'))) == [4]
+kernels = [_wire.forward_message, _kernels.forward_serial, _kernels.forward_parallel, _kernels.forward_one,
+           _automaton.build_automata]
 print(json.dumps(sum(sum(k.stats.cache_misses.values()) for k in kernels)))
 """
 
@@ -81,3 +86,38 @@ def test_make_install_warms_every_entry_so_the_first_call_afterwards_compiles_no
     after = _run(tmp_path, "batch")
     assert NOTICE not in after.stderr, after.stderr
     assert json.loads(after.stdout.splitlines()[-1]) == 0
+
+
+# What a new user's first table and forward() make numba compile, by name.
+_COMPILED = """
+import json
+from numba.core import event
+import cbalgebra as cb
+from cbalgebra.matcher import ForwardingTable
+
+names = set()
+class Names(event.Listener):
+    def on_start(self, ev):
+        names.add(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+
+with event.install_listener("numba:compile", Names()):
+    table = ForwardingTable.compile({0: cb.parse_filter('[a > 1, b >* "x", b * "y"]'), 1: cb.parse_filter('[c = 1]')})
+    assert list(table.forward(cb.parse_message('[a=2, b="xy", c=1]'))) == [0, 1]
+print(json.dumps(sorted(names)))
+"""
+
+
+def test_the_first_forward_compiles_only_what_it_needs(tmp_path):
+    """Issue 28 §6: what a cold first forward() compiles is its cost. A table
+    without substring automata does not compile the automaton builder; the
+    scratch is allocated by numpy, not by compiled allocators; a message's
+    matches are sorted without numpy's sort (numba compiles a quicksort of
+    seven functions for it) and the packed buffers are read without
+    ``ndarray.view`` (compiled once per pair of dtypes)."""
+    compiled = json.loads(_run(tmp_path, code=_COMPILED).stdout.splitlines()[-1])
+    assert "match_message" in compiled and "forward_message" in compiled  # it did compile forward()
+    unneeded = {"build_automata", "make_scratch", "_new_scratch_entry"}
+    assert not unneeded & set(compiled), compiled
+    assert not [name for name in compiled if "quicksort" in name or "view" in name], compiled
