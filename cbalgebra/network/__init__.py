@@ -14,6 +14,8 @@ integers 0..n-1 and whose edges carry a positive ``weight`` (a link length).
   iPS, PIF, DRP) and Siena's subscription forwarding
   (:mod:`cbalgebra.network.siena`) and delivers messages with them:
   ``build(scheme, graph, predicates)``, ``Routing.deliver``, ``Routing.memory``;
+  :func:`table_memory` (:mod:`cbalgebra.network.sizing`) counts the same
+  memory without tables or all-pairs distances, exactly or by sampling;
   ``Network`` and ``Server`` are Siena's servers themselves.
 - :mod:`cbalgebra.network.workload` draws processor predicates (Carzaniga, Rembert & Wolf 2006's
   DNF generator) and messages; :mod:`cbalgebra.network.draw` pictures one
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from .paths import ShortestPaths, shortest_paths
     from .schemes import SCHEMES, Delivery, Routing, RoutingError, build
     from .siena import Network, Server
+    from .sizing import TableMemory, table_memory
     from .topology import TopologyError, generator_names, real_networks, topohub_networks, topology
 
 __all__ = [
@@ -58,6 +61,7 @@ __all__ = [
     "Server",
     "ShortestPaths",
     "SteinerResult",
+    "TableMemory",
     "TopologyError",
     "build",
     "check_delivery",
@@ -65,6 +69,7 @@ __all__ = [
     "real_networks",
     "shortest_paths",
     "smallest_latency_minimal_tree",
+    "table_memory",
     "topohub_networks",
     "topology",
 ]
@@ -78,6 +83,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                  "smallest_latency_minimal_tree"),
     "schemes": ("SCHEMES", "Delivery", "Routing", "RoutingError", "build"),
     "siena": ("Network", "Server"),
+    "sizing": ("TableMemory", "table_memory"),
 }, globals())
 
 

@@ -74,6 +74,7 @@ import numpy as np
 __all__ = [
     "TIE_TOLERANCE",
     "ShortestPaths",
+    "SourceTrees",
     "dist",
     "exact_weight",
     "same_length",
@@ -164,6 +165,7 @@ class _Arcs:
         self.tail, self.head, self.length = tail[order], head[order], length[order]
         self.lookup = {(int(t), int(h)): s for t, h, s in zip(self.tail.tolist(), self.head.tolist(),
                                                               self.length.tolist(), strict=True)}
+        self._matrix: Any = None
 
     def distances(self, sources: Sequence[int]) -> np.ndarray:
         """Exact scaled distances from each source (rows), inf where unreachable."""
@@ -171,8 +173,9 @@ class _Arcs:
             # deferred: scipy loads only when distances are computed
             from scipy.sparse import csr_array
             from scipy.sparse.csgraph import dijkstra
-            matrix = csr_array((self.length, (self.tail, self.head)), shape=(self.n, self.n))
-            return np.atleast_2d(dijkstra(matrix, directed=True, indices=list(sources)))
+            if self._matrix is None:  # built once: SourceTrees asks for one batch of sources at a time
+                self._matrix = csr_array((self.length, (self.tail, self.head)), shape=(self.n, self.n))
+            return np.atleast_2d(dijkstra(self._matrix, directed=True, indices=list(sources)))
         out = np.full((len(sources), self.n), math.inf, dtype=object)
         adjacent: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
         for t, h, s in zip(self.tail.tolist(), self.head.tolist(), self.length.tolist(), strict=True):
@@ -273,6 +276,60 @@ def shortest_path_parents(n: int, edges: Iterable[tuple[int, int, Any]], sources
     ints or floats (ValueError, one line, otherwise)."""
     arcs = _Arcs(n, edges)
     return arcs.parents(arcs.distances(list(sources)))
+
+
+class SourceTrees:
+    """The trees T_v of :class:`ShortestPaths` (the same exact distances and
+    smallest-id tie-break), a batch of sources at a time: memory grows with
+    the batch times n plus the links, never n², so networks of 10⁵ nodes fit
+    where all pairs would not. ``edges``: (u, v, weight) triples of an
+    undirected graph on 0..n-1 (:meth:`from_graph` takes a topology). Pickles
+    small: the edges, not the arrays built from them."""
+
+    def __init__(self, n: int, edges: Iterable[tuple[int, int, Any]]):
+        self._build(n, [(int(u), int(v), w) for u, v, w in edges])
+
+    def _build(self, n: int, edges: list[tuple[int, int, Any]]) -> None:
+        self.n = n
+        self.edges = edges
+        self._arcs = _Arcs(n, edges)
+        #: degree[u]: u's neighbours
+        self.degree = np.bincount(self._arcs.tail, minlength=n)
+
+    @classmethod
+    def from_graph(cls, graph: nx.Graph) -> SourceTrees:
+        return cls(_nodes_checked(graph), graph.edges(data="weight", default=1))
+
+    def parents(self, sources: Sequence[int]) -> np.ndarray:
+        """parent[i, x]: the parent of x in T_{sources[i]} (-1 at the root),
+        equal to ``ShortestPaths(graph).parent[sources[i]]``."""
+        arcs = self._arcs
+        return arcs.parents(arcs.distances(list(sources)))
+
+    def batch(self, cells: int = 2_000_000) -> int:
+        """Sources per call of :meth:`parents` that keep its arrays under
+        about ``cells`` entries of n (at least 1)."""
+        return max(1, cells // max(1, self.n, len(self._arcs.tail)))
+
+    def arc_index(self, tail: np.ndarray, head: np.ndarray) -> np.ndarray:
+        """The index of each arc (tail[i], head[i]) in the order of
+        :attr:`arc_tail` / :attr:`arc_head` (arcs must exist)."""
+        key = self._arcs.head * self.n + self._arcs.tail      # sorted: arcs are by head, then tail
+        return np.searchsorted(key, np.asarray(head, dtype=np.int64) * self.n + np.asarray(tail, dtype=np.int64))
+
+    @property
+    def arc_tail(self) -> np.ndarray:
+        return self._arcs.tail
+
+    @property
+    def arc_head(self) -> np.ndarray:
+        return self._arcs.head
+
+    def __getstate__(self) -> dict:
+        return {"n": self.n, "edges": self.edges}
+
+    def __setstate__(self, state: dict) -> None:
+        self._build(state["n"], state["edges"])  # rebuild the arrays rather than ship them
 
 
 def _nodes_checked(graph: nx.Graph) -> int:

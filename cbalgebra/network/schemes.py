@@ -145,6 +145,7 @@ __all__ = [
     "id_bits",
     "ips_lookup_bits",
     "ips_structure",
+    "routing_problem",
     "siena_tree",
     "source_classes",
 ]
@@ -370,6 +371,33 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
     :class:`PIF`; None: the paper's, every processor)."""
     if scheme not in _CLASSES:
         raise RoutingError(f"unknown scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")
+    graph, preds, sender_set, reducer = routing_problem(graph, predicates, senders, reducer)
+    if paths is None:
+        paths = ShortestPaths(graph)
+    routing = _CLASSES[scheme](graph, paths, preds, sender_set, reducer)
+    if not shared_rows:
+        routing.shared_rows = False
+    if isinstance(routing, DRP):
+        routing._set_unicast(unicast, unicast_seed)
+    elif unicast is not None:
+        raise RoutingError("unicast applies to the drp scheme only")
+    if isinstance(routing, PIF) and pif_union is not None:
+        if pif_union not in PIF_UNIONS:
+            raise RoutingError(f"unknown pif_union {pif_union!r}; choose one of {', '.join(PIF_UNIONS)}")
+        routing.pif_union = pif_union
+    elif pif_union is not None:
+        raise RoutingError("pif_union applies to the pif scheme only")
+    routing._setup()
+    return routing
+
+
+def routing_problem(graph: Any, predicates: Mapping[int, Predicate], senders: Iterable[int] | None,
+                    reducer: str | None) -> tuple[nx.Graph, dict[int, Predicate], frozenset[int], str]:
+    """The checked inputs of a routing problem, as :func:`build` and
+    :func:`cbalgebra.network.table_memory` take them: a copy of the graph
+    checked as a topology, ``{receiver: Predicate}`` sorted (a Filter becomes
+    a one-filter predicate), the senders (None: every processor) and the
+    reducer name (None: ``"none"``). RoutingError, one line, otherwise."""
     reducer = "none" if reducer is None else reducer
     choices = _reducer_choices()
     if reducer not in choices:
@@ -396,23 +424,7 @@ def build(scheme: str, graph: nx.Graph, predicates: Mapping[int, Predicate],
                 raise RoutingError(f"sender {v!r} is not a processor of the network (0..{n - 1})")
             chosen.add(int(v))
         sender_set = frozenset(chosen)
-    if paths is None:
-        paths = ShortestPaths(graph)
-    routing = _CLASSES[scheme](graph, paths, dict(sorted(preds.items())), sender_set, reducer)
-    if not shared_rows:
-        routing.shared_rows = False
-    if isinstance(routing, DRP):
-        routing._set_unicast(unicast, unicast_seed)
-    elif unicast is not None:
-        raise RoutingError("unicast applies to the drp scheme only")
-    if isinstance(routing, PIF) and pif_union is not None:
-        if pif_union not in PIF_UNIONS:
-            raise RoutingError(f"unknown pif_union {pif_union!r}; choose one of {', '.join(PIF_UNIONS)}")
-        routing.pif_union = pif_union
-    elif pif_union is not None:
-        raise RoutingError("pif_union applies to the pif scheme only")
-    routing._setup()
-    return routing
+    return graph, dict(sorted(preds.items())), sender_set, reducer
 
 
 def _checked_graph(graph: Any) -> nx.Graph:

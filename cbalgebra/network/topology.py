@@ -260,7 +260,7 @@ def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float =
 
 
 def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma: float = 2.5,
-               avg_degree: float = 4.0) -> nx.Graph:
+               avg_degree: float = 4.0, sampler: str = "pairs") -> nx.Graph:
     """Power-law graphs, the two models that Carzaniga, Rembert & Wolf 2006 (§3.1) lean on.
 
     ``model="ba"``: Barabási–Albert preferential attachment, each new node
@@ -269,7 +269,9 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
     ``gamma`` (> 2) and mean expected degree ``avg_degree``: node i has weight
     w_i ∝ (i+1)^(-1/(gamma-1)) and edge {u, v} appears with probability
     min(1, w_u w_v / Σw). The result is joined with :func:`_connect`, so it
-    keeps all n nodes (a giant component alone would shrink n)."""
+    keeps all n nodes (a giant component alone would shrink n).
+    ``sampler="pairs"`` (default) draws once per pair, O(n²); ``"skip"``
+    (:func:`_chung_lu_skip`) in O(n + links): the same law, other draws."""
     n = _need_n(n, "power_law")
     g = nx.Graph()
     g.add_nodes_from(range(n))
@@ -300,15 +302,44 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
         raw = [(i + 1) ** (-1.0 / (gamma - 1)) for i in range(n)]
         scale = avg_degree * n / sum(raw)
         w = [x * scale for x in raw]
-        total = sum(w)
-        for u in range(n):
-            for v in range(u + 1, n):
-                if rng.random() < min(1.0, w[u] * w[v] / total):
-                    g.add_edge(u, v, weight=1)
+        if sampler == "pairs":
+            total = sum(w)
+            for u in range(n):
+                for v in range(u + 1, n):
+                    if rng.random() < min(1.0, w[u] * w[v] / total):
+                        g.add_edge(u, v, weight=1)
+        elif sampler == "skip":
+            g.add_edges_from(_chung_lu_skip(w, rng), weight=1)
+        else:
+            raise TopologyError(f"power_law: sampler must be 'pairs' or 'skip', not {sampler!r}")
         _connect(g, rng)
     else:
         raise TopologyError(f"power_law: model must be 'ba' or 'chung_lu', not {model!r}")
+    if sampler != "pairs" and model != "chung_lu":
+        raise TopologyError("power_law: sampler applies to model='chung_lu' only")
     return g
+
+
+def _chung_lu_skip(w: list[float], rng: random.Random) -> Iterator[tuple[int, int]]:
+    """Chung–Lu edges for non-increasing expected degrees ``w``: each pair
+    {u, v} kept with probability p_uv = min(1, w_u w_v / Σw), in O(n + links)
+    draws (Miller & Hagberg, WAW 2011, Algorithm 2): p_uv does not increase
+    with v, so a geometric skip with the current bound p finds the next
+    candidate, kept with probability p_uv / p (thinning: exactly p_uv)."""
+    n, total = len(w), sum(w)
+    for u in range(n - 1):
+        v = u + 1
+        p = min(1.0, w[u] * w[v] / total)
+        while v < n and p > 0:
+            if p < 1:
+                # 1 - random() is in (0, 1]: the logarithm is finite
+                v += int(math.log(1.0 - rng.random()) / math.log1p(-p))
+            if v < n:
+                q = min(1.0, w[u] * w[v] / total)
+                if rng.random() < q / p:
+                    yield u, v
+                p = q
+                v += 1
 
 
 def _waxman(n: Any, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
@@ -479,12 +510,9 @@ def _generate(name: str, n: Any, seed: Any, params: dict) -> nx.Graph:
 # ---------------------------------------------------------------------------
 # Real networks from topohub
 
-# The collections topohub ships. Three are measured networks: the Internet
-# Topology Zoo, SNDlib and CAIDA's router-level AS graphs. Two are built by
-# topohub's authors: "backbone" (continental and world backbones assembled
-# from submarine cables and terrestrial links between cities; "_nosc"
-# variants leave the submarine cables out) and "gabriel" (random Gabriel
-# graphs of 10 to 500 nodes, ten per size).
+# topohub's collections: three measured (Topology Zoo, SNDlib, CAIDA AS graphs), two
+# synthetic: "backbone" (continental and world backbones from submarine cables and
+# city links; "_nosc" without the cables) and "gabriel" (Gabriel graphs, 10-500 nodes).
 REAL_COLLECTIONS = ("topozoo", "sndlib", "caida")
 TOPOHUB_COLLECTIONS = (*REAL_COLLECTIONS, "backbone", "gabriel")
 # topohub gives link lengths in kilometres rounded to 0.01 km; 537 links of

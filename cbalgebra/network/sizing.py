@@ -1,0 +1,438 @@
+"""M(S) of the routing schemes at Internet scale, exact or sampled, without
+building a table or holding all-pairs distances: :func:`table_memory`.
+
+:meth:`cbalgebra.network.schemes.Routing.memory` counts the memory of
+Carzaniga, Rembert & Wolf ("Understanding Content-Based Routing Schemes",
+2006, §2.4 and §3) by building every table; :func:`cbalgebra.network.memory.exact_memory`
+counts it from :class:`~cbalgebra.network.paths.ShortestPaths`, whose n×n
+distances take 80 GB at n = 100,000. Here every tree T_v is computed from
+one batch of sources at a time (:class:`~cbalgebra.network.paths.SourceTrees`,
+the same exact distances and smallest-id tie-break), so memory grows with
+n plus the links, and each scheme is counted per *unit*:
+
+- ``psf``, per sender v (§3.1): the rows F_u(v, w) over every edge (u, w) of
+  T_v, Σ_{w≠v} size(F(T_v/w)); with no reducer Σ_x size(x)·hops_v(x).
+- ``pif``, per processor u (§3.3, F* over every processor, the paper's):
+  with the smallest-id tie-break F*_u(w) = T_u/w (see
+  :mod:`cbalgebra.network.schemes`), so u holds Σ_{w child of u in T_u}
+  size(F(T_u/w)); with no reducer that is Σ_{x≠u} size(x), no tree needed.
+- ``ips``, per processor u (§3.2): one row set per class of
+  indistinguishable senders stored at u. With the consistent trees of the
+  smallest-id tie-break (T_v's path through u continues as T_u's), the
+  class of v at u is fixed by the set D_v(u) = T_v/u (the children and their
+  subtrees follow from it), so u stores one class per distinct D_v(u) over
+  the senders, each costing size(F(D_v(u))) − size(u). Rewriting at u is
+  safe for v exactly when D_v(u) is a union of whole branches of T_u
+  (|T_v/w| = |T_u/w| for every child w of u in T_v); that fixes the header
+  values reaching u, hence I_u and R_u. Two passes: branch sizes |T_u/w|
+  over every processor (O(links) kept), then every sender's tree; the
+  classes are told apart by two 64-bit lanes of a random sum over D_v(u)
+  (a collision has probability about 2⁻¹²⁸ per pair).
+- ``drp`` (§3.4): n·r·⌈log2 n⌉ id bits and the pred table at every sender,
+  exact in O(n) (the table is not reduced, as in ``build``).
+
+Sampling (``sample=m``): a simple random sample of m units without
+replacement, seeded; the total is :func:`cbalgebra.network.memory.estimate_total`'s
+unbiased (N/m)·Σ Y_u with its finite-population standard error. For iPS,
+whose counts are heavy-tailed, the hubs are counted for certain and the
+rest sampled (:func:`certain_units`, with its measured effect). The units
+are independent, so :func:`unit_values` computes any subset of them
+anywhere (the Spark estimator sends them as tasks) and
+:func:`combine_units` makes the same :class:`TableMemory`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from cbalgebra.values import Predicate
+
+from .memory import estimate_total, make_combiner
+from .paths import SourceTrees
+from .pool import _Combiner
+from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
+
+__all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "MemoryProblem", "TableMemory", "UnitValues",
+           "certain_units", "combine_units", "memory_problem", "sample_units", "table_memory", "unit_values"]
+
+#: The schemes :func:`table_memory` counts.
+MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
+#: What each scheme's estimate samples.
+SAMPLING_UNITS: Mapping[str, str] = {"psf": "sender", "ips": "processor", "pif": "processor",
+                                     "drp": "processor"}
+
+#: Seed of the random values that tell iPS's classes apart (any fixed value).
+_CLASS_HASH_SEED = 20060502
+
+
+@dataclass(frozen=True)
+class TableMemory:
+    """M(S) of one scheme (§2.4): ``predicate_constraints`` and ``id_bits``,
+    ``total_bits`` = id_bits + 88 bits per constraint. Exact (ints, standard
+    errors 0) or estimated from ``sampled`` of the ``population`` units
+    (``unit``: "sender" or "processor"); ``standard_error`` is that of
+    ``predicate_constraints``, in constraints."""
+    scheme: str
+    reducer: str
+    predicate_constraints: float
+    id_bits: float
+    total_bits: float
+    standard_error: float
+    id_bits_standard_error: float
+    total_bits_standard_error: float
+    exact: bool
+    sampled: int
+    population: int
+    unit: str
+
+    @property
+    def relative_standard_error(self) -> float:
+        """standard_error / predicate_constraints (0 when exact or empty)."""
+        return self.standard_error / self.predicate_constraints if self.predicate_constraints else 0.0
+
+
+@dataclass(frozen=True)
+class MemoryProblem:
+    """A checked routing problem in the compact form the counts need (it
+    pickles as its edge list, sizes and, with a reducer, the predicates)."""
+    trees: SourceTrees
+    sizes: np.ndarray            # size(pred x) per processor, 0 off the receivers
+    receivers: np.ndarray        # sorted
+    senders: np.ndarray          # sorted
+    reducer: str
+    predicates: Mapping[int, Predicate]   # empty when reducer == "none": sizes suffice
+
+    @property
+    def n(self) -> int:
+        return self.trees.n
+
+    def units(self, scheme: str) -> np.ndarray:
+        """The units a scheme is counted and sampled by, ascending."""
+        return self.senders if SAMPLING_UNITS[_scheme(scheme)] == "sender" else np.arange(self.n)
+
+
+@dataclass(frozen=True)
+class UnitValues:
+    """Per unit (``units``): its predicate constraints and the id bits it
+    adds to the scheme's fixed ones (iPS's I_u and R_u; 0 elsewhere)."""
+    units: np.ndarray
+    constraints: np.ndarray
+    id_bits: np.ndarray
+
+
+def _scheme(scheme: str) -> str:
+    if scheme not in MEMORY_SCHEMES:
+        raise RoutingError(f"table_memory counts {', '.join(MEMORY_SCHEMES)}, not {scheme!r}")
+    return scheme
+
+
+def memory_problem(graph: nx.Graph, predicates: Mapping[int, Predicate], *, senders: Iterable[int] | None = None,
+                   reducer: str | None = None) -> MemoryProblem:
+    """Check the inputs as :func:`cbalgebra.network.build` does (RoutingError,
+    one line) and keep what the counts need."""
+    # deferred: schemes loads the forwarding engine, needed only to check inputs
+    from .schemes import routing_problem
+
+    graph, preds, sender_set, reducer_name = routing_problem(graph, predicates, senders, reducer)
+    n = graph.number_of_nodes()
+    sizes = np.zeros(n, dtype=np.int64)
+    for x, p in preds.items():
+        sizes[x] = p.size
+    return MemoryProblem(SourceTrees.from_graph(graph), sizes, np.array(sorted(preds), dtype=np.int64),
+                         np.array(sorted(sender_set), dtype=np.int64), reducer_name,
+                         {} if reducer_name == "none" else preds)
+
+
+#: The share of an iPS sample taken for certain among the processors of highest degree.
+CERTAIN_SHARE = {"ips": 0.25}
+
+
+def certain_units(problem: MemoryProblem, scheme: str, sample: int) -> np.ndarray:
+    """The units a sample of ``sample`` counts for certain: for iPS the
+    ⌊sample/4⌋ processors of highest degree (ties by id), none otherwise.
+    iPS's per-processor counts are heavy-tailed (a hub stores most classes):
+    on a 200-node Chung–Lu graph a simple random sample of 40 put the exact
+    total within 3 standard errors in 80 % of 1,000 trials; with the hubs
+    counted for certain and the rest sampled, in ≥ 99 %
+    (tests/test_network_sizing.py). Stratified so, the estimate stays
+    unbiased."""
+    units = problem.units(scheme)
+    take = int(sample * CERTAIN_SHARE.get(scheme, 0.0))
+    if take == 0:
+        return units[:0]
+    order = np.lexsort((units, -problem.trees.degree[units]))
+    return np.sort(units[order[:take]])
+
+
+def sample_units(problem: MemoryProblem, scheme: str, sample: int | None, seed: int = 0) -> np.ndarray:
+    """The units counted: all of them (``sample=None`` or ≥ their number),
+    else :func:`certain_units` and a simple random sample of the others
+    without replacement drawn by PCG64(``seed``), ``sample`` in all, ascending."""
+    units = problem.units(scheme)
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 2):
+        raise RoutingError(f"sample must be an integer >= 2 (units to sample) or None, not {sample!r}")
+    if sample is None or sample >= len(units):
+        return units
+    certain = certain_units(problem, scheme, int(sample))
+    others = np.setdiff1d(units, certain)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return np.sort(np.concatenate([certain, rng.choice(others, size=int(sample) - len(certain), replace=False)]))
+
+
+def table_memory(scheme: str, graph: nx.Graph | MemoryProblem, predicates: Mapping[int, Predicate] | None = None,
+                 *, senders: Iterable[int] | None = None, reducer: str | None = None, sample: int | None = None,
+                 seed: int = 0) -> TableMemory:
+    """M(S) of ``scheme`` (psf, ips, pif, drp) for the receivers'
+    ``predicates`` and the ``senders`` (None: every processor), each
+    combined predicate reduced by ``reducer`` (None: none), equal to
+    ``build(scheme, graph, predicates, reducer, senders).memory()``'s when
+    exact (``sample=None``), else estimated from ``sample`` units drawn with
+    ``seed`` (see the module docstring). ``graph`` may be a
+    :func:`memory_problem` already checked (then predicates, senders and
+    reducer are its own)."""
+    scheme = _scheme(scheme)
+    if isinstance(graph, MemoryProblem):
+        problem = graph
+    else:
+        if predicates is None:
+            raise RoutingError("table_memory needs the receivers' predicates")
+        problem = memory_problem(graph, predicates, senders=senders, reducer=reducer)
+    units = sample_units(problem, scheme, sample, seed)
+    return combine_units(problem, scheme, unit_values(problem, scheme, units))
+
+
+def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> TableMemory:
+    """The :class:`TableMemory` of ``scheme`` from the values of a sample of
+    its units (all of them: exact)."""
+    scheme = _scheme(scheme)
+    population = len(problem.units(scheme))
+    n, s, r = problem.n, len(problem.senders), len(problem.receivers)
+    idb = id_bits(n)
+    fixed = {"psf": s * idb, "ips": s * idb, "drp": n * r * idb,
+             "pif": s * idb + s * (n * idb + int(problem.trees.degree.sum()))}[scheme]
+    m = len(values.units)
+    if len(np.unique(values.units)) != m or m > population:
+        raise RoutingError(f"{scheme}: {m} unit values for a population of {population}, or repeated units")
+    common: dict[str, Any] = {"scheme": scheme, "reducer": problem.reducer, "sampled": m, "population": population,
+              "unit": SAMPLING_UNITS[scheme]}
+    if m == population:
+        constraints, ids = int(values.constraints.sum()), fixed + int(values.id_bits.sum())
+        return TableMemory(predicate_constraints=constraints, id_bits=ids,
+                           total_bits=ids + constraints * BITS_PER_CONSTRAINT, standard_error=0.0,
+                           id_bits_standard_error=0.0, total_bits_standard_error=0.0, exact=True, **common)
+    certain = np.isin(values.units, certain_units(problem, scheme, m))
+    if certain.sum() != len(certain_units(problem, scheme, m)):
+        raise RoutingError(f"{scheme}: a sample of {m} must hold the units counted for certain (certain_units)")
+    rest = population - int(certain.sum())
+    ys = values.constraints.astype(float)
+    per_unit = (ys, values.id_bits.astype(float), ys * BITS_PER_CONSTRAINT + values.id_bits)
+    c, i, t = (estimate_total(y[~certain].tolist(), rest) for y in per_unit)
+    c0, i0, t0 = (float(y[certain].sum()) for y in per_unit)
+    return TableMemory(predicate_constraints=c0 + c.total, id_bits=fixed + i0 + i.total,
+                       total_bits=fixed + t0 + t.total, standard_error=c.standard_error,
+                       id_bits_standard_error=i.standard_error, total_bits_standard_error=t.standard_error,
+                       exact=False, **common)
+
+
+# ---------------------------------------------------------------------------
+# One tree at a time
+
+def _levels(parent: np.ndarray) -> list[np.ndarray]:
+    """The processors of one tree by depth (level 0: the root), from its
+    parent row, in O(n·depth) vector steps."""
+    hops = np.zeros(len(parent), dtype=np.int64)
+    ancestor = parent.copy()
+    live = ancestor >= 0
+    while live.any():
+        hops[live] += 1
+        ancestor[live] = parent[ancestor[live]]
+        live = ancestor >= 0
+    order = np.argsort(hops, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(hops))[:-1])
+
+
+def _subtree_sums(parent: np.ndarray, levels: list[np.ndarray], values: np.ndarray) -> np.ndarray:
+    """sub[x] = Σ ``values`` over T/x (deepest level first); uint64 wraps."""
+    sub = values.copy()
+    for level in reversed(levels[1:]):
+        np.add.at(sub, parent[level], sub[level])
+    return sub
+
+
+def _trees(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
+    """(root, parent row of T_root) for each root, a bounded batch at a time."""
+    trees = problem.trees
+    step = trees.batch()
+    roots = [int(v) for v in roots]
+    for first in range(0, len(roots), step):
+        chunk = roots[first:first + step]
+        yield from zip(chunk, trees.parents(chunk), strict=True)
+
+
+def _receivers_below(problem: MemoryProblem, parent: np.ndarray, levels: list[np.ndarray]) -> list[frozenset[int]]:
+    """below[x]: the receivers in T/x (for reducing combined predicates)."""
+    below: list[set[int]] = [set() for _ in range(problem.n)]
+    receiver = np.isin(np.arange(problem.n), problem.receivers)
+    for level in reversed(levels):
+        for x in level.tolist():
+            if receiver[x]:
+                below[x].add(x)
+            p = int(parent[x])
+            if p >= 0:
+                below[p] |= below[x]
+    return [frozenset(b) for b in below]
+
+
+def _row_constraints(combiner: _Combiner, receivers: frozenset[int]) -> int:
+    """Constraints of one table row: the combined predicate of ``receivers``."""
+    return sum(combiner.pool.size(p) for p in combiner.ids(receivers))
+
+
+def _unit_array(units: Iterable[int]) -> np.ndarray:
+    return np.asarray(sorted(int(u) for u in units), dtype=np.int64)
+
+
+def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> UnitValues:
+    """Each unit's predicate constraints and extra id bits (see the module
+    docstring): senders for psf, processors otherwise."""
+    scheme = _scheme(scheme)
+    units = _unit_array(units)
+    combiner = make_combiner(problem.predicates, problem.reducer) if problem.reducer != "none" else None
+    zeros = np.zeros(len(units), dtype=np.int64)
+    if scheme == "drp":
+        # the pred table, unreduced as build keeps it, at every sender
+        held = np.isin(units, problem.senders) * int(problem.sizes.sum())
+        return UnitValues(units, held.astype(np.int64), zeros)
+    if scheme == "pif" and combiner is None:
+        return UnitValues(units, int(problem.sizes.sum()) - problem.sizes[units], zeros)
+    if scheme == "ips":
+        return _ips_values(problem, units, combiner)
+    out = np.zeros(len(units), dtype=np.int64)
+    for i, (v, parent) in enumerate(_trees(problem, units)):
+        levels = _levels(parent)
+        if combiner is None:   # psf, α = 1: pred(x) on every edge of T_v's path to x
+            hops = np.zeros(problem.n, dtype=np.int64)
+            for depth, level in enumerate(levels):
+                hops[level] = depth
+            out[i] = int((hops * problem.sizes).sum())
+            continue
+        below = _receivers_below(problem, parent, levels)
+        rows = np.flatnonzero(parent == v) if scheme == "pif" else np.flatnonzero(parent >= 0)
+        out[i] = sum(_row_constraints(combiner, below[w]) for w in rows.tolist())
+    return UnitValues(units, out, zeros)
+
+
+# ---------------------------------------------------------------------------
+# iPS
+
+def _branch_sizes(problem: MemoryProblem) -> np.ndarray:
+    """|T_u/w| for every arc (u, w) with w a child of u in T_u (0 on the
+    other arcs), in the arc order of :class:`SourceTrees`."""
+    trees = problem.trees
+    branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
+    ones = np.ones(problem.n, dtype=np.int64)
+    for u, parent in _trees(problem, range(problem.n)):
+        count = _subtree_sums(parent, _levels(parent), ones)
+        children = np.flatnonzero(parent == u)
+        branch[trees.arc_index(np.full(len(children), u), children)] = count[children]
+    return branch
+
+
+def _ips_values(problem: MemoryProblem, units: np.ndarray, combiner: _Combiner | None) -> UnitValues:
+    n = problem.n
+    trees = problem.trees
+    branch = _branch_sizes(problem)
+    lanes = np.random.Generator(np.random.PCG64(_CLASS_HASH_SEED)).integers(
+        0, 2**64, size=(2, n), dtype=np.uint64)
+    ones = np.ones(n, dtype=np.int64)
+    classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
+    headers = _Distinct(1)          # (u, header value)
+    for v, parent in _trees(problem, problem.senders):
+        levels = _levels(parent)
+        count = _subtree_sums(parent, levels, ones)
+        size = _subtree_sums(parent, levels, problem.sizes)
+        key0 = _subtree_sums(parent, levels, lanes[0])
+        key1 = _subtree_sums(parent, levels, lanes[1])
+        below = np.flatnonzero(parent >= 0)
+        whole = np.zeros(n, dtype=np.int64)   # Σ |T_u/w| over u's children w in T_v
+        np.add.at(whole, parent[below], branch[trees.arc_index(parent[below], below)])
+        safe = count - 1 == whole             # D_v(u) is a union of branches of T_u
+        header = np.full(n, v, dtype=np.int64)
+        for level in levels[1:]:
+            p = parent[level]
+            header[level] = np.where(safe[p], p, header[p])
+        classes.add(units, [key0[units], key1[units]], [np.full(len(units), v), size[units], safe[units]])
+        headers.add(units, [header[units].astype(np.uint64)], [])
+    cu, ckeys, (first, rsize, safe_flag) = classes.rows()
+    hu, _, _ = headers.rows()
+    at, h_at = np.searchsorted(units, cu), np.searchsorted(units, hu)     # units are sorted
+    n_classes = np.bincount(at, minlength=len(units))
+    n_headers = np.bincount(h_at, minlength=len(units))
+    safe_count = np.bincount(at, weights=safe_flag, minlength=len(units))
+    per_class = rsize - problem.sizes[cu] if combiner is None else _ips_reduced_rows(problem, combiner, cu, first)
+    constraints = np.bincount(at, weights=per_class, minlength=len(units))
+    i_bits = np.array([0 if c == h else h * id_bits(max(2, c)) for c, h in zip(n_classes, n_headers, strict=True)])
+    mixed = (safe_count > 0) & (safe_count < n_classes)
+    r_bits = np.where(mixed, n_classes, 0)
+    del ckeys
+    return UnitValues(units, np.rint(constraints).astype(np.int64), (i_bits + r_bits).astype(np.int64))
+
+
+def _ips_reduced_rows(problem: MemoryProblem, combiner: _Combiner, cu: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Constraints of each stored class (u, its first sender h) with a
+    reducer: Σ over u's children w in T_h of the reduced F(T_h/w)."""
+    out = np.zeros(len(cu), dtype=np.int64)
+    by_sender: dict[int, list[int]] = {}
+    for i, h in enumerate(first.tolist()):
+        by_sender.setdefault(int(h), []).append(i)
+    for h, parent in _trees(problem, sorted(by_sender)):
+        below = _receivers_below(problem, parent, _levels(parent))
+        for i in by_sender[h]:
+            u = int(cu[i])
+            out[i] = sum(_row_constraints(combiner, below[w]) for w in np.flatnonzero(parent == u).tolist())
+    return out
+
+
+class _Distinct:
+    """Distinct (unit, key...) records, keeping the first record's values;
+    compacted as it grows, so it holds what iPS stores, not n·s records."""
+
+    def __init__(self, values: int) -> None:
+        self._parts: list[tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]] = []
+        self._pending = 0
+        self._values = values
+
+    def add(self, units: np.ndarray, keys: list[np.ndarray], values: list[Any]) -> None:
+        self._parts.append((units, [np.asarray(k, dtype=np.uint64) for k in keys],
+                            [np.asarray(x, dtype=np.int64) for x in values]))
+        self._pending += len(units)
+        if self._pending > 1_000_000:
+            self._compact()
+
+    def _compact(self) -> None:
+        if not self._parts:
+            return
+        units = np.concatenate([p[0] for p in self._parts])
+        keys = [np.concatenate([p[1][j] for p in self._parts]) for j in range(len(self._parts[0][1]))]
+        values = [np.concatenate([p[2][j] for p in self._parts]) for j in range(len(self._parts[0][2]))]
+        order = np.lexsort((np.arange(len(units)), *reversed(keys), units))   # stable: first record first
+        units, keys, values = units[order], [k[order] for k in keys], [x[order] for x in values]
+        new = np.ones(len(units), dtype=bool)
+        same = units[1:] == units[:-1]
+        for k in keys:
+            same &= k[1:] == k[:-1]
+        new[1:] = ~same
+        self._parts = [(units[new], [k[new] for k in keys], [x[new] for x in values])]
+        self._pending = int(new.sum())
+
+    def rows(self) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        self._compact()
+        if not self._parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, [], [empty] * self._values
+        return self._parts[0]
