@@ -39,11 +39,12 @@ def pyplot() -> ModuleType:
     return plt
 
 
-def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg`` atomically; return their paths."""
+def save_figure(fig: Figure, out_dir: Path, stem: str, formats: tuple[str, ...] = ("png", "svg")) -> list[Path]:
+    """Write ``stem.png`` and ``stem.svg`` (or only the ``formats`` named) atomically; return their paths."""
     paths = []
-    formats: tuple[tuple[str, dict[str, Any]], ...] = (("png", {"dpi": 130}), ("svg", {}))
-    for fmt, kwargs in formats:
+    options: dict[str, dict[str, Any]] = {"png": {"dpi": 130}, "svg": {}}
+    for fmt in formats:
+        kwargs = options[fmt]
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, metadata=_metadata(fmt), **kwargs)
         path = Path(out_dir) / f"{stem}.{fmt}"

@@ -29,8 +29,8 @@ standard error of the total (0 when exact):
   sample; above ``ips_max`` it is left empty (NaN) and the report says so.
 
 Beside them: n, links, r, s, Δ, the mean hop count d of the shortest-path
-trees (over ordered pairs, from ``d_sources`` sampled sources above
-``exact_max``, with its standard error) and M_p, and the paper's formulas on
+trees (over ordered pairs, from ``d_sources`` sampled sources where n is
+larger, with its standard error) and M_p, and the paper's formulas on
 them (:func:`~cbalgebra.studies.routing.psf_simplified_formula`,
 :func:`~cbalgebra.studies.routing.ips_tree_formula`,
 :func:`~cbalgebra.studies.routing.pif_formula` and its summed terms,
@@ -47,6 +47,7 @@ import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -103,11 +104,15 @@ class InternetGrid:
     k: int = 10
     scenario: str = "zipf-500"
     exact_max: int = 4_000
-    ips_max: int = 10_000
+    ips_max: int = 5_000
     rse_target: float = 0.01
     pilot: int = 32
-    max_sample: int = 3_000
-    d_sources: int = 64
+    max_sample: int = 1_000
+    d_sources: int = 256
+    # the report's sizes: Internet size, the smallest n of the fits, the smallest real network compared
+    target_n: int = INTERNET_N
+    fit_min_n: int = 1_000
+    compare_min_n: int = 100
 
     def as_config(self) -> dict:
         out: dict[str, Any] = {}
@@ -117,8 +122,9 @@ class InternetGrid:
 
 
 QUICK_GRID = InternetGrid(
-    families=FAMILIES, ns=(60, 150), real=("topohub:sndlib/abilene", "topohub:gabriel/25/0"),
-    exact_max=100, ips_max=150, pilot=8, max_sample=40, d_sources=8, rse_target=0.05,
+    families=FAMILIES, ns=(30, 60, 150), real=("topohub:sndlib/abilene", "topohub:gabriel/50/0"),
+    exact_max=100, ips_max=150, pilot=8, max_sample=40, d_sources=8, rse_target=0.05, target_n=150, fit_min_n=30,
+    compare_min_n=10,
 )
 
 
@@ -145,8 +151,9 @@ def cell_cost(cell: dict) -> float:
     """Relative cost (longest first, ETA): trees of n nodes, about n·(exact units) below
     ``exact_max``, the samples and iPS's n trees above."""
     n = cell["n"] or 300
-    trees = 1.5 * n if n <= cell["exact_max"] else cell["max_sample"] + (n if n <= cell["ips_max"] else 0)
-    return float(1.0 + n * trees / 1e5 + n / 500)
+    trees = min(n, cell["d_sources"]) + (1.5 * n if n <= cell["exact_max"] else
+                                         cell["max_sample"] / 2 + (n if n <= cell["ips_max"] else 0))
+    return float(1.0 + n * trees / 1e5 + n / 200)
 
 
 # ---------------------------------------------------------------------------
@@ -184,9 +191,9 @@ def mean_hops(parents: np.ndarray) -> np.ndarray:
 
 def hop_distance(problem: Any, cell: dict) -> tuple[float, float, int]:
     """d (mean hops over ordered pairs) with its standard error and the sources used: every
-    source where n ≤ exact_max, else a seeded simple random sample of ``d_sources``."""
+    source where n ≤ ``d_sources``, else a seeded simple random sample of ``d_sources``."""
     n = problem.n
-    if n <= cell["exact_max"]:
+    if n <= cell["d_sources"]:
         sources = np.arange(n)
     else:
         rng = cell_rng(cell["seed"], ("internet-d", MODEL_VERSION, cell["topology"], cell["n"], cell["replicate"]))
@@ -229,7 +236,7 @@ def run_internet_cell(cell: dict) -> dict:
     from cbalgebra.network.sizing import memory_problem
     from cbalgebra.network.workload import processor_predicates
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     seed, topo, n, rep = int(cell["seed"]), cell["topology"], int(cell["n"]), int(cell["replicate"])
     graph = internet_network(topo, n, seed, rep)
     nodes = graph.number_of_nodes()
@@ -259,7 +266,8 @@ def run_internet_cell(cell: dict) -> dict:
     row["pif_formula"] = pif_formula(nodes, s, delta, idb, r, mp_bits, 1.0)
     row["pif_summed_formula"] = pif_summed_formula(nodes, s, delta, idb, r, mp_bits, 1.0)
     row["drp_formula"] = drp_formula(nodes, r, idb, s, mp_bits)
-    row.update({"task_seconds": time.perf_counter() - start, "host": socket.gethostname(), "pid": os.getpid()})
+    row.update({"task_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
+                "host": socket.gethostname(), "pid": os.getpid()})
     return row
 
 
@@ -276,7 +284,7 @@ def _schema_fields() -> list[tuple[str, str]]:
                    (f"{scheme}_seconds", "f")]
     fields += [(f, "f") for f in ("psf_simple_formula", "ips_tree_formula", "pif_formula", "pif_summed_formula",
                                   "drp_formula")]
-    fields += [("task_seconds", "f"), ("host", "s"), ("pid", "i")]
+    fields += [("task_seconds", "f"), ("cpu_seconds", "f"), ("host", "s"), ("pid", "i")]
     return fields
 
 
@@ -289,7 +297,8 @@ def internet_schema() -> pa.Schema:
 
 
 #: Columns that depend on where and when a cell ran, not on what it computed.
-VOLATILE_COLUMNS = ("setup_seconds", *(f"{s}_seconds" for s in SCHEMES), "task_seconds", "host", "pid")
+VOLATILE_COLUMNS = ("setup_seconds", *(f"{s}_seconds" for s in SCHEMES), "task_seconds", "cpu_seconds", "host",
+                    "pid")
 
 
 def code_fingerprint() -> str:
@@ -361,8 +370,8 @@ class InternetPlugin(StudyPlugin):
     summary = "the memory of PSF, iPS, PIF and DRP at Internet scale"
     help = "routing memory on every topohub network and generated graphs to 100,000 nodes"
     description = "The internet design of the routing study (see cbalgebra study routing --help)."
-    shared_flags: Mapping[str, str | None] = {"replicates": "replicates of each generated size",
-                                              "points": "points of the log grid of n"}
+    shared_flags = MappingProxyType({"replicates": "replicates of each generated size",
+                                     "points": "points of the log grid of n"})
     key_columns = KEY_COLUMNS
     model_version = MODEL_VERSION
     outputs = "cbalgebra.studies.routing_internet_report"
