@@ -22,7 +22,7 @@ import pandas as pd
 
 from cbalgebra.studies.plots import pyplot, save_figure
 from cbalgebra.studies.scaling import PowerLaw, crossover, fit_power_law, interpolate_loglog
-from cbalgebra.studies.tables import MISSING, compose, fixed, markdown_table, timing_section
+from cbalgebra.studies.tables import MISSING, compose, fixed, markdown_table
 
 SCHEMES = ("psf", "ips", "pif", "drp")
 FAMILIES = ("power_law", "transit_stub", "gnp")
@@ -120,6 +120,8 @@ def internet_size(summary: pd.DataFrame, fitted: dict[tuple[str, str], PowerLaw]
     out = []
     for family in FAMILIES:
         rows = family_rows(summary, family)
+        if rows.empty:
+            continue
         cell = rows[rows["n"] == n]
         for scheme in SCHEMES:
             law = fitted.get((family, scheme))
@@ -137,17 +139,24 @@ def smallest_at(rows: list[dict], family: str, column: str) -> str | None:
     return min(values, key=lambda s: values[s]) if values else None
 
 
-def formula_ratios_at(summary: pd.DataFrame, n: int) -> list[dict]:
-    """measured/formula of each formula at the generated cells of target size n."""
+def formula_ratios_at(summary: pd.DataFrame, n: int, min_n: int) -> list[dict]:
+    """measured/formula of each formula at n, per family: ``ratio`` at the generated cell of target size n
+    (NaN without one) and ``fitted``, the power law fitted to the ratio over the family's sizes ≥ ``min_n``
+    at n, with its interval (``low``, ``high``)."""
     out = []
     for family in FAMILIES:
-        cell = family_rows(summary, family)
-        cell = cell[cell["n"] == n]
-        if cell.empty:
+        rows = family_rows(summary, family)
+        if rows.empty:
             continue
+        cell = rows[rows["n"] == n]
+        grown = rows[rows["n_actual"] >= min_n]
         for scheme, formula, title in FORMULAS:
+            column = ratio_column(formula)
+            law = fit_power_law(grown["n_actual"], grown[column], LEVEL)
+            low, high = law.interval_at(n) if law else (math.nan, math.nan)
             out.append({"family": family, "scheme": scheme, "formula": title,
-                        "ratio": float(cell[ratio_column(formula)].iloc[0])})
+                        "ratio": float(cell[column].iloc[0]) if len(cell) else math.nan,
+                        "fitted": law.at(n) if law else math.nan, "low": low, "high": high})
     return out
 
 
@@ -316,24 +325,30 @@ def internet_section(summary: pd.DataFrame, fitted: dict[tuple[str, str], PowerL
             table.append((family, r["scheme"], r["n_actual"] if math.isfinite(r["measured"]) else MISSING,
                           megabytes(r["measured"]) + (f" ± {megabytes(r['se'])}" if r["se"] > 0 else ""),
                           f"{megabytes(r['fitted'])} [{megabytes(r['low'])}, {megabytes(r['high'])}]"))
+        largest = int(family_rows(summary, family)["n_actual"].max())
         answers.append(f"- **{family}**: smallest measured at n ≈ {n:,}: **{measured or MISSING}**; "
-                       f"smallest by the fitted laws: **{by_fit or MISSING}**.")
+                       f"smallest by the fitted laws: **{by_fit or MISSING}** (largest measured: n = {largest:,}"
+                       + ("; the fitted value extrapolates)." if largest < n else ")."))
     return (f"## Which scheme is smallest at Internet size (n = {n:,}; the AS graph has about 75,000 nodes)\n\n"
             + "\n".join(answers) + "\n\n"
             + markdown_table(("family", "scheme", "n measured", "measured MB (± SE)",
                               f"fitted MB [{int(LEVEL * 100)} % interval]"), table) + "\n")
 
 
-def formula_section(summary: pd.DataFrame, n: int) -> str:
-    rows = formula_ratios_at(summary, n)
+def formula_section(summary: pd.DataFrame, n: int, min_n: int) -> str:
+    rows = formula_ratios_at(summary, n, min_n)
     if not rows:
-        return f"## The paper's formulas at Internet size\n\nNo generated network of {n:,} processors in this run.\n"
+        return "## The paper's formulas at Internet size\n\nNo generated network in this run.\n"
     families = _family_names(rows)
     table = []
     for _, _, title in FORMULAS:
-        ratios = {r["family"]: r["ratio"] for r in rows if r["formula"] == title}
-        table.append((title, *(fixed(ratios.get(f), 3) for f in families)))
+        mine = {r["family"]: r for r in rows if r["formula"] == title}
+        table.append((title, *(f"{fixed(mine[f]['ratio'], 3)} (fit {fixed(mine[f]['fitted'], 3)} "
+                               f"[{fixed(mine[f]['low'], 3)}, {fixed(mine[f]['high'], 3)}])" for f in families)))
     return (f"## The paper's formulas at Internet size: measured / formula at n = {n:,}\n\n"
+            f"Each entry: the ratio at the generated network of {n:,} processors (– where the design has none), "
+            f"then the power law fitted to the ratio over n ≥ {min_n:,} at n = {n:,} with its "
+            f"{int(LEVEL * 100)} % interval.\n\n"
             + markdown_table(("formula", *families), table) + "\n")
 
 
@@ -380,12 +395,18 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
     worst = {s: float(results[f"{s}_rse"].max()) for s in SCHEMES}
     empty = int(results["ips_total_bits"].isna().sum())
     real = int((results["n"] == 0).sum())
+    # deferred: the design module is the plugin's (no cycle at import)
+    from cbalgebra.studies.routing_internet import grid_of, internet_cells
+
+    design = len(internet_cells(grid_of(config), config["seed"]))
+    missing = "" if len(results) == design else f" (of the design's {design}: {design - len(results)} missing)"
     caps = ", ".join(f"{f} up to n = {n:,}" for f, n in config.get("family_max", []))
     return "\n".join([
         "## How each number was obtained",
         "",
-        f"- {len(results)} cells: {real} topohub networks (every collection) and {len(results) - real} generated "
-        f"networks ({', '.join(config['families'])}; {caps or 'no cap'}, its generator drawing every pair). "
+        f"- {len(results)} cells{missing}: {real} topohub networks (every collection) and "
+        f"{len(results) - real} generated networks ({', '.join(config['families'])}; {caps or 'no cap'}, "
+        "its generator drawing every pair). "
         f"Workload: r/n = {config['r_frac']}, s/n = {config['s_frac']}, k = {config['k']}, scenario "
         f"{config['scenario']}, no reducer (α = 1).",
         f"- Memory by `cbalgebra.network.table_memory`: exact where n ≤ {config['exact_max']:,} and for PIF and DRP "
@@ -393,6 +414,8 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
         f"for a relative standard error of {config['rse_target']:g} (at most {config['max_sample']:,} units). "
         "Sampled cells: " + ", ".join(f"{s} {sampled[s]}" for s in SCHEMES) + "; over the target: "
         + ", ".join(f"{s} {missed[s]} (worst RSE {fixed(worst[s], 4)})" for s in SCHEMES) + ".",
+        "- PSF's exact formula (§3.1), s log n + Σ_v Σ_x M(pred x)·dist(v, x), is the count itself at α = 1 "
+        "(`table_memory` sums size·hops over each sender's tree), so it is not compared; its simplified form is.",
         f"- iPS needs every processor's tree (n trees whatever the sample): left empty above n = "
         f"{config['ips_max']:,} ({empty} cells).",
         f"- d: mean hops of the shortest-path trees over ordered pairs (exact where n ≤ {config['d_sources']:,}, "
@@ -408,15 +431,17 @@ def headline_table(summary: pd.DataFrame, config: dict, family: str = "power_law
     n = config["target_n"]
     fitted = fits(summary, config["fit_min_n"])
     at = {r["scheme"]: r for r in internet_size(summary, fitted, n) if r["family"] == family}
-    ratios = {r["scheme"]: r["ratio"] for r in formula_ratios_at(summary, n) if r["family"] == family
+    ratios = {r["scheme"]: r["ratio"] if math.isfinite(r["ratio"]) else r["fitted"]
+              for r in formula_ratios_at(summary, n, config["fit_min_n"]) if r["family"] == family
               and "summed" not in r["formula"]}
     rows = []
     for scheme in SCHEMES:
         law = fitted.get((family, scheme))
         r = at.get(scheme, {})
+        measured = r.get("measured", math.nan)
         rows.append((scheme, f"{fixed(law.exponent, 2)} [{fixed(law.ci_low, 2)}, {fixed(law.ci_high, 2)}]" if law
-                     else MISSING, megabytes(r.get("measured", math.nan)),
-                     fixed(ratios.get(scheme, math.nan), 2)))
+                     else MISSING, megabytes(measured) if math.isfinite(measured) else
+                     f"{megabytes(r.get('fitted', math.nan))} (fitted)", fixed(ratios.get(scheme, math.nan), 2)))
     return markdown_table(("scheme", f"exponent in n ({int(LEVEL * 100)} % CI)", f"MB at n = {n:,}",
                            "measured / paper's formula"), rows)
 
@@ -429,8 +454,28 @@ def report(summary: pd.DataFrame, results: pd.DataFrame, config: dict, timing: d
             "Generated from the results by `cbalgebra.studies.routing_internet_report`; every number below is "
             "recomputed from `results.parquet`.\n")
     return compose([
-        head, internet_section(summary, fitted, n), formula_section(summary, n),
+        head, internet_section(summary, fitted, n), formula_section(summary, n, config["fit_min_n"]),
         exponent_section(fitted, config["fit_min_n"]), crossover_section(fitted),
         real_section(summary, config["compare_min_n"]), method_section(results, config),
-        "## Figures\n\n" + figures + "\n", timing_section(timing, ("—", "—", "Σ task time"), commits=True),
+        "## Figures\n\n" + figures + "\n", timing_table(timing, results),
     ])
+
+
+def timing_table(timing: dict | None, results: pd.DataFrame) -> str:
+    """Where the run's time went: the runner's statistics (``timing.json``) and the cells' own clocks."""
+    if not timing:
+        return "## Timing\n\nNo timing recorded (every cell was already done).\n"
+    slowest = results.loc[results["task_seconds"].idxmax()]
+    rows = [
+        ("Spark master", f"`{timing.get('master', '?')}` ({timing.get('slots', 1)} task slots)"),
+        ("cells run / skipped (already done)", f"{timing.get('cells_run', 0)} / {timing.get('cells_skipped', 0)}"),
+        ("wall time of the jobs (first task to last commit)", f"{fixed(timing.get('wall_seconds', 0.0), 1)} s"),
+        ("Σ task time (wall, in the tasks)", f"{fixed(float(results['task_seconds'].sum()), 1)} s"),
+        ("Σ CPU time of the tasks", f"{fixed(float(results['cpu_seconds'].sum()), 1)} s"),
+        ("slowest cell (wall / CPU)", f"{slowest['topology']} n = {int(slowest['n_actual']):,}: "
+                                      f"{fixed(float(slowest['task_seconds']), 1)} s / "
+                                      f"{fixed(float(slowest['cpu_seconds']), 1)} s"),
+    ]
+    return ("## Timing of the run that computed the cells\n\nOn a machine shared with other work: CPU time is "
+            "what the cells cost, wall time what the load let them have.\n\n"
+            + markdown_table(("", ""), rows) + "\n")
