@@ -41,6 +41,7 @@ them (:func:`~cbalgebra.studies.routing.psf_simplified_formula`,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import socket
@@ -147,10 +148,19 @@ def internet_cells(grid: InternetGrid, seed: int) -> list[dict]:
             for t, n in tops for rep in range(grid.replicates)]
 
 
+@functools.cache
+def topohub_sizes() -> dict[str, int]:
+    """Processors of each topohub network, from topohub's index (no graph is loaded)."""
+    # deferred: topology loads networkx
+    from cbalgebra.network.topology import topohub_networks
+
+    return {f"topohub:{key}": nodes for key, nodes, _ in topohub_networks()}
+
+
 def cell_cost(cell: dict) -> float:
     """Relative cost (longest first, ETA): trees of n nodes, about n·(exact units) below
-    ``exact_max``, the samples and iPS's n trees above."""
-    n = cell["n"] or 300
+    ``exact_max``, the samples and iPS's n trees above; a topohub network by its own size."""
+    n = cell["n"] or topohub_sizes().get(cell["topology"], 300)
     trees = min(n, cell["d_sources"]) + (1.5 * n if n <= cell["exact_max"] else
                                          cell["max_sample"] / 2 + (n if n <= cell["ips_max"] else 0))
     return float(1.0 + n * trees / 1e5 + n / 200)
