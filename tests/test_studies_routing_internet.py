@@ -11,6 +11,7 @@ import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -219,3 +220,63 @@ def test_a_standalone_cluster_gives_the_same_numbers(cluster, tmp_path, quick_ro
     finally:
         spark.stop()
     assert_same_results(remote, local, list(study.key_columns), routing_internet.VOLATILE_COLUMNS)
+
+
+# ---------------------------------------------------------------- the committed study
+
+
+def test_the_readme_markers_are_filled_between_them():
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    from internet_headline import BEGIN, END, readme_with_table
+
+    text = readme_with_table(f"a\n{BEGIN}\nold\n{END}\nb\n", "| new |")
+    assert text == f"a\n{BEGIN}\n| new |\n{END}\nb\n"
+    with pytest.raises(ValueError, match="markers"):
+        readme_with_table("no markers", "| new |")
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / "studies" / "results" / "routing-internet"
+
+
+def test_the_committed_cells_are_the_full_designs_and_recompute_exactly():
+    """Every committed row is a cell of the full design (so that the full design run into the folder resumes
+    it), and the cheapest committed cell, recomputed here, give the same numbers."""
+    from test_studies_spark import assert_same_results
+
+    from cbalgebra.studies.runner import ResultStore
+
+    study = jobs.study_in(COMMITTED)
+    assert study.config["design"] == "internet" and not study.config["quick"]
+    full = study_of("--design", "internet")
+    by_key = {full.key(c): c for c in full.cells}
+    rows = ResultStore(COMMITTED, full.schema, full.key_columns).load()
+    keys = [tuple(r) for r in rows[list(full.key_columns)].itertuples(index=False, name=None)]
+    assert rows.shape[0] > 0 and all(k in by_key for k in keys)
+    cheapest = rows.sort_values("cpu_seconds").head(1)
+    again = pd.DataFrame([routing_internet.run_internet_cell(by_key[tuple(r)]) for r in
+                          cheapest[list(full.key_columns)].itertuples(index=False, name=None)])
+    again = again.astype({c: cheapest[c].dtype for c in again.columns})
+    assert_same_results(cheapest.reset_index(drop=True), again[cheapest.columns], list(full.key_columns),
+                        routing_internet.VOLATILE_COLUMNS)
+
+
+def test_the_readme_headline_is_the_committed_studys():
+    """The README's table is generated from studies/results/routing-internet (tools/internet_headline.py)."""
+    tool = Path(__file__).resolve().parent.parent / "tools" / "internet_headline.py"
+    done = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_committed_outputs_come_back_from_the_committed_rows():
+    """summary.csv and report.md are what the outputs make of the committed rows; the figures are SVG only."""
+    from cbalgebra.studies.summary import summary_csv
+
+    study = jobs.study_in(COMMITTED)
+    results = jobs.load_results(study, COMMITTED)
+    assert len(results) == len(study.cells)
+    summary = jobs.summarise(study, results)
+    assert summary_csv(summary) == (COMMITTED / "summary.csv").read_text(encoding="utf-8")
+    assert jobs.write_report(study, summary, results, jobs.read_timing(COMMITTED)) == \
+        (COMMITTED / "report.md").read_text(encoding="utf-8")
+    assert not list(COMMITTED.glob("*.png"))
+    assert {p.stem for p in COMMITTED.glob("*.svg")} == set(outputs.figure_stems(summary, study.config))
