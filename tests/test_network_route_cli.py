@@ -148,7 +148,7 @@ def test_dot_output_marks_duplicates(tmp_path):
 @pytest.mark.parametrize("argv, expected", [
     (["route", "nosuch"], "unknown topology 'nosuch'"),
     (["route", "power_law", "-n", "10", "--scheme", "ospf"], "choose one of psf, ips, pif, drp, siena"),
-    (["route", "topohub:topozoo/NoSuchNet"], "no real network topohub:topozoo/NoSuchNet"),
+    (["route", "topohub:topozoo/NoSuchNet"], "no network topohub:topozoo/NoSuchNet"),
     (["route", "power_law"], "give the number of processors n"),
     (["route", "power_law", "-n", "10", "--reducer", "magic"], "unknown reducer 'magic'"),
     (["route", "power_law", "-n", "10", "--param", "oops"], "--param expects KEY=VALUE"),

@@ -57,8 +57,9 @@ from .paths import SourceTrees
 from .pool import _Combiner
 from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
-__all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "MemoryProblem", "TableMemory", "UnitValues",
-           "certain_units", "combine_units", "memory_problem", "sample_units", "table_memory", "unit_values"]
+__all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "IpsClasses", "MemoryProblem", "TableMemory",
+           "UnitValues", "certain_units", "combine_units", "ips_branch_sizes", "ips_classes", "ips_unit_values",
+           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -169,14 +170,21 @@ def certain_units(problem: MemoryProblem, scheme: str, sample: int) -> np.ndarra
     return np.sort(units[order[:take]])
 
 
+def needs_trees(problem: MemoryProblem, scheme: str) -> bool:
+    """Whether counting a unit takes a shortest-path tree: not for DRP, nor
+    for PIF without a reducer (Σ_{x≠u} size(x)); those are always counted
+    exactly, in O(n), whatever the sample asked."""
+    return not (scheme == "drp" or (scheme == "pif" and problem.reducer == "none"))
+
+
 def sample_units(problem: MemoryProblem, scheme: str, sample: int | None, seed: int = 0) -> np.ndarray:
-    """The units counted: all of them (``sample=None`` or ≥ their number),
-    else :func:`certain_units` and a simple random sample of the others
+    """The units counted: all of them (``sample=None`` or ≥ their number,
+    or no tree needed: :func:`needs_trees`), else :func:`certain_units` and a simple random sample of the others
     without replacement drawn by PCG64(``seed``), ``sample`` in all, ascending."""
     units = problem.units(scheme)
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 2):
         raise RoutingError(f"sample must be an integer >= 2 (units to sample) or None, not {sample!r}")
-    if sample is None or sample >= len(units):
+    if sample is None or sample >= len(units) or not needs_trees(problem, scheme):
         return units
     certain = certain_units(problem, scheme, int(sample))
     others = np.setdiff1d(units, certain)
@@ -215,6 +223,8 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
     idb = id_bits(n)
     fixed = {"psf": s * idb, "ips": s * idb, "drp": n * r * idb,
              "pif": s * idb + s * (n * idb + int(problem.trees.degree.sum()))}[scheme]
+    order = np.argsort(values.units, kind="stable")   # one summation order, wherever the values came from
+    values = UnitValues(values.units[order], values.constraints[order], values.id_bits[order])
     m = len(values.units)
     if len(np.unique(values.units)) != m or m > population:
         raise RoutingError(f"{scheme}: {m} unit values for a population of {population}, or repeated units")
@@ -242,26 +252,36 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
 # ---------------------------------------------------------------------------
 # One tree at a time
 
-def _levels(parent: np.ndarray) -> list[np.ndarray]:
-    """The processors of one tree by depth (level 0: the root), from its
-    parent row, in O(n·depth) vector steps."""
-    hops = np.zeros(len(parent), dtype=np.int64)
-    ancestor = parent.copy()
-    live = ancestor >= 0
+def _depths(parent: np.ndarray) -> np.ndarray:
+    """hops[x]: the depth of x in the tree of ``parent`` (-1 at the root), by
+    pointer jumping (Wyllie's list ranking): ⌈log2 depth⌉ vector steps."""
+    hops = (parent >= 0).astype(np.int64)
+    up = parent.copy()
+    live = up >= 0
     while live.any():
-        hops[live] += 1
-        ancestor[live] = parent[ancestor[live]]
-        live = ancestor >= 0
+        ahead = np.where(live, up, 0)
+        hops = hops + np.where(live, hops[ahead], 0)
+        up = np.where(live, up[ahead], -1)
+        live = up >= 0
+    return hops
+
+
+def _levels(parent: np.ndarray) -> list[np.ndarray]:
+    """The processors of one tree by depth (level 0: the root)."""
+    hops = _depths(parent)
     order = np.argsort(hops, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(hops))[:-1])
+    ends = np.cumsum(np.bincount(hops)).tolist()
+    return [order[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _subtree_sums(parent: np.ndarray, levels: list[np.ndarray], values: np.ndarray) -> np.ndarray:
-    """sub[x] = Σ ``values`` over T/x (deepest level first); uint64 wraps."""
-    sub = values.copy()
+    """sub[..., x] = Σ ``values[..., y]`` over y in T/x (deepest level
+    first); ``values`` may stack several rows (uint64 wraps)."""
+    sub = np.atleast_2d(values).copy()
+    by_node = sub.T                      # a view: rows are processors
     for level in reversed(levels[1:]):
-        np.add.at(sub, parent[level], sub[level])
-    return sub
+        np.add.at(by_node, parent[level], by_node[level])
+    return sub if values.ndim == 2 else sub[0]
 
 
 def _trees(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
@@ -311,16 +331,13 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
     if scheme == "pif" and combiner is None:
         return UnitValues(units, int(problem.sizes.sum()) - problem.sizes[units], zeros)
     if scheme == "ips":
-        return _ips_values(problem, units, combiner)
+        return ips_unit_values(problem, units, ips_classes(problem, units, ips_branch_sizes(problem)))
     out = np.zeros(len(units), dtype=np.int64)
     for i, (v, parent) in enumerate(_trees(problem, units)):
-        levels = _levels(parent)
         if combiner is None:   # psf, α = 1: pred(x) on every edge of T_v's path to x
-            hops = np.zeros(problem.n, dtype=np.int64)
-            for depth, level in enumerate(levels):
-                hops[level] = depth
-            out[i] = int((hops * problem.sizes).sum())
+            out[i] = int((_depths(parent) * problem.sizes).sum())
             continue
+        levels = _levels(parent)
         below = _receivers_below(problem, parent, levels)
         rows = np.flatnonzero(parent == v) if scheme == "pif" else np.flatnonzero(parent >= 0)
         out[i] = sum(_row_constraints(combiner, below[w]) for w in rows.tolist())
@@ -330,57 +347,118 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
 # ---------------------------------------------------------------------------
 # iPS
 
-def _branch_sizes(problem: MemoryProblem) -> np.ndarray:
-    """|T_u/w| for every arc (u, w) with w a child of u in T_u (0 on the
-    other arcs), in the arc order of :class:`SourceTrees`."""
+@dataclass(frozen=True)
+class IpsClasses:
+    """iPS's state at some processors from some senders: one row per
+    distinct (processor ``units``, class hash ``key0``/``key1``) with the
+    ``first`` sender seen in it, the receivers' ``size`` of D_v(u) and
+    whether rewriting is ``safe`` for it; one row per distinct (processor
+    ``header_units``, header value ``headers``) reaching it. Parts computed
+    from disjoint sender sets merge with :func:`merge_ips_classes`."""
+    units: np.ndarray
+    key0: np.ndarray
+    key1: np.ndarray
+    first: np.ndarray
+    size: np.ndarray
+    safe: np.ndarray
+    header_units: np.ndarray
+    headers: np.ndarray
+
+
+def ips_branch_sizes(problem: MemoryProblem, roots: Iterable[int] | None = None) -> np.ndarray:
+    """|T_u/w| for every arc (u, w) with w a child of u in T_u, u among
+    ``roots`` (None: every processor), 0 on the other arcs, in the arc order
+    of :class:`SourceTrees`: parts over disjoint roots add up."""
     trees = problem.trees
     branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
-    ones = np.ones(problem.n, dtype=np.int64)
-    for u, parent in _trees(problem, range(problem.n)):
-        count = _subtree_sums(parent, _levels(parent), ones)
+    for u, parent in _trees(problem, range(problem.n) if roots is None else roots):
+        # every x ≠ u lies in the branch of its ancestor at depth 1: find it by pointer jumping
+        top = np.where(parent == u, np.arange(problem.n), parent)
+        top[u] = u
+        while True:
+            settled = (top == u) | (parent[top] == u)
+            if settled.all():
+                break
+            top = np.where(settled, top, top[top])
+        count = np.bincount(top, minlength=problem.n)
         children = np.flatnonzero(parent == u)
         branch[trees.arc_index(np.full(len(children), u), children)] = count[children]
     return branch
 
 
-def _ips_values(problem: MemoryProblem, units: np.ndarray, combiner: _Combiner | None) -> UnitValues:
-    n = problem.n
-    trees = problem.trees
-    branch = _branch_sizes(problem)
+def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray,
+                senders: Iterable[int] | None = None) -> IpsClasses:
+    """The classes and header values the ``senders`` (None: all of the
+    problem's) bring to the processors ``units``, given every branch size
+    (:func:`ips_branch_sizes`)."""
+    n, trees = problem.n, problem.trees
+    units = _unit_array(units)
     lanes = np.random.Generator(np.random.PCG64(_CLASS_HASH_SEED)).integers(
         0, 2**64, size=(2, n), dtype=np.uint64)
-    ones = np.ones(n, dtype=np.int64)
+    # one stack of sums per tree: |T_v/u|, the receivers' size in it, two hash lanes
+    stacked = np.vstack([np.ones(n, dtype=np.uint64), problem.sizes.astype(np.uint64), lanes])
     classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
-    headers = _Distinct(1)          # (u, header value)
-    for v, parent in _trees(problem, problem.senders):
+    headers = _Distinct(0)          # (u, header value)
+    for v, parent in _trees(problem, problem.senders if senders is None else _unit_array(senders)):
         levels = _levels(parent)
-        count = _subtree_sums(parent, levels, ones)
-        size = _subtree_sums(parent, levels, problem.sizes)
-        key0 = _subtree_sums(parent, levels, lanes[0])
-        key1 = _subtree_sums(parent, levels, lanes[1])
+        count, size, key0, key1 = _subtree_sums(parent, levels, stacked)
+        count, size = count.astype(np.int64), size.astype(np.int64)
         below = np.flatnonzero(parent >= 0)
         whole = np.zeros(n, dtype=np.int64)   # Σ |T_u/w| over u's children w in T_v
         np.add.at(whole, parent[below], branch[trees.arc_index(parent[below], below)])
         safe = count - 1 == whole             # D_v(u) is a union of branches of T_u
-        header = np.full(n, v, dtype=np.int64)
-        for level in levels[1:]:
-            p = parent[level]
-            header[level] = np.where(safe[p], p, header[p])
+        header = _nearest_safe_ancestor(parent, safe, v)
         classes.add(units, [key0[units], key1[units]], [np.full(len(units), v), size[units], safe[units]])
         headers.add(units, [header[units].astype(np.uint64)], [])
-    cu, ckeys, (first, rsize, safe_flag) = classes.rows()
-    hu, _, _ = headers.rows()
-    at, h_at = np.searchsorted(units, cu), np.searchsorted(units, hu)     # units are sorted
+    return _ips_classes_of(classes, headers)
+
+
+def _nearest_safe_ancestor(parent: np.ndarray, safe: np.ndarray, root: int) -> np.ndarray:
+    """The header each processor receives from ``root`` (§3.2): its nearest
+    strict ancestor u whose rewriting is safe (u writes its own id), by
+    pointer jumping; the root is safe, so every walk ends; ``root`` at the root."""
+    jump = np.where(parent >= 0, parent, root)
+    while True:
+        settled = safe[jump]
+        if settled.all():
+            return jump
+        jump = np.where(settled, jump, jump[jump])
+
+
+def _ips_classes_of(classes: _Distinct, headers: _Distinct) -> IpsClasses:
+    cu, (key0, key1), (first, size, safe) = classes.rows(keys=2)
+    hu, (hv,), _ = headers.rows(keys=1)
+    return IpsClasses(cu, key0, key1, first, size, safe.astype(bool), hu, hv.astype(np.int64))
+
+
+def merge_ips_classes(parts: Iterable[IpsClasses]) -> IpsClasses:
+    """One :class:`IpsClasses` from parts over disjoint senders, given in
+    ascending order of their senders (so ``first`` stays the smallest)."""
+    classes, headers = _Distinct(3), _Distinct(0)
+    for part in parts:
+        classes.add(part.units, [part.key0, part.key1], [part.first, part.size, part.safe])
+        headers.add(part.header_units, [part.headers.astype(np.uint64)], [])
+    return _ips_classes_of(classes, headers)
+
+
+def ips_unit_values(problem: MemoryProblem, units: Iterable[int], classes: IpsClasses) -> UnitValues:
+    """Each processor's iPS constraints and I_u + R_u bits (§3.2) from the
+    classes and header values every sender brings it."""
+    units = _unit_array(units)
+    combiner = make_combiner(problem.predicates, problem.reducer) if problem.reducer != "none" else None
+    cu = classes.units
+    at, h_at = np.searchsorted(units, cu), np.searchsorted(units, classes.header_units)   # units are sorted
     n_classes = np.bincount(at, minlength=len(units))
     n_headers = np.bincount(h_at, minlength=len(units))
-    safe_count = np.bincount(at, weights=safe_flag, minlength=len(units))
-    per_class = rsize - problem.sizes[cu] if combiner is None else _ips_reduced_rows(problem, combiner, cu, first)
-    constraints = np.bincount(at, weights=per_class, minlength=len(units))
-    i_bits = np.array([0 if c == h else h * id_bits(max(2, c)) for c, h in zip(n_classes, n_headers, strict=True)])
-    mixed = (safe_count > 0) & (safe_count < n_classes)
-    r_bits = np.where(mixed, n_classes, 0)
-    del ckeys
-    return UnitValues(units, np.rint(constraints).astype(np.int64), (i_bits + r_bits).astype(np.int64))
+    n_safe = np.bincount(at, weights=classes.safe, minlength=len(units))
+    per_class = (classes.size - problem.sizes[cu] if combiner is None
+                 else _ips_reduced_rows(problem, combiner, cu, classes.first))
+    constraints = np.zeros(len(units), dtype=np.int64)
+    np.add.at(constraints, at, per_class)
+    i_bits = np.array([0 if c == h else h * id_bits(max(2, c)) for c, h in zip(n_classes, n_headers, strict=True)],
+                      dtype=np.int64)
+    r_bits = np.where((n_safe > 0) & (n_safe < n_classes), n_classes, 0)   # R_u is not constant
+    return UnitValues(units, constraints, (i_bits + r_bits).astype(np.int64))
 
 
 def _ips_reduced_rows(problem: MemoryProblem, combiner: _Combiner, cu: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -404,14 +482,15 @@ class _Distinct:
 
     def __init__(self, values: int) -> None:
         self._parts: list[tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]] = []
-        self._pending = 0
+        self._pending = 0            # records added since the last compaction
+        self._kept = 0               # distinct records after it
         self._values = values
 
     def add(self, units: np.ndarray, keys: list[np.ndarray], values: list[Any]) -> None:
         self._parts.append((units, [np.asarray(k, dtype=np.uint64) for k in keys],
                             [np.asarray(x, dtype=np.int64) for x in values]))
         self._pending += len(units)
-        if self._pending > 1_000_000:
+        if self._pending > max(1_000_000, self._kept):   # amortised: each compaction at least doubles the input
             self._compact()
 
     def _compact(self) -> None:
@@ -428,11 +507,11 @@ class _Distinct:
             same &= k[1:] == k[:-1]
         new[1:] = ~same
         self._parts = [(units[new], [k[new] for k in keys], [x[new] for x in values])]
-        self._pending = int(new.sum())
+        self._pending, self._kept = 0, int(new.sum())
 
-    def rows(self) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    def rows(self, keys: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
         self._compact()
         if not self._parts:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, [], [empty] * self._values
+            return (np.zeros(0, dtype=np.int64), [np.zeros(0, dtype=np.uint64)] * keys,
+                    [np.zeros(0, dtype=np.int64)] * self._values)
         return self._parts[0]
