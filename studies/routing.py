@@ -73,7 +73,7 @@ from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.network.names import PIF_UNIONS
 from cbalgebra.semantics import matches
 from cbalgebra.studies import fingerprint
-from cbalgebra.studies.flags import fraction_list, int_list, name_list, positive_int_type
+from cbalgebra.studies.flags import fraction_list, int_list, name_list, positive_float_type, positive_int_type
 from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.dnf import scenario
 from cbalgebra.studies.seeding import cell_rng, cell_seed
@@ -721,8 +721,11 @@ class RoutingPlugin(StudyPlugin):
     cell_cost = staticmethod(cell_cost)
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        p.add_argument("--design", choices=("oat", "factorial"), default="oat",
-                       help="oat: growth sweep + one axis at a time (default); factorial: every combination")
+        p.add_argument("--design", choices=("oat", "factorial", "internet"), default="oat",
+                       help="oat: growth sweep + one axis at a time (default); factorial: every combination; "
+                            "internet: memory on every topohub network and generated graphs to 100,000 nodes")
+        p.add_argument("--rse-target", type=positive_float_type, metavar="X",
+                       help="--design internet: relative standard error a sampled count aims at (default 0.01)")
         p.add_argument("--families", metavar="LIST", help=f"of {', '.join(FAMILIES)} (default: all; '' for none)")
         p.add_argument("--ns", metavar="LIST",
                        help="target sizes of the growth sweep (default: 7 on a log grid 20..1000)")
@@ -749,7 +752,18 @@ class RoutingPlugin(StudyPlugin):
                        help="what PIF's F* unites over: processors (the paper's §3.3, default) or senders")
 
     def config_from_args(self, args: argparse.Namespace) -> dict:
+        if args.design == "internet":
+            return _internet().config_from_args(args)
+        if args.rse_target is not None:
+            raise UsageError("--rse-target applies to --design internet only")
         return routing_config(grid_from_args(args), seed=args.seed, quick=args.quick)
+
+    def study(self, config: Mapping) -> Study:
+        """The design ``config``; the internet design is its own plugin's
+        (:mod:`cbalgebra.studies.routing_internet`: other cells, columns and outputs)."""
+        if config.get("design") == "internet":
+            return _internet().study(config)
+        return super().study(config)
 
     def cells(self, config: Mapping) -> list[dict]:
         return routing_cells(grid_of(config), config["seed"])
@@ -759,6 +773,13 @@ class RoutingPlugin(StudyPlugin):
 
     def code_fingerprint(self, config: Mapping) -> str | None:
         return code_fingerprint()
+
+
+def _internet() -> StudyPlugin:
+    # deferred: routing_internet imports this module
+    from cbalgebra.studies.routing_internet import PLUGIN as INTERNET
+
+    return INTERNET
 
 
 PLUGIN = RoutingPlugin()
