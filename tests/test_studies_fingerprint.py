@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from cbalgebra.studies import amsp, dnf, matchmaker, routing
+from cbalgebra.studies import amsp, dnf, matchmaker, routing, routing_internet
 from cbalgebra.studies.fingerprint import behaviour
 
 ORIGINAL = '''
@@ -65,6 +65,7 @@ def test_a_change_to_what_runs_counts(changed):
     ("matchmaker", matchmaker.code_fingerprint),
     ("routing", routing.code_fingerprint),
     ("amsp", amsp.code_fingerprint),
+    ("routing-internet", routing_internet.code_fingerprint),
 ])
 def test_committed_results_were_made_by_this_code(folder, fingerprint):
     """A rerun of the study into its committed folder resumes instead of refusing:

@@ -37,11 +37,10 @@ VOLATILE = re.compile(r"(_seconds|_per_second|^host|^pid)$")
 
 
 def _kinds() -> list[str]:
-    """The registered studies whose manifests record a code fingerprint."""
-    from cbalgebra.studies.plugin import registered
-
-    return [p.name for p in registered() if "code_fingerprint" in json.loads((RESULTS / p.name / "study.json")
-                                                                              .read_text())["config"]]
+    """The committed study folders whose manifests record a code fingerprint (a registered study
+    may have several, one per design: ``routing`` and ``routing-internet``)."""
+    return sorted(p.parent.name for p in RESULTS.glob("*/study.json")
+                  if "code_fingerprint" in json.loads(p.read_text())["config"])
 
 
 def _missing(value) -> bool:
@@ -68,7 +67,7 @@ def check(kind: str, cells: int, max_cost: float, seed: int, write: bool) -> boo
     committed_config = manifest["config"]
     from cbalgebra.studies.plugin import plugin
 
-    study = plugin(kind).study(committed_config)
+    study = plugin(manifest["kind"]).study(committed_config)
     new_fingerprint = study.config["code_fingerprint"]
     other = {k for k in set(study.config) | set(committed_config) if k != "code_fingerprint"
              and _normal(study.config.get(k)) != _normal(committed_config.get(k))}
