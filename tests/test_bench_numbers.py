@@ -54,6 +54,7 @@ def test_the_guard_sees_a_typed_measurement_and_lets_bounds_through():
 @pytest.fixture
 def results(tmp_path, monkeypatch):
     (tmp_path / "t.csv").write_text("family,n,seconds\na,1,0.5\na,2,1.5\nb,1,4\n", encoding="utf-8")
+    (tmp_path / "nan.csv").write_text("n,seconds\n1,nan\n", encoding="utf-8")
     (tmp_path / "t.json").write_text('{"insert": {"n": 10000, "name": "x"}}', encoding="utf-8")
     monkeypatch.setattr(bench_numbers, "RESULTS", tmp_path)
     bench_numbers.read_rows.cache_clear()
@@ -93,6 +94,7 @@ def test_a_table_marker_writes_one_row_per_matching_csv_row(results):
     assert bench_numbers.filled(text) == (
         '<!-- bench-table t.csv family=a n,seconds "n|time (s)" -->\n\n| n | time (s) |\n|---|---|\n'
         "| 1 | 0.5 |\n| 2 | 1.5 |\n\n<!-- /bench-table -->")
+    assert "| 1 | — |" in bench_numbers.filled('<!-- bench-table nan.csv n,seconds "n|s" -->\n<!-- /bench-table -->')
     with pytest.raises(bench_numbers.MarkerError, match="2 columns but 1 headings"):
         bench_numbers.filled('<!-- bench-table t.csv n,seconds "n" -->\n<!-- /bench-table -->')
     with pytest.raises(bench_numbers.MarkerError, match="no row matches"):

@@ -152,7 +152,9 @@ def cell(text: str) -> str:
         number = float(text)
     except ValueError:
         return text.replace("|", "\\|")
-    if number != number or number in (float("inf"), float("-inf")):
+    if number != number:  # NaN: the engine has no such figure
+        return "—"
+    if number in (float("inf"), float("-inf")):
         return text
     if number == int(number) or abs(number) >= 100:
         return f"{number:,.0f}"
