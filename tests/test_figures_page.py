@@ -43,6 +43,8 @@ def test_verdict_rows_read_a_report_table_with_escaped_bars():
               "| c | 2 | partly |\n\n| other | table |\n")
     assert figures_page.verdict_rows(report) == [("a \\| b", "1", "**agree**"), ("c", "2", "partly")]
     assert figures_page.tally(figures_page.verdict_rows(report)) == "1 agree, 1 partly"
+    assert figures_page.tally([("p", "o", "**agree** on the shape; faster"), ("p", "o", "**new**: beyond")]) == \
+        "1 agree, 1 new"
 
 
 def test_the_forwarding_verdicts_follow_the_benchmark_csv():

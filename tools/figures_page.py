@@ -227,9 +227,10 @@ def verdict_table(rows: Sequence[tuple[str, str, str]]) -> str:
 def tally(rows: Sequence[tuple[str, str, str]]) -> str:
     counts: dict[str, int] = defaultdict(int)
     for _, _, verdict in rows:
-        word = re.sub(r"[^a-z]", "", verdict.split(":")[0].split("(")[0].lower()) or "other"
-        counts[word] += 1
-    return ", ".join(f"{counts[w]} {w}" for w in ("agree", "partly", "disagree") if counts[w]) or "none"
+        first = re.match(r"[^a-z]*([a-z]+)", verdict.lower())  # the verdict's first word, bold or not
+        counts[first.group(1) if first else "other"] += 1
+    words = ("agree", "partly", "disagree", "new")
+    return ", ".join(f"{counts[w]} {w}" for w in words if counts[w]) or "none"
 
 
 def page() -> str:
