@@ -64,7 +64,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -336,23 +336,38 @@ def _nan() -> float:
     return float("nan")
 
 
+class CellWorkload(NamedTuple):
+    """One cell's roles and predicates on its network (:func:`cell_workload`)."""
+    receivers: list
+    senders: list
+    predicates: dict
+    names: int
+    distribution: str
+
+
+def cell_workload(cell: Mapping, nodes: int, seed_label: str, model_version: int) -> CellWorkload:
+    """One cell's :func:`roles` and k conjunctions per receiver, seeded under ``seed_label`` (per design)."""
+    from cbalgebra.network.workload import processor_predicates  # deferred: loads networkx
+    seed, topo, n, rep = int(cell["seed"]), cell["topology"], int(cell["n"]), int(cell["replicate"])
+    receivers, senders = roles(nodes, cell["r_frac"], cell["s_frac"], seed, topo, n, rep)
+    names, distribution = scenario_parameters(cell["scenario"])
+    pred_seed = cell_seed(seed, (seed_label, model_version, topo, n, rep, cell["k"], cell["scenario"]))
+    predicates = processor_predicates(receivers, int(cell["k"]), names=names, distribution=distribution,
+                                      seed=pred_seed % (2**32))
+    return CellWorkload(receivers, senders, predicates, names, distribution)
+
+
 def run_routing_cell(cell: dict) -> dict:
     """The body of one Spark task: one cell, one row."""
     # deferred: the network modules load networkx (this module loads at every `cbalgebra` start)
     from cbalgebra.network.memory import exact_memory, tree_orders
     from cbalgebra.network.paths import ShortestPaths
     from cbalgebra.network.schemes import BITS_PER_CONSTRAINT, id_bits, ips_structure
-    from cbalgebra.network.workload import processor_predicates
 
     start = time.perf_counter()
-    seed, topo, n, rep = int(cell["seed"]), cell["topology"], int(cell["n"]), int(cell["replicate"])
-    graph = make_network(topo, n, seed, rep)
+    graph = make_network(cell["topology"], int(cell["n"]), int(cell["seed"]), int(cell["replicate"]))
     nodes = graph.number_of_nodes()
-    receivers, senders = roles(nodes, cell["r_frac"], cell["s_frac"], seed, topo, n, rep)
-    names, distribution = scenario_parameters(cell["scenario"])
-    pred_seed = cell_seed(seed, ("predicates", MODEL_VERSION, topo, n, rep, cell["k"], cell["scenario"]))
-    predicates = processor_predicates(receivers, int(cell["k"]), names=names, distribution=distribution,
-                                      seed=pred_seed % (2**32))
+    receivers, senders, predicates, names, distribution = cell_workload(cell, nodes, "predicates", MODEL_VERSION)
     paths = ShortestPaths(graph)
     orders = tree_orders(paths)
     ips = ips_structure(paths, senders)

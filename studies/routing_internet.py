@@ -58,14 +58,13 @@ from cbalgebra.studies import fingerprint
 from cbalgebra.studies.flags import int_list, name_list
 from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.routing import (
+    cell_workload,
     drp_formula,
     ips_tree_formula,
     log_grid,
     pif_formula,
     pif_summed_formula,
     psf_simplified_formula,
-    roles,
-    scenario_parameters,
     transit_stub_params,
 )
 from cbalgebra.studies.seeding import cell_rng, cell_seed
@@ -244,17 +243,11 @@ def run_internet_cell(cell: dict) -> dict:
     # deferred: the network modules load networkx
     from cbalgebra.network.routing import BITS_PER_CONSTRAINT, id_bits
     from cbalgebra.network.sizing import memory_problem
-    from cbalgebra.network.workload import processor_predicates
 
     start, cpu = time.perf_counter(), time.process_time()
-    seed, topo, n, rep = int(cell["seed"]), cell["topology"], int(cell["n"]), int(cell["replicate"])
-    graph = internet_network(topo, n, seed, rep)
+    graph = internet_network(cell["topology"], int(cell["n"]), int(cell["seed"]), int(cell["replicate"]))
     nodes = graph.number_of_nodes()
-    receivers, senders = roles(nodes, cell["r_frac"], cell["s_frac"], seed, topo, n, rep)
-    names, distribution = scenario_parameters(cell["scenario"])
-    pred_seed = cell_seed(seed, ("internet-predicates", MODEL_VERSION, topo, n, rep, cell["k"], cell["scenario"]))
-    predicates = processor_predicates(receivers, int(cell["k"]), names=names, distribution=distribution,
-                                      seed=pred_seed % (2**32))
+    receivers, senders, predicates, _, _ = cell_workload(cell, nodes, "internet-predicates", MODEL_VERSION)
     problem = memory_problem(graph, predicates, senders=senders)
     setup = time.perf_counter() - start
     degrees = np.asarray(problem.trees.degree)

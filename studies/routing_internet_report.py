@@ -234,16 +234,21 @@ def _memory_figure(plt: Any, summary: pd.DataFrame, fitted: dict[tuple[str, str]
                 xs = np.geomspace(law.n_low, max(law.n_high, config["target_n"]), 30)
                 ax.plot(xs, [law.at(x) for x in xs], "--", color="black", lw=0.7)
         ax.axvline(config["target_n"], color="0.6", lw=0.8, ls=":")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(scheme)
-        ax.set_xlabel("n (processors)")
-        ax.grid(alpha=0.3, which="both")
+        _log_log_panel(ax, scheme, "n (processors)")
     axes[0][0].set_ylabel("M(S), bits")
     axes[0][0].legend(fontsize=6)
     fig.suptitle("Memory of each scheme: topohub networks (dots), generated (markers), "
                  f"fits n ≥ {config['fit_min_n']:,} (dashed); dotted: n = {config['target_n']:,}", fontsize=9)
     return fig
+
+
+def _log_log_panel(ax: Any, title: str, xlabel: str, title_size: float | None = None) -> None:
+    """Log scales on both axes, the panel's title and x label, and a light grid."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title(title, **({} if title_size is None else {"fontsize": title_size}))  # else the axes' own size
+    ax.set_xlabel(xlabel)
+    ax.grid(alpha=0.3, which="both")
 
 
 def _exponent_figure(plt: Any, fitted: dict[tuple[str, str], PowerLaw], config: dict) -> Any:
@@ -275,11 +280,7 @@ def _ratio_figure(plt: Any, summary: pd.DataFrame) -> Any:
             rows = family_rows(summary, family)
             ax.plot(rows["n_actual"], rows[column], _KIND_MARKERS[family] + "-", ms=3, label=family)
         ax.axhline(1.0, color="black", lw=0.6)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(title, fontsize=7)
-        ax.set_xlabel("n")
-        ax.grid(alpha=0.3, which="both")
+        _log_log_panel(ax, title, "n", title_size=7)
     axes[0][0].set_ylabel("measured / formula")
     axes[0][0].legend(fontsize=6)
     return fig
@@ -293,11 +294,7 @@ def _real_figure(plt: Any, compared: pd.DataFrame) -> Any:
             ax.plot(rows["n_actual"], rows[f"{scheme}_total_bits_ratio"], _KIND_MARKERS[family], ms=2.5,
                     alpha=0.6, mfc="none", label=f"over {family}")
         ax.axhline(1.0, color="black", lw=0.6)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(scheme)
-        ax.set_xlabel("n of the real network")
-        ax.grid(alpha=0.3, which="both")
+        _log_log_panel(ax, scheme, "n of the real network")
     axes[0][0].set_ylabel("real / generated of the same n")
     axes[0][0].legend(fontsize=6)
     return fig
