@@ -47,8 +47,12 @@ FIGURE_FORMAT = "svg"
 def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
     """Write ``stem.svg`` atomically, with no date in it (the same data gives the same bytes);
     return its path in a list (a figure is one file)."""
+    import matplotlib
+
     buf = io.BytesIO()
-    fig.savefig(buf, format=FIGURE_FORMAT, metadata=_metadata(FIGURE_FORMAT))
+    # a fixed salt for the SVG's element ids, which matplotlib otherwise draws at random
+    with matplotlib.rc_context({"svg.hashsalt": "cbalgebra"}):
+        fig.savefig(buf, format=FIGURE_FORMAT, metadata=_metadata(FIGURE_FORMAT))
     path = Path(out_dir) / f"{stem}.{FIGURE_FORMAT}"
     atomic_write_bytes(path, buf.getvalue())
     return [path]
