@@ -3,9 +3,9 @@ network and check every delivery (Carzaniga, Rembert & Wolf 2006, §2-§3).
 
 Exit codes (the policy of :mod:`cbalgebra.clibase`): 0 success (even when
 a check fails: the checks are printed), 2 bad input or usage (one line on
-standard error; a parse error also shows the line and a caret), 3 a reducer
-that exceeded its budget (``--reducer minimal``), 69 Graphviz missing for an
-.svg/.png drawing, 70 internal error. No traceback reaches the user
+standard error; a parse error also shows the line and a caret), 69 Graphviz
+missing for an .svg/.png drawing, 70 internal error. (``--reducer minimal``
+never fails on time: past its budget it keeps its best cover.) No traceback reaches the user
 unless CBALGEBRA_DEBUG is set.
 """
 
@@ -82,7 +82,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The command; its errors go to the one policy of :mod:`cbalgebra.clibase`
-    (bad input exit 2, a reducer's exceeded budget 3, Graphviz missing 69)."""
+    (bad input exit 2, Graphviz missing 69)."""
     # deferred: networkx and numpy load only when a route is computed
     from cbalgebra.network import topology
     from cbalgebra.network.schemes import build
