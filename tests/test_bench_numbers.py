@@ -129,11 +129,12 @@ def test_a_marker_divides_one_column_by_another_row_by_row(results):
 
 
 def test_a_committed_study_file_is_named_from_the_root(results, monkeypatch):
-    study = results / "studies" / "results" / "s"
+    root = results / "repo"  # not the benchmarks' folder: the path is read from the root
+    study = root / "studies" / "results" / "s"
     study.mkdir(parents=True)
     (study / "summary.csv").write_text("n,bits\n10,8000000\n", encoding="utf-8")
     (study / "timing.json").write_text('{"wall_seconds": 120}', encoding="utf-8")
-    monkeypatch.setattr(bench_numbers, "REPO", results)
+    monkeypatch.setattr(bench_numbers, "REPO", root)
     assert fill("studies/results/s/summary.csv bits/8e6 .0f") == "1"
     assert fill("studies/results/s/timing.json wall_seconds/60 .0f") == "2"
     with pytest.raises(bench_numbers.MarkerError, match=r"studies/results/s/missing\.csv does not exist"):
