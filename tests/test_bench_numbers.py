@@ -95,7 +95,8 @@ def test_the_guard_lets_parameters_sections_and_generated_text_through():
 def results(tmp_path, monkeypatch):
     (tmp_path / "t.csv").write_text("family,n,seconds\na,1,0.5\na,2,1.5\nb,1,4\n", encoding="utf-8")
     (tmp_path / "nan.csv").write_text("n,seconds\n1,nan\n", encoding="utf-8")
-    (tmp_path / "t.json").write_text('{"insert": {"n": 10000, "name": "x"}}', encoding="utf-8")
+    (tmp_path / "t.json").write_text('{"insert": {"n": 10000, "name": "x"}, "traffic": [{"topology": "star",'
+                                     ' "saved": 52.4}, {"topology": "path", "saved": 47.0}]}', encoding="utf-8")
     monkeypatch.setattr(bench_numbers, "RESULTS", tmp_path)
     bench_numbers.read_rows.cache_clear()
     yield tmp_path
@@ -113,6 +114,8 @@ def test_a_marker_selects_scales_reduces_and_formats(results):
     assert fill("t.csv seconds/2@median .3g") == "0.75"
     assert fill("t.csv family=a seconds@count .0f") == "2"
     assert fill("t.json insert.n ,.0f") == "10,000"
+    assert fill("t.json traffic.saved@min .0f") == "47"
+    assert fill("t.json topology=star traffic.saved .1f") == "52.4"
     assert fill('t.csv family="a" n=1 seconds') == "0.5"
     assert fill("t.csv family=a seconds@sum .1f") == "2.0"
 
@@ -147,6 +150,8 @@ def test_a_committed_study_file_is_named_from_the_root(results, monkeypatch):
     ("t.csv family=a n=1 nothing", "not a number"),
     ("missing.csv seconds", "does not exist"),
     ("t.json insert.name", "not a number"),
+    ("t.json traffic.saved", "2 rows match"),
+    ("t.json traffic.missing", "no 'traffic.missing'"),
     ("t.csv", "a CSV file and a column"),
 ])
 def test_a_bad_marker_is_one_clear_error(results, marker, reason):

@@ -7,12 +7,13 @@ say where it comes from, and this script rewrites what is between them from the 
     parses <!-- bench covering.csv metric=parse_filters_per_s value ,.0f -->30,611<!-- /bench --> filters/s
 
 The marker names a file of `benchmarks/results/` (a JSON file's column is a dotted path to a
-number), any number of `column=value` filters (quote a
-value with spaces: `metric="I=20 F=250000: compile"`), the column to show, and optionally a Python
-format spec (default `,.3g`). The column may be scaled by a number (`seconds*1000`, `kernel_us/1000`)
-or by another column of the same row (`psf_total_bits/drp_total_bits`, a ratio the CSV does not
-hold) and, when several rows match, reduced with `@min`, `@max`, `@median`, `@count` or `@sum`
-(`seconds@max`); otherwise exactly one row must match. A file under `studies/results/` (a committed
+number, one per item where the path crosses a list, whose fields the filters select), any number
+of `column=value` filters (quote a value with spaces: `metric="I=20 F=250000: compile"`), the
+column to show, and optionally a Python format spec (default `,.3g`). The column may be scaled
+by a number (`seconds*1000`, `kernel_us/1000`) or by another column of the same row
+(`psf_total_bits/drp_total_bits`, a ratio the CSV does not hold) and, when several rows match,
+reduced with `@min`, `@max`, `@median`, `@count` or `@sum` (`seconds@max`); otherwise exactly
+one row must match. A file under `studies/results/` (a committed
 study's `summary.csv` or `timing.json`) is named by its path from the repository's root. A whole
 table comes from a block marker, one row per matching CSV row:
 
@@ -85,13 +86,14 @@ class Query:
     def value(self) -> float:
         column = COLUMN.match(self.column)
         assert column is not None  # checked by parse
-        if self.file.endswith(".json"):
-            return scaled(json_number(self.file, column["name"]), column, {}, self.file)
-        rows = [r for r in read_rows(self.file) if all(r.get(k) == v for k, v in self.filters)]
         agg = column["agg"]
-        if not rows or (len(rows) > 1 and agg is None):
-            raise MarkerError(f"{self.file}: {len(rows)} rows match {dict(self.filters)} (say @min, @max or @median)")
-        values = [scaled(number(row, column["name"], self.file), column, row, self.file) for row in rows]
+        if self.file.endswith(".json"):
+            values = [scaled(v, column, {}, self.file) for v in json_numbers(self.file, column["name"], self.filters)]
+        else:
+            rows = [r for r in read_rows(self.file) if all(r.get(k) == v for k, v in self.filters)]
+            values = [scaled(number(row, column["name"], self.file), column, row, self.file) for row in rows]
+        if not values or (len(values) > 1 and agg is None):
+            raise MarkerError(f"{self.file}: {len(values)} rows match {dict(self.filters)} (say @min, @max or @median)")
         return AGGREGATES[agg](values) if agg else values[0]
 
     def shown(self) -> str:
@@ -174,16 +176,20 @@ def scaled(value: float, column: re.Match[str], row: dict[str, str], file: str) 
     return value
 
 
-def json_number(file: str, dotted: str) -> float:
-    """A JSON file's number: the column is its dotted path (`insert.stats.insert_checks`)."""
-    node: object = json.loads(source(file).read_text(encoding="utf-8"))
+def json_numbers(file: str, dotted: str, filters: tuple[tuple[str, str], ...]) -> list[float]:
+    """A JSON file's numbers at a dotted path (`insert.stats.insert_checks`): one number, or one
+    per item where the path crosses a list (`traffic.saved_percent`), keeping the items whose
+    fields equal the filters (`topology="star (20)"`)."""
+    nodes: list[object] = [json.loads(source(file).read_text(encoding="utf-8"))]
     for key in dotted.split("."):
-        if not isinstance(node, dict) or key not in node:
+        nodes = [item for node in nodes for item in (node if isinstance(node, list) else [node])
+                 if not isinstance(item, dict) or all(str(item.get(k, v)) == v for k, v in filters)]
+        if not all(isinstance(node, dict) and key in node for node in nodes):
             raise MarkerError(f"{file}: no {dotted!r}")
-        node = node[key]
-    if not isinstance(node, (int, float)):
+        nodes = [node[key] for node in nodes if isinstance(node, dict)]
+    if not all(isinstance(node, (int, float)) and not isinstance(node, bool) for node in nodes):
         raise MarkerError(f"{file}: {dotted!r} is not a number")
-    return float(node)
+    return [float(node) for node in nodes if isinstance(node, (int, float))]
 
 
 def source(file: str) -> Path:
