@@ -392,6 +392,7 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
     worst = {s: float(results[f"{s}_rse"].max()) for s in SCHEMES}
     empty = int(results["ips_total_bits"].isna().sum())
     real = int((results["n"] == 0).sum())
+    collections = sorted({t.split(":")[1].split("/")[0] for t in results.loc[results["n"] == 0, "topology"]})
     # deferred: the design module is the plugin's (no cycle at import)
     from cbalgebra.studies.routing_internet import grid_of, internet_cells
 
@@ -401,9 +402,10 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
     return "\n".join([
         "## How each number was obtained",
         "",
-        f"- {len(results)} cells{missing}: {real} topohub networks (every collection) and "
-        f"{len(results) - real} generated networks ({', '.join(config['families'])}; {caps or 'no cap'}, "
-        "its generator drawing every pair). "
+        f"- {len(results)} cells{missing}: {real} topohub networks ({', '.join(collections) or 'none'}) and "
+        f"{len(results) - real} generated networks ({', '.join(config['families'])}, "
+        f"{f'capped: {caps}' if caps else 'each to its largest n'}; Chung–Lu and G(n, p) drawn in O(n + links) "
+        "by `sampler=\"skip\"`). "
         f"Workload: r/n = {config['r_frac']}, s/n = {config['s_frac']}, k = {config['k']}, scenario "
         f"{config['scenario']}, no reducer (α = 1).",
         f"- Memory by `cbalgebra.network.table_memory`: exact where n ≤ {config['exact_max']:,} and for PIF and DRP "

@@ -51,8 +51,8 @@ def test_the_full_design_has_every_topohub_network_and_every_generated_size():
     assert {c["topology"].split("/")[0] for c in real} == {"topohub:topozoo", "topohub:sndlib", "topohub:caida",
                                                           "topohub:backbone", "topohub:gabriel"}
     generated = {(c["topology"], c["n"]) for c in study.cells if c["n"]}
-    expected = {(f, n) for f in grid.families for n in grid.ns if f != "gnp" or n <= 10_000}
-    assert generated == expected
+    expected = {(f, n) for f in grid.families for n in grid.ns}
+    assert generated == expected and ("gnp", 100_000) in generated     # gnp's skip sampler is O(n + links)
     assert min(grid.ns) <= 1_000 and max(grid.ns) == 100_000 and routing_internet.INTERNET_N in grid.ns
     assert len(study.cells) == len(real) + len(expected)
     assert study.kind == "routing" and study.config["design"] == "internet"
@@ -78,6 +78,20 @@ def test_flags_of_the_other_designs_are_refused():
         study_of("--rse-target", "0.05")
     with pytest.raises(UsageError, match="not a topohub network"):
         study_of("--design", "internet", "--real", "nowhere/at-all")
+
+
+def test_the_counting_flags_reach_the_grid_and_only_this_design_takes_them():
+    study = study_of("--design", "internet", "--families", "gnp", "--real", "", "--ips-max", "20000",
+                     "--exact-max", "3000", "--pilot", "16", "--max-sample", "500", "--d-sources", "64",
+                     "--rse-target", "0.02")
+    policy = {"ips_max": 20_000, "exact_max": 3_000, "pilot": 16, "max_sample": 500, "d_sources": 64,
+              "rse_target": 0.02}
+    assert {k: study.config[k] for k in policy} == policy
+    assert all({k: c[k] for k in policy} == policy for c in study.cells)
+    assert routing.PLUGIN.study(study.config).cells == study.cells
+    for flag in ("--ips-max", "--exact-max", "--pilot", "--max-sample", "--d-sources"):
+        with pytest.raises(UsageError, match=f"{flag} applies to --design internet only"):
+            study_of(flag, "10")
 
 
 def test_a_manifest_of_the_design_rebuilds_the_same_study():
