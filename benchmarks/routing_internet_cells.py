@@ -3,6 +3,13 @@
 
     .venv/bin/python benchmarks/routing_internet_cells.py power_law:10000 gnp:100000 topohub:backbone/world
     .venv/bin/python benchmarks/routing_internet_cells.py --ips-max 5000 transit_stub:4642
+    .venv/bin/python benchmarks/routing_internet_cells.py --budget 5000,10000,21544
+
+``--budget``: the full design's predicted CPU minutes per part (each topohub
+collection, each family) for each ``ips_max`` listed, from the design's
+``cell_cost`` (CPU seconds fitted to this script's rows), and the cells of
+the CSV beside their ``cell_cost``, to check the fit. Wall time on
+``local[2]`` is about half the CPU time on an idle machine.
 
 Each argument is one cell, ``family:n`` or a ``topohub:`` key, run in this
 process with the design's default counting policy (``InternetGrid``; the
@@ -21,7 +28,7 @@ import argparse
 import dataclasses
 import time
 
-from _harness import RESULTS, append_csv, load_average
+from _harness import RESULTS, append_csv, load_average, read_csv
 
 from cbalgebra.network.sizing import memory_problem
 from cbalgebra.studies.routing import cell_workload
@@ -29,7 +36,9 @@ from cbalgebra.studies.routing_internet import (
     MODEL_VERSION,
     SCHEMES,
     InternetGrid,
+    cell_cost,
     count_scheme,
+    every_topohub_network,
     hop_distance,
     internet_cells,
     internet_network,
@@ -71,13 +80,42 @@ def profile(cell: dict) -> dict:
     return row
 
 
+def part_of(cell: dict) -> str:
+    """A topohub collection or a family."""
+    return cell["topology"].split("/")[0] if cell["n"] == 0 else cell["topology"]
+
+
+def budget(ips_maxes: list[int], seed: int) -> None:
+    """Predicted CPU minutes of the full design per part, and the fit against the measured rows."""
+    for ips_max in ips_maxes:
+        grid = dataclasses.replace(InternetGrid(), real=every_topohub_network(), ips_max=ips_max)
+        cells = internet_cells(grid, seed)
+        parts: dict[str, float] = {}
+        for cell in cells:
+            parts[part_of(cell)] = parts.get(part_of(cell), 0.0) + cell_cost(cell) / 60
+        total, longest = sum(parts.values()), max(cell_cost(c) for c in cells) / 60
+        print(f"ips_max {ips_max:,}: {len(cells)} cells, {total:.1f} CPU-min (longest cell {longest:.1f}): "
+              + ", ".join(f"{k} {v:.1f}" for k, v in sorted(parts.items())), flush=True)
+    if OUT.exists():
+        print("measured (CSV) / cell_cost, CPU seconds:")
+        for row in read_csv(OUT):
+            grid = dataclasses.replace(InternetGrid(), **{k: int(row[k]) for k in
+                                                          ("ips_max", "exact_max", "pilot", "max_sample",
+                                                           "d_sources")})
+            predicted = cell_cost(the_cell(row["cell"], grid, seed))
+            print(f"  {row['cell']:28s} ips_max {row['ips_max']:>6}  {float(row['total']):7.1f} / {predicted:7.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("cells", nargs="+", help="family:n or topohub:<key>")
+    parser.add_argument("cells", nargs="*", help="family:n or topohub:<key>")
+    parser.add_argument("--budget", metavar="LIST", help="ips_max values to predict the full design's CPU for")
     for name in ("ips_max", "exact_max", "pilot", "max_sample", "d_sources"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(InternetGrid(), name))
     parser.add_argument("--seed", type=int, default=2003)
     args = parser.parse_args()
+    if args.budget:
+        budget([int(x) for x in args.budget.split(",")], args.seed)
     grid = dataclasses.replace(InternetGrid(), **{k: getattr(args, k) for k in
                                                   ("ips_max", "exact_max", "pilot", "max_sample", "d_sources")})
     for spec in args.cells:
