@@ -307,6 +307,12 @@ def megabytes(bits: float) -> str:
     return fixed(bits / 8e6, 1) if math.isfinite(bits) else MISSING
 
 
+def ratio_text(x: float, digits: int = 3) -> str:
+    """A measured/formula ratio: ``digits`` decimals, or 3 significant digits where those would show
+    only zeros (the printed PIF formula is 10⁴–10⁵ times the count at 75,000 processors)."""
+    return f"{x:.3g}" if math.isfinite(x) and 0 < abs(x) < 10 ** -digits * 5 else fixed(x, digits)
+
+
 def _family_names(rows: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["family"] for r in rows))
 
@@ -340,8 +346,8 @@ def formula_section(summary: pd.DataFrame, n: int, min_n: int) -> str:
     table = []
     for _, _, title in FORMULAS:
         mine = {r["family"]: r for r in rows if r["formula"] == title}
-        table.append((title, *(f"{fixed(mine[f]['ratio'], 3)} (fit {fixed(mine[f]['fitted'], 3)} "
-                               f"[{fixed(mine[f]['low'], 3)}, {fixed(mine[f]['high'], 3)}])" for f in families)))
+        table.append((title, *(f"{ratio_text(mine[f]['ratio'])} (fit {ratio_text(mine[f]['fitted'])} "
+                               f"[{ratio_text(mine[f]['low'])}, {ratio_text(mine[f]['high'])}])" for f in families)))
     return (f"## The paper's formulas at Internet size: measured / formula at n = {n:,}\n\n"
             f"Each entry: the ratio at the generated network of {n:,} processors (– where the design has none), "
             f"then the power law fitted to the ratio over n ≥ {min_n:,} at n = {n:,} with its "
@@ -440,7 +446,7 @@ def headline_table(summary: pd.DataFrame, config: dict, family: str = "power_law
         measured = r.get("measured", math.nan)
         rows.append((scheme, f"{fixed(law.exponent, 2)} [{fixed(law.ci_low, 2)}, {fixed(law.ci_high, 2)}]" if law
                      else MISSING, megabytes(measured) if math.isfinite(measured) else
-                     f"{megabytes(r.get('fitted', math.nan))} (fitted)", fixed(ratios.get(scheme, math.nan), 2)))
+                     f"{megabytes(r.get('fitted', math.nan))} (fitted)", ratio_text(ratios.get(scheme, math.nan), 2)))
     return markdown_table(("scheme", f"exponent in n ({int(LEVEL * 100)} % CI)", f"MB at n = {n:,}",
                            "measured / paper's formula"), rows)
 

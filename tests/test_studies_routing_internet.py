@@ -174,7 +174,7 @@ def test_the_reports_numbers_equal_a_recomputation(quick_rows):
         for s in routing_internet.SCHEMES:
             ratio = totals[s] / cell[{"psf": "psf_simple_formula", "ips": "ips_tree_formula",
                                       "pif": "pif_formula", "drp": "drp_formula"}[s]]
-            assert f"{ratio:.3f}" in text
+            assert outputs.ratio_text(ratio) in text
         grown = rows[(rows["topology"] == family) & (rows["n_actual"] >= config["fit_min_n"])]
         for s in routing_internet.SCHEMES:
             slope = np.polyfit(np.log(grown["n_actual"]), np.log(grown[f"{s}_total_bits"]), 1)[0]
