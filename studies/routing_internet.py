@@ -27,6 +27,11 @@ standard error of the total (0 when exact):
   where it missed the target;
 - iPS needs the branch sizes of every processor's tree, n trees whatever the
   sample; above ``ips_max`` it is left empty (NaN) and the report says so.
+  Below, ``ips_exact`` (default) counts it exactly at every size, as the
+  paper defines it: its trees cost the same whatever the sample, and the
+  exact count measured cheaper than the pilot and a 1,000-unit sample at
+  n = 10,000 (``benchmarks/results/routing_internet_cells.csv``);
+  ``ips_exact=False`` samples it above ``exact_max`` as PSF.
 
 Beside them: n, links, r, s, Δ, the mean hop count d of the shortest-path
 trees (over ordered pairs, from ``d_sources`` sampled sources where n is
@@ -116,6 +121,7 @@ class InternetGrid:
     scenario: str = "zipf-500"
     exact_max: int = 4_000
     ips_max: int = 10_000
+    ips_exact: bool = True
     rse_target: float = 0.01
     pilot: int = 32
     max_sample: int = 1_000
@@ -153,7 +159,7 @@ def internet_cells(grid: InternetGrid, seed: int) -> list[dict]:
     tops = [(f, n) for f in grid.families for n in grid.ns if n <= caps.get(f, n)]
     tops += [(t, 0) for t in grid.real]
     work = {k: getattr(grid, k) for k in ("r_frac", "s_frac", "k", "scenario", "exact_max", "ips_max",
-                                          "rse_target", "pilot", "max_sample", "d_sources")}
+                                          "ips_exact", "rse_target", "pilot", "max_sample", "d_sources")}
     return [{"topology": t, "n": int(n), "replicate": rep, "seed": int(seed), **work}
             for t, n in tops for rep in range(grid.replicates)]
 
@@ -243,7 +249,7 @@ def count_scheme(problem: Any, scheme: str, cell: dict) -> dict:
         return {"constraints": math.nan, "id_bits": math.nan, "total_bits": math.nan, "total_se": math.nan,
                 "rse": math.nan, "exact": False, "sampled": 0, "population": n}
     sample, seed = None, 0
-    if scheme in ("psf", "ips") and n > cell["exact_max"]:
+    if (scheme == "psf" or (scheme == "ips" and not cell.get("ips_exact", False))) and n > cell["exact_max"]:
         key = ("internet-sample", MODEL_VERSION, cell["topology"], cell["n"], cell["replicate"], scheme)
         pilot = table_memory(scheme, problem, sample=cell["pilot"], seed=cell_seed(cell["seed"], (*key, "pilot")))
         rse = pilot.total_bits_standard_error / pilot.total_bits if pilot.total_bits else 0.0

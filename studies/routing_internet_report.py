@@ -422,7 +422,9 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
         "- PSF's exact formula (§3.1), s log n + Σ_v Σ_x M(pred x)·dist(v, x), is the count itself at α = 1 "
         "(`table_memory` sums size·hops over each sender's tree), so it is not compared; its simplified form is.",
         f"- iPS needs every processor's tree (n trees whatever the sample): left empty above n = "
-        f"{config['ips_max']:,} ({empty} cells).",
+        f"{config['ips_max']:,} ({empty} cells)"
+        + ("; counted exactly below it (`ips_exact`: the trees cost the same whatever the sample)."
+           if config.get("ips_exact") else "."),
         f"- d: mean hops of the shortest-path trees over ordered pairs (exact where n ≤ {config['d_sources']:,}, "
         f"else from {config['d_sources']} sampled sources). Formulas on each cell's own n, r, s, Δ, d, M_p, "
         "log n = ⌈log2 n⌉, α = 1.",

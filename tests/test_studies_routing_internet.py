@@ -156,6 +156,10 @@ def test_rows_agree_with_exact_counts_and_formulas(quick_rows):
     assert (exact["psf_total_se"] == 0).all()
     sampled = rows[rows["n_actual"] > study.config["exact_max"]]
     assert len(sampled) and (~sampled["psf_exact"]).all() and (sampled["psf_total_se"] > 0).all()
+    # iPS is exact wherever it is counted (ips_exact): its n + s trees cost the same whatever the sample
+    ips = sampled[sampled["n_actual"] <= study.config["ips_max"]]
+    assert study.config["ips_exact"] and len(ips) and ips["ips_exact"].all() and (ips["ips_total_se"] == 0).all()
+    assert (ips["ips_sampled"] == ips["ips_population"]).all()
     # DRP is exact at every size and is its formula (§3.4) term for term
     assert np.allclose(rows["drp_total_bits"], rows["drp_formula"])
 
