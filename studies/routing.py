@@ -73,7 +73,7 @@ from cbalgebra.errors import EXIT_INTERNAL, CbalgebraError
 from cbalgebra.network.names import PIF_UNIONS
 from cbalgebra.semantics import matches
 from cbalgebra.studies import fingerprint
-from cbalgebra.studies.flags import fraction_list, int_list, name_list, positive_float_type, positive_int_type
+from cbalgebra.studies.flags import fraction_list, int_list, name_list, positive_int_type
 from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.dnf import scenario
 from cbalgebra.studies.seeding import cell_rng, cell_seed
@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from cbalgebra.network.paths import ShortestPaths
     from cbalgebra.values import Predicate
 
+    from cbalgebra.studies.routing_internet import InternetPlugin
     from cbalgebra.studies.runner import Study
 
 KIND = "routing"
@@ -739,8 +740,7 @@ class RoutingPlugin(StudyPlugin):
         p.add_argument("--design", choices=("oat", "factorial", "internet"), default="oat",
                        help="oat: growth sweep + one axis at a time (default); factorial: every combination; "
                             "internet: memory on every topohub network and generated graphs to 100,000 nodes")
-        p.add_argument("--rse-target", type=positive_float_type, metavar="X",
-                       help="--design internet: relative standard error a sampled count aims at (default 0.01)")
+        _internet().add_arguments(p)  # the internet design's counting policy (--rse-target, --ips-max, ...)
         p.add_argument("--families", metavar="LIST", help=f"of {', '.join(FAMILIES)} (default: all; '' for none)")
         p.add_argument("--ns", metavar="LIST",
                        help="target sizes of the growth sweep (default: 7 on a log grid 20..1000)")
@@ -769,8 +769,7 @@ class RoutingPlugin(StudyPlugin):
     def config_from_args(self, args: argparse.Namespace) -> dict:
         if args.design == "internet":
             return _internet().config_from_args(args)
-        if args.rse_target is not None:
-            raise UsageError("--rse-target applies to --design internet only")
+        _internet().refuse_flags(args)
         return routing_config(grid_from_args(args), seed=args.seed, quick=args.quick)
 
     def study(self, config: Mapping) -> Study:
@@ -790,7 +789,7 @@ class RoutingPlugin(StudyPlugin):
         return code_fingerprint()
 
 
-def _internet() -> StudyPlugin:
+def _internet() -> InternetPlugin:
     # deferred: routing_internet imports this module
     from cbalgebra.studies.routing_internet import PLUGIN as INTERNET
 

@@ -27,6 +27,11 @@ standard error of the total (0 when exact):
   where it missed the target;
 - iPS needs the branch sizes of every processor's tree, n trees whatever the
   sample; above ``ips_max`` it is left empty (NaN) and the report says so.
+  Below, ``ips_exact`` (default) counts it exactly at every size, as the
+  paper defines it: its trees cost the same whatever the sample, and the
+  exact count measured cheaper than the pilot and a 1,000-unit sample at
+  n = 10,000 (``benchmarks/results/routing_internet_cells.csv``);
+  ``ips_exact=False`` samples it above ``exact_max`` as PSF.
 
 Beside them: n, links, r, s, Δ, the mean hop count d of the shortest-path
 trees (over ordered pairs, from ``d_sources`` sampled sources where n is
@@ -55,7 +60,7 @@ import numpy as np
 
 from cbalgebra.errors import UsageError
 from cbalgebra.studies import fingerprint
-from cbalgebra.studies.flags import int_list, name_list
+from cbalgebra.studies.flags import int_list, name_list, positive_float_type, positive_int_type
 from cbalgebra.studies.plugin import StudyPlugin
 from cbalgebra.studies.routing import (
     cell_workload,
@@ -77,7 +82,7 @@ if TYPE_CHECKING:
 
 DESIGN = "internet"
 #: Bump when a change alters the numbers a cell produces.
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
 FAMILIES: tuple[str, ...] = ("power_law", "transit_stub", "gnp")
 #: The AS graph's size (CAIDA's AS-relationship graph has about 75,000 ASes): "Internet size".
@@ -88,23 +93,35 @@ OTHER_DESIGNS_FLAGS: tuple[str, ...] = ("r_fracs", "s_fracs", "ks", "scenarios",
                                         "messages", "siena_max")
 
 
+#: The counting policy's flags: name -> (type, help). Each is a field of :class:`InternetGrid`.
+COUNTING_FLAGS: Mapping[str, tuple[Any, str]] = MappingProxyType({
+    "rse_target": (positive_float_type, "relative standard error a sampled count aims at"),
+    "ips_max": (positive_int_type, "largest network iPS is counted on (n + s trees: the dominant cost)"),
+    "exact_max": (positive_int_type, "largest network PSF and iPS are counted exactly on"),
+    "pilot": (positive_int_type, "units of the pilot sample that sizes the final one"),
+    "max_sample": (positive_int_type, "most units a sampled count draws"),
+    "d_sources": (positive_int_type, "sources sampled for the mean hop count d"),
+})
+
+
 @dataclass(frozen=True)
 class InternetGrid:
     """The networks and the counting policy. ``real``: topohub keys (empty
     tuple: none; the command's default is :func:`every_topohub_network`).
-    ``ns``: target sizes of every family; ``family_max``: a family's largest
-    size (gnp's generator draws every pair, O(n²))."""
+    ``ns``: target sizes of every family; ``family_max``: (family, largest size)
+    pairs capping a family (none by default: every family is drawn in O(n + links))."""
     families: tuple[str, ...] = FAMILIES
     ns: tuple[int, ...] = (*log_grid(100, 100_000, 10), INTERNET_N)
     real: tuple[str, ...] = ()
-    family_max: tuple[tuple[str, int], ...] = (("gnp", 10_000),)
+    family_max: tuple[tuple[str, int], ...] = ()
     replicates: int = 1
     r_frac: float = 0.5
     s_frac: float = 0.5
     k: int = 10
     scenario: str = "zipf-500"
     exact_max: int = 4_000
-    ips_max: int = 5_000
+    ips_max: int = 10_000
+    ips_exact: bool = True
     rse_target: float = 0.01
     pilot: int = 32
     max_sample: int = 1_000
@@ -142,7 +159,7 @@ def internet_cells(grid: InternetGrid, seed: int) -> list[dict]:
     tops = [(f, n) for f in grid.families for n in grid.ns if n <= caps.get(f, n)]
     tops += [(t, 0) for t in grid.real]
     work = {k: getattr(grid, k) for k in ("r_frac", "s_frac", "k", "scenario", "exact_max", "ips_max",
-                                          "rse_target", "pilot", "max_sample", "d_sources")}
+                                          "ips_exact", "rse_target", "pilot", "max_sample", "d_sources")}
     return [{"topology": t, "n": int(n), "replicate": rep, "seed": int(seed), **work}
             for t, n in tops for rep in range(grid.replicates)]
 
@@ -157,12 +174,18 @@ def topohub_sizes() -> dict[str, int]:
 
 
 def cell_cost(cell: dict) -> float:
-    """Relative cost (longest first, ETA): trees of n nodes, about n·(exact units) below
-    ``exact_max``, the samples and iPS's n trees above; a topohub network by its own size."""
+    """Estimated CPU seconds (longest first, ETA), fitted to one run of
+    ``benchmarks/routing_internet_cells.py`` (topohub networks to 3,815 and
+    every family to 100,000, 2-core machine): the workload and the problem
+    about 0.3 ms per processor, a tree about 0.4 µs per processor (d's
+    sources, PSF's sampled senders), exact PSF n²/10⁷ s, and iPS, n + s trees
+    whatever its sample, 6.1·n^2.31/10⁸ s (2.9 s at n = 2,154, 106 s at
+    10,000). A topohub network by its own size."""
     n = cell["n"] or topohub_sizes().get(cell["topology"], 300)
-    trees = min(n, cell["d_sources"]) + (1.5 * n if n <= cell["exact_max"] else
-                                         cell["max_sample"] / 2 + (n if n <= cell["ips_max"] else 0))
-    return float(1.0 + n * trees / 1e5 + n / 200)
+    exact = n <= cell["exact_max"]
+    seconds = 0.05 + 3e-4 * n + 4e-7 * n * min(n, cell["d_sources"])
+    seconds += 1e-7 * n * n if exact else 4e-7 * n * cell["max_sample"] / 4
+    return float(seconds + (6.1e-8 * n ** 2.31 if n <= cell["ips_max"] else 0.0))
 
 
 # ---------------------------------------------------------------------------
@@ -170,7 +193,8 @@ def cell_cost(cell: dict) -> float:
 
 def internet_network(topology_name: str, n: int, seed: int, replicate: int) -> nx.Graph:
     """The cell's graph: a topohub network (n = 0) or a family at target size n. Chung–Lu
-    (exponent 2.5, as the routing study) is drawn by the O(n + links) sampler."""
+    (exponent 2.5, as the routing study) and gnp are drawn by the O(n + links) sampler
+    (``sampler="skip"``: the law of the pairwise one, other draws)."""
     # deferred: topology loads networkx
     from cbalgebra.network import topology
 
@@ -181,7 +205,7 @@ def internet_network(topology_name: str, n: int, seed: int, replicate: int) -> n
         return topology("transit_stub", None, seed=topo_seed, **transit_stub_params(n))
     if topology_name == "power_law":
         return topology("power_law", n, seed=topo_seed, model="chung_lu", gamma=2.5, sampler="skip")
-    return topology(topology_name, n, seed=topo_seed)
+    return topology(topology_name, n, seed=topo_seed, sampler="skip")
 
 
 def mean_hops(parents: np.ndarray) -> np.ndarray:
@@ -225,7 +249,7 @@ def count_scheme(problem: Any, scheme: str, cell: dict) -> dict:
         return {"constraints": math.nan, "id_bits": math.nan, "total_bits": math.nan, "total_se": math.nan,
                 "rse": math.nan, "exact": False, "sampled": 0, "population": n}
     sample, seed = None, 0
-    if scheme in ("psf", "ips") and n > cell["exact_max"]:
+    if (scheme == "psf" or (scheme == "ips" and not cell.get("ips_exact", False))) and n > cell["exact_max"]:
         key = ("internet-sample", MODEL_VERSION, cell["topology"], cell["n"], cell["replicate"], scheme)
         pilot = table_memory(scheme, problem, sample=cell["pilot"], seed=cell_seed(cell["seed"], (*key, "pilot")))
         rse = pilot.total_bits_standard_error / pilot.total_bits if pilot.total_bits else 0.0
@@ -356,8 +380,9 @@ def grid_from_args(args: argparse.Namespace) -> InternetGrid:
         changes["real"] = real
     if args.replicates is not None:
         changes["replicates"] = args.replicates
-    if getattr(args, "rse_target", None) is not None:
-        changes["rse_target"] = args.rse_target
+    for name in COUNTING_FLAGS:
+        if getattr(args, name, None) is not None:
+            changes[name] = getattr(args, name)
     grid = dataclasses.replace(g, **changes)
     if not grid.families and not grid.real:
         raise UsageError("no network to study: give --families or --real")
@@ -382,7 +407,18 @@ class InternetPlugin(StudyPlugin):
     cell_cost = staticmethod(cell_cost)
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """The routing study's command adds the flags (this design is one of its ``--design`` choices)."""
+        """The counting policy's flags (:data:`COUNTING_FLAGS`); the routing study's command adds them
+        beside its own (this design is one of its ``--design`` choices)."""
+        for name, (kind, text) in COUNTING_FLAGS.items():
+            default, metavar = getattr(InternetGrid(), name), "X" if kind is positive_float_type else "N"
+            parser.add_argument(f"--{name.replace('_', '-')}", type=kind, metavar=metavar,
+                                help=f"--design internet: {text} (default {default})")
+
+    def refuse_flags(self, args: argparse.Namespace) -> None:
+        """``UsageError`` for a flag of this design given to another design."""
+        for name in COUNTING_FLAGS:
+            if getattr(args, name, None) is not None:
+                raise UsageError(f"--{name.replace('_', '-')} applies to --design internet only")
 
     def config_from_args(self, args: argparse.Namespace) -> dict:
         return internet_config(grid_from_args(args), seed=args.seed, quick=args.quick)

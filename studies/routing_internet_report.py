@@ -307,6 +307,12 @@ def megabytes(bits: float) -> str:
     return fixed(bits / 8e6, 1) if math.isfinite(bits) else MISSING
 
 
+def ratio_text(x: float, digits: int = 3) -> str:
+    """A measured/formula ratio: ``digits`` decimals, or 3 significant digits where those would show
+    only zeros (the printed PIF formula is 10⁴–10⁵ times the count at 75,000 processors)."""
+    return f"{x:.3g}" if math.isfinite(x) and 0 < abs(x) < 10 ** -digits * 5 else fixed(x, digits)
+
+
 def _family_names(rows: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["family"] for r in rows))
 
@@ -340,8 +346,8 @@ def formula_section(summary: pd.DataFrame, n: int, min_n: int) -> str:
     table = []
     for _, _, title in FORMULAS:
         mine = {r["family"]: r for r in rows if r["formula"] == title}
-        table.append((title, *(f"{fixed(mine[f]['ratio'], 3)} (fit {fixed(mine[f]['fitted'], 3)} "
-                               f"[{fixed(mine[f]['low'], 3)}, {fixed(mine[f]['high'], 3)}])" for f in families)))
+        table.append((title, *(f"{ratio_text(mine[f]['ratio'])} (fit {ratio_text(mine[f]['fitted'])} "
+                               f"[{ratio_text(mine[f]['low'])}, {ratio_text(mine[f]['high'])}])" for f in families)))
     return (f"## The paper's formulas at Internet size: measured / formula at n = {n:,}\n\n"
             f"Each entry: the ratio at the generated network of {n:,} processors (– where the design has none), "
             f"then the power law fitted to the ratio over n ≥ {min_n:,} at n = {n:,} with its "
@@ -392,6 +398,7 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
     worst = {s: float(results[f"{s}_rse"].max()) for s in SCHEMES}
     empty = int(results["ips_total_bits"].isna().sum())
     real = int((results["n"] == 0).sum())
+    collections = sorted({t.split(":")[1].split("/")[0] for t in results.loc[results["n"] == 0, "topology"]})
     # deferred: the design module is the plugin's (no cycle at import)
     from cbalgebra.studies.routing_internet import grid_of, internet_cells
 
@@ -401,9 +408,10 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
     return "\n".join([
         "## How each number was obtained",
         "",
-        f"- {len(results)} cells{missing}: {real} topohub networks (every collection) and "
-        f"{len(results) - real} generated networks ({', '.join(config['families'])}; {caps or 'no cap'}, "
-        "its generator drawing every pair). "
+        f"- {len(results)} cells{missing}: {real} topohub networks ({', '.join(collections) or 'none'}) and "
+        f"{len(results) - real} generated networks ({', '.join(config['families'])}, "
+        f"{f'capped: {caps}' if caps else 'each to its largest n'}; Chung–Lu and G(n, p) drawn in O(n + links) "
+        "by `sampler=\"skip\"`). "
         f"Workload: r/n = {config['r_frac']}, s/n = {config['s_frac']}, k = {config['k']}, scenario "
         f"{config['scenario']}, no reducer (α = 1).",
         f"- Memory by `cbalgebra.network.table_memory`: exact where n ≤ {config['exact_max']:,} and for PIF and DRP "
@@ -414,7 +422,9 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
         "- PSF's exact formula (§3.1), s log n + Σ_v Σ_x M(pred x)·dist(v, x), is the count itself at α = 1 "
         "(`table_memory` sums size·hops over each sender's tree), so it is not compared; its simplified form is.",
         f"- iPS needs every processor's tree (n trees whatever the sample): left empty above n = "
-        f"{config['ips_max']:,} ({empty} cells).",
+        f"{config['ips_max']:,} ({empty} cells)"
+        + ("; counted exactly below it (`ips_exact`: the trees cost the same whatever the sample)."
+           if config.get("ips_exact") else "."),
         f"- d: mean hops of the shortest-path trees over ordered pairs (exact where n ≤ {config['d_sources']:,}, "
         f"else from {config['d_sources']} sampled sources). Formulas on each cell's own n, r, s, Δ, d, M_p, "
         "log n = ⌈log2 n⌉, α = 1.",
@@ -438,7 +448,7 @@ def headline_table(summary: pd.DataFrame, config: dict, family: str = "power_law
         measured = r.get("measured", math.nan)
         rows.append((scheme, f"{fixed(law.exponent, 2)} [{fixed(law.ci_low, 2)}, {fixed(law.ci_high, 2)}]" if law
                      else MISSING, megabytes(measured) if math.isfinite(measured) else
-                     f"{megabytes(r.get('fitted', math.nan))} (fitted)", fixed(ratios.get(scheme, math.nan), 2)))
+                     f"{megabytes(r.get('fitted', math.nan))} (fitted)", ratio_text(ratios.get(scheme, math.nan), 2)))
     return markdown_table(("scheme", f"exponent in n ({int(LEVEL * 100)} % CI)", f"MB at n = {n:,}",
                            "measured / paper's formula"), rows)
 

@@ -20,7 +20,6 @@ from cbalgebra.network.sizing import (
     sample_units,
     unit_values,
 )
-from cbalgebra.network.topology import _chung_lu_skip
 from cbalgebra.network.workload import processor_predicates
 
 NETWORKS = [
@@ -146,29 +145,3 @@ def test_source_trees_are_the_shortest_path_trees(n, seed, float_weights):
     assert (trees.parents([n - 1]) == expected[[n - 1]]).all()
 
 
-def test_chung_lu_skip_keeps_each_pair_with_its_probability():
-    """Miller & Hagberg's skipping sampler draws every pair {u, v} with
-    probability min(1, w_u w_v / Σw), the law of the pairwise sampler."""
-    w = [6.0, 4.0, 3.0, 2.0, 2.0, 1.0, 1.0, 0.5, 0.25, 0.1]
-    total = sum(w)
-    trials = 4000
-    rng = random.Random("chung-lu-law")
-    counts: dict[tuple[int, int], int] = {}
-    for _ in range(trials):
-        for edge in _chung_lu_skip(w, rng):
-            counts[edge] = counts.get(edge, 0) + 1
-    for u in range(len(w)):
-        for v in range(u + 1, len(w)):
-            p = min(1.0, w[u] * w[v] / total)
-            sd = math.sqrt(trials * p * (1 - p))
-            assert abs(counts.get((u, v), 0) - trials * p) <= 5 * sd + 1e-9, (u, v)
-
-
-def test_chung_lu_skip_graphs_are_seeded_and_connected():
-    a = topology("power_law", 3000, seed=4, model="chung_lu", sampler="skip")
-    b = topology("power_law", 3000, seed=4, model="chung_lu", sampler="skip")
-    assert sorted(a.edges) == sorted(b.edges) and a.number_of_nodes() == 3000
-    degrees = sorted((d for _, d in a.degree), reverse=True)
-    assert degrees[0] > 10 * np.mean(degrees)          # hubs: a heavy tail
-    with pytest.raises(Exception, match="sampler"):
-        topology("power_law", 30, seed=4, sampler="skip")

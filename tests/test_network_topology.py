@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import random
 import subprocess
 import sys
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,13 +18,16 @@ from cbalgebra.network import TopologyError, real_networks, topohub_networks, to
 from cbalgebra.network.topology import (
     TRANSIT_STUB_DEFAULTS,
     ZERO_LENGTH_KM,
+    _each_pair,
+    _skip_pairs,
     generator_names,
 )
 
 GENERATED = [
     ("tree", {}), ("tree", {"kind": "kary", "k": 3}), ("ring", {}), ("grid", {}),
     ("gnp", {}), ("gnp", {"p": 0.05}), ("power_law", {}), ("power_law", {"model": "chung_lu", "gamma": 2.3}),
-    ("waxman", {}), ("waxman", {"weight": "hop"}), ("gnp", {"weight_range": (1, 9)}),
+    ("waxman", {}), ("waxman", {"weight": "hop"}), ("gnp", {"weight_range": (1, 9)}), ("gnp", {"sampler": "skip"}),
+    ("power_law", {"model": "chung_lu", "sampler": "skip"}),
     ("tree", {"weight_range": (2, 5)}),
 ]
 
@@ -97,6 +102,78 @@ def test_gnp_and_chung_lu_keep_n_when_sparse():
     assert nx.is_tree(g) and g.number_of_nodes() == 20
     cl = topology("power_law", n=200, model="chung_lu", gamma=2.1, avg_degree=1.0, seed=3)
     assert_valid(cl, 200)
+
+
+CHUNG_LU_W = [6.0, 4.0, 3.0, 2.0, 2.0, 1.0, 1.0, 0.5, 0.25, 0.1]
+
+
+@pytest.mark.parametrize("law", ["chung_lu", "gnp", "gnp_dense"])
+def test_skip_sampler_keeps_each_pair_with_its_probability(law):
+    """The skipping sampler (Batagelj & Brandes's geometric skip, Miller &
+    Hagberg's thinning) draws every pair {u, v} with probability prob(u, v):
+    Chung–Lu's min(1, w_u w_v / Σw) and G(n, p)'s constant p."""
+    total = sum(CHUNG_LU_W)
+    n, prob = {"chung_lu": (len(CHUNG_LU_W), lambda u, v: min(1.0, CHUNG_LU_W[u] * CHUNG_LU_W[v] / total)),
+               "gnp": (12, lambda u, v: 0.15), "gnp_dense": (8, lambda u, v: 0.9)}[law]
+    trials = 4000
+    rng = random.Random(f"skip-law:{law}")
+    counts: dict[tuple[int, int], int] = {}
+    for _ in range(trials):
+        for edge in _skip_pairs(n, prob, rng):
+            counts[edge] = counts.get(edge, 0) + 1
+    for u in range(n):
+        for v in range(u + 1, n):
+            p = prob(u, v)
+            sd = math.sqrt(trials * p * (1 - p))
+            assert abs(counts.get((u, v), 0) - trials * p) <= 5 * sd + 1e-9, (u, v)
+
+
+def test_skip_sampler_edge_counts_are_binomial_like_the_pairwise_ones():
+    """G(n, p) by both samplers: the edge count is Binomial(n(n-1)/2, p), mean
+    and variance (each within 4 of its standard errors), and the two samplers'
+    degree distributions agree (chi-square two-sample test, fixed seeds)."""
+    from scipy import stats
+
+    n, p, trials = 60, 0.05, 1500
+    pairs = n * (n - 1) // 2
+    degrees: dict[str, np.ndarray] = {}
+    for name, sampler in (("pairs", _each_pair), ("skip", _skip_pairs)):
+        rng = random.Random(f"gnp-law:{name}")
+        counts, degree = [], np.zeros(n, dtype=np.int64)
+        histogram = np.zeros(n, dtype=np.int64)
+        for _ in range(trials):
+            degree[:] = 0
+            edges = list(sampler(n, lambda u, v: p, rng))
+            for u, v in edges:
+                degree[u] += 1
+                degree[v] += 1
+            counts.append(len(edges))
+            histogram += np.bincount(degree, minlength=n)
+        counts_a = np.asarray(counts, dtype=float)
+        mean, var = pairs * p, pairs * p * (1 - p)
+        assert abs(counts_a.mean() - mean) <= 4 * math.sqrt(var / trials), name
+        # the sample variance's standard error for a near-normal count: var·sqrt(2/(trials-1))
+        assert abs(counts_a.var(ddof=1) - var) <= 4 * var * math.sqrt(2 / (trials - 1)), name
+        degrees[name] = histogram
+    table = np.vstack([degrees["pairs"], degrees["skip"]])
+    table = table[:, table.sum(axis=0) >= 20]                   # the chi-square needs populated cells
+    assert stats.chi2_contingency(table).pvalue > 1e-3
+
+
+def test_skip_graphs_are_seeded_connected_and_keep_n():
+    a = topology("power_law", 3000, seed=4, model="chung_lu", sampler="skip")
+    b = topology("power_law", 3000, seed=4, model="chung_lu", sampler="skip")
+    assert sorted(a.edges) == sorted(b.edges) and a.number_of_nodes() == 3000
+    degrees = sorted((d for _, d in a.degree), reverse=True)
+    assert degrees[0] > 10 * np.mean(degrees)          # hubs: a heavy tail
+    g = topology("gnp", 100_000, seed=4, sampler="skip")
+    assert_valid(g, 100_000)
+    assert abs(2 * g.number_of_edges() / 100_000 - 4.0) < 0.05    # avg_degree 4, plus the joining edges
+    sparse = topology("gnp", 50, p=0.0, sampler="skip")            # n components joined by n - 1 edges
+    assert nx.is_tree(sparse) and sparse.number_of_nodes() == 50
+    for name, params in (("power_law", {"sampler": "skip"}), ("gnp", {"sampler": "fast"})):
+        with pytest.raises(TopologyError, match="sampler"):
+            topology(name, 30, seed=4, **params)
 
 
 def test_waxman_weights_are_scaled_distances():

@@ -51,8 +51,8 @@ def test_the_full_design_has_every_topohub_network_and_every_generated_size():
     assert {c["topology"].split("/")[0] for c in real} == {"topohub:topozoo", "topohub:sndlib", "topohub:caida",
                                                           "topohub:backbone", "topohub:gabriel"}
     generated = {(c["topology"], c["n"]) for c in study.cells if c["n"]}
-    expected = {(f, n) for f in grid.families for n in grid.ns if f != "gnp" or n <= 10_000}
-    assert generated == expected
+    expected = {(f, n) for f in grid.families for n in grid.ns}
+    assert generated == expected and ("gnp", 100_000) in generated     # gnp's skip sampler is O(n + links)
     assert min(grid.ns) <= 1_000 and max(grid.ns) == 100_000 and routing_internet.INTERNET_N in grid.ns
     assert len(study.cells) == len(real) + len(expected)
     assert study.kind == "routing" and study.config["design"] == "internet"
@@ -78,6 +78,20 @@ def test_flags_of_the_other_designs_are_refused():
         study_of("--rse-target", "0.05")
     with pytest.raises(UsageError, match="not a topohub network"):
         study_of("--design", "internet", "--real", "nowhere/at-all")
+
+
+def test_the_counting_flags_reach_the_grid_and_only_this_design_takes_them():
+    study = study_of("--design", "internet", "--families", "gnp", "--real", "", "--ips-max", "20000",
+                     "--exact-max", "3000", "--pilot", "16", "--max-sample", "500", "--d-sources", "64",
+                     "--rse-target", "0.02")
+    policy = {"ips_max": 20_000, "exact_max": 3_000, "pilot": 16, "max_sample": 500, "d_sources": 64,
+              "rse_target": 0.02}
+    assert {k: study.config[k] for k in policy} == policy
+    assert all({k: c[k] for k in policy} == policy for c in study.cells)
+    assert routing.PLUGIN.study(study.config).cells == study.cells
+    for flag in ("--ips-max", "--exact-max", "--pilot", "--max-sample", "--d-sources"):
+        with pytest.raises(UsageError, match=f"{flag} applies to --design internet only"):
+            study_of(flag, "10")
 
 
 def test_a_manifest_of_the_design_rebuilds_the_same_study():
@@ -142,6 +156,10 @@ def test_rows_agree_with_exact_counts_and_formulas(quick_rows):
     assert (exact["psf_total_se"] == 0).all()
     sampled = rows[rows["n_actual"] > study.config["exact_max"]]
     assert len(sampled) and (~sampled["psf_exact"]).all() and (sampled["psf_total_se"] > 0).all()
+    # iPS is exact wherever it is counted (ips_exact): its n + s trees cost the same whatever the sample
+    ips = sampled[sampled["n_actual"] <= study.config["ips_max"]]
+    assert study.config["ips_exact"] and len(ips) and ips["ips_exact"].all() and (ips["ips_total_se"] == 0).all()
+    assert (ips["ips_sampled"] == ips["ips_population"]).all()
     # DRP is exact at every size and is its formula (§3.4) term for term
     assert np.allclose(rows["drp_total_bits"], rows["drp_formula"])
 
@@ -160,7 +178,7 @@ def test_the_reports_numbers_equal_a_recomputation(quick_rows):
         for s in routing_internet.SCHEMES:
             ratio = totals[s] / cell[{"psf": "psf_simple_formula", "ips": "ips_tree_formula",
                                       "pif": "pif_formula", "drp": "drp_formula"}[s]]
-            assert f"{ratio:.3f}" in text
+            assert outputs.ratio_text(ratio) in text
         grown = rows[(rows["topology"] == family) & (rows["n_actual"] >= config["fit_min_n"])]
         for s in routing_internet.SCHEMES:
             slope = np.polyfit(np.log(grown["n_actual"]), np.log(grown[f"{s}_total_bits"]), 1)[0]

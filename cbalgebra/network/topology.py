@@ -240,9 +240,11 @@ def _grid(n: Any, rng: random.Random, rows: int | None = None, cols: int | None 
     return g
 
 
-def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float = 4.0) -> nx.Graph:
+def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float = 4.0,
+         sampler: str = "pairs") -> nx.Graph:
     """Erdős–Rényi G(n, p) (p defaults to avg_degree/(n-1)), made connected
-    by :func:`_connect` (one extra edge per extra component)."""
+    by :func:`_connect` (one extra edge per extra component). ``sampler``: ``"pairs"`` (default, one
+    draw per pair, O(n²)) or ``"skip"`` (:func:`_skip_pairs`, O(n + links)): the same law, other draws."""
     n = _need_n(n, "gnp")
     if p is None:
         if isinstance(avg_degree, bool) or not isinstance(avg_degree, (int, float)) or not avg_degree >= 0:
@@ -251,10 +253,7 @@ def _gnp(n: Any, rng: random.Random, p: float | None = None, avg_degree: float =
     p = _probability(p, "gnp: p")
     g = nx.Graph()
     g.add_nodes_from(range(n))
-    for u in range(n):
-        for v in range(u + 1, n):
-            if rng.random() < p:
-                g.add_edge(u, v, weight=1)
+    g.add_edges_from(_pair_sampler(sampler, "gnp")(n, lambda u, v: p, rng), weight=1)
     _connect(g, rng)
     return g
 
@@ -271,7 +270,7 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
     min(1, w_u w_v / Σw). The result is joined with :func:`_connect`, so it
     keeps all n nodes (a giant component alone would shrink n).
     ``sampler="pairs"`` (default) draws once per pair, O(n²); ``"skip"``
-    (:func:`_chung_lu_skip`) in O(n + links): the same law, other draws."""
+    (:func:`_skip_pairs`) in O(n + links): the same law, other draws."""
     n = _need_n(n, "power_law")
     g = nx.Graph()
     g.add_nodes_from(range(n))
@@ -302,16 +301,9 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
         raw = [(i + 1) ** (-1.0 / (gamma - 1)) for i in range(n)]
         scale = avg_degree * n / sum(raw)
         w = [x * scale for x in raw]
-        if sampler == "pairs":
-            total = sum(w)
-            for u in range(n):
-                for v in range(u + 1, n):
-                    if rng.random() < min(1.0, w[u] * w[v] / total):
-                        g.add_edge(u, v, weight=1)
-        elif sampler == "skip":
-            g.add_edges_from(_chung_lu_skip(w, rng), weight=1)
-        else:
-            raise TopologyError(f"power_law: sampler must be 'pairs' or 'skip', not {sampler!r}")
+        total = sum(w)
+        g.add_edges_from(_pair_sampler(sampler, "power_law")(n, lambda u, v: min(1.0, w[u] * w[v] / total), rng),
+                         weight=1)
         _connect(g, rng)
     else:
         raise TopologyError(f"power_law: model must be 'ba' or 'chung_lu', not {model!r}")
@@ -320,26 +312,42 @@ def _power_law(n: Any, rng: random.Random, model: str = "ba", m: int = 2, gamma:
     return g
 
 
-def _chung_lu_skip(w: list[float], rng: random.Random) -> Iterator[tuple[int, int]]:
-    """Chung–Lu edges for non-increasing expected degrees ``w``: each pair
-    {u, v} kept with probability p_uv = min(1, w_u w_v / Σw), in O(n + links)
-    draws (Miller & Hagberg, WAW 2011, Algorithm 2): p_uv does not increase
-    with v, so a geometric skip with the current bound p finds the next
-    candidate, kept with probability p_uv / p (thinning: exactly p_uv)."""
-    n, total = len(w), sum(w)
+def _each_pair(n: int, prob: Callable[[int, int], float], rng: random.Random) -> Iterator[tuple[int, int]]:
+    """Each pair {u, v}, u < v < n, in order, kept with probability prob(u, v): one draw per pair, O(n²)."""
+    for u in range(n):
+        for v in range(u + 1, n):
+            if rng.random() < prob(u, v):
+                yield u, v
+
+
+def _skip_pairs(n: int, prob: Callable[[int, int], float], rng: random.Random) -> Iterator[tuple[int, int]]:
+    """The law of :func:`_each_pair` for a prob(u, v) that does not increase
+    with v, in O(n + links) draws: from each candidate, a geometric skip with
+    the current bound p jumps over the pairs a run of Bernoulli(p) trials
+    would reject (Batagelj & Brandes, "Efficient generation of large random
+    networks", Phys. Rev. E 71, 2005, §3, there for a constant p), and the
+    candidate it lands on is kept with probability prob/p (thinning: exactly
+    prob; Miller & Hagberg, WAW 2011, Algorithm 2, for Chung–Lu). A constant
+    prob keeps every candidate: G(n, p) exactly."""
     for u in range(n - 1):
         v = u + 1
-        p = min(1.0, w[u] * w[v] / total)
+        p = prob(u, v)
         while v < n and p > 0:
             if p < 1:
                 # 1 - random() is in (0, 1]: the logarithm is finite
                 v += int(math.log(1.0 - rng.random()) / math.log1p(-p))
             if v < n:
-                q = min(1.0, w[u] * w[v] / total)
+                q = prob(u, v)
                 if rng.random() < q / p:
                     yield u, v
                 p = q
                 v += 1
+
+
+def _pair_sampler(sampler: str, name: str) -> Callable[..., Iterator[tuple[int, int]]]:
+    if sampler not in ("pairs", "skip"):
+        raise TopologyError(f"{name}: sampler must be 'pairs' or 'skip', not {sampler!r}")
+    return _each_pair if sampler == "pairs" else _skip_pairs
 
 
 def _waxman(n: Any, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
@@ -362,10 +370,7 @@ def _waxman(n: Any, rng: random.Random, alpha: float = 0.4, beta: float = 0.2,
     for v, xy in enumerate(pos):
         g.add_node(v, pos=xy)
     longest = math.sqrt(2)
-    for u in range(n):
-        for v in range(u + 1, n):
-            if rng.random() < alpha * math.exp(-math.dist(pos[u], pos[v]) / (beta * longest)):
-                g.add_edge(u, v)
+    g.add_edges_from(_each_pair(n, lambda u, v: alpha * math.exp(-math.dist(pos[u], pos[v]) / (beta * longest)), rng))
     _connect(g, rng)
     for u, v, data in g.edges(data=True):
         data["weight"] = max(1, round(1000 * math.dist(pos[u], pos[v]))) if weight == "distance" else 1
@@ -433,10 +438,7 @@ def _transit_stub(n: Any, rng: random.Random, **params: Any) -> nx.Graph:
     def domain(nodes: list[int], prob: float, w: float) -> None:
         sub = nx.Graph()
         sub.add_nodes_from(nodes)
-        for i, u in enumerate(nodes):
-            for v in nodes[i + 1:]:
-                if rng.random() < prob:
-                    sub.add_edge(u, v)
+        sub.add_edges_from((nodes[i], nodes[j]) for i, j in _each_pair(len(nodes), lambda i, j: prob, rng))
         _connect(sub, rng)
         g.add_edges_from(sub.edges, weight=w)
 
@@ -449,10 +451,7 @@ def _transit_stub(n: Any, rng: random.Random, **params: Any) -> nx.Graph:
         transit_of_domain.append(nodes)
     backbone = nx.Graph()
     backbone.add_nodes_from(range(T))
-    for a in range(T):
-        for b in range(a + 1, T):
-            if rng.random() < p["p_between_transit"]:
-                backbone.add_edge(a, b)
+    backbone.add_edges_from(_each_pair(T, lambda a, b: p["p_between_transit"], rng))
     _connect(backbone, rng)
     for a, b in sorted(tuple(sorted(e)) for e in backbone.edges):
         g.add_edge(rng.choice(transit_of_domain[a]), rng.choice(transit_of_domain[b]),
