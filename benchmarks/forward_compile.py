@@ -21,7 +21,9 @@ built (also timed: since issue 28 building the first table compiles what
 the CPU time of each first call is the compile time (compiling is single-threaded,
 so CPU time is what a busy shared machine does not inflate; the wall time is
 recorded beside it). Baseline and current alternate ``--rounds`` times and
-the best of each figure is kept. Not a test: nothing is asserted. Writes
+the best of each figure is kept. Each run also logs, for ``forward()``, the
+CPU seconds numba spent on each function it compiled (its own, its callees
+that are not inlined apart), to show where a cold compile goes. Not a test: nothing is asserted. Writes
 ``forward_compile.csv`` into DIR (default benchmarks/results).
 """
 
@@ -35,6 +37,7 @@ import sys
 import tempfile
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from _harness import (
     ROOT,
@@ -90,16 +93,38 @@ print(json.dumps(timing))
 
 
 # A new user's first table and first forward(), in a process of its own.
+# numba's event API (numba.core.event, "numba:compile") gives each compiled
+# function's CPU seconds, its own: less those of the functions compiled while
+# it was being typed (its callees that are not inlined).
 _FORWARD_CHILD = r"""
 import importlib, json, sys, time
+from numba.core import event
 import cbalgebra as cb
+
+own, open_compiles = {{}}, []
+
+class ByFunction(event.Listener):
+    def on_start(self, ev):
+        function = ev.data["dispatcher"].py_func
+        open_compiles.append([function.__module__.rsplit(".", 1)[-1] + "." + function.__name__,
+                              time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        name, start, inner = open_compiles.pop()
+        seconds = time.process_time() - start
+        if open_compiles:
+            open_compiles[-1][2] += seconds
+        own[name] = own.get(name, 0.0) + seconds - inner
+
+event.register("numba:compile", ByFunction())
 sys.path.insert(0, sys.argv[1])
 ForwardingTable = importlib.import_module({package!r} + ".table").ForwardingTable
 filters = {{0: cb.parse_filter('[a > 1, b >* "x", b * "y"]'), 1: cb.parse_filter('[c = true]')}}
 message = cb.parse_message('[a=2, b="xy", c=true]')
 c0, t0 = time.process_time(), time.perf_counter()
 assert list(ForwardingTable.compile(filters).forward(message)) == [0, 1]
-print(json.dumps({{"forward_cpu": time.process_time() - c0, "forward_wall": time.perf_counter() - t0}}))
+print(json.dumps({{"forward_cpu": time.process_time() - c0, "forward_wall": time.perf_counter() - t0,
+                  "by_function": own}}))
 """
 
 
@@ -115,12 +140,16 @@ def _child(child: str, sources: dict[str, str]) -> dict[str, float]:
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def cold_compile(sources: dict[str, str]) -> dict[str, float]:
+def cold_compile(sources: dict[str, str]) -> dict[str, Any]:
     return {**_child(_FORWARD_CHILD, sources), **_child(_CHILD, sources)}
 
 
-def logged_cold_compile(which: str, sources: dict[str, str]) -> dict[str, float]:
+def logged_cold_compile(which: str, sources: dict[str, str]) -> dict[str, Any]:
     timing = cold_compile(sources)
+    by_function = timing.pop("by_function")
+    log.info("%-8s forward()'s own CPU seconds per compiled function: %s", which, ", ".join(
+        f"{name} {seconds:.2f}" for name, seconds in sorted(by_function.items(), key=lambda item: -item[1])
+        if seconds >= 0.1))
     log.info("%-8s forward() %.1f s CPU (%.1f wall); build %.1f s CPU, then serial %.1f s CPU (%.1f wall), "
              "parallel %.1f s CPU (%.1f wall)", which, timing["forward_cpu"], timing["forward_wall"],
              timing["build_cpu"], timing["serial_cpu"], timing["serial_wall"], timing["parallel_cpu"],

@@ -113,19 +113,23 @@ def _collect_ordered(key, value, n_keys, block_start, order_start, order_value, 
         lo = b_s + below  # first constant >= value
         hi = lo + 1 if equal and upto != below else lo  # first constant > value
         col += 1 << wlog
+        # the range the operator's constraints hold for (one push site, not
+        # six: each inlined copy of _push_range costs numba's cold compile)
         if op == OP_EQ:
-            n = _push_range(ranges, n, lo, hi)
-        elif op == OP_NE:  # every constant but the value itself
-            n = _push_range(ranges, n, b_s, lo)
-            n = _push_range(ranges, n, hi, b_e)
+            first, last = lo, hi
+        elif op == OP_NE:  # every constant but the value itself: below it here, above it next
+            first, last = b_s, lo
         elif op == OP_LT:  # x < k holds for k > v
-            n = _push_range(ranges, n, hi, b_e)
+            first, last = hi, b_e
         elif op == OP_GT:  # x > k holds for k < v
-            n = _push_range(ranges, n, b_s, lo)
+            first, last = b_s, lo
         elif op == OP_LE:  # k >= v
-            n = _push_range(ranges, n, lo, b_e)
+            first, last = lo, b_e
         else:  # OP_GE: k <= v
-            n = _push_range(ranges, n, b_s, hi)
+            first, last = b_s, hi
+        n = _push_range(ranges, n, first, last)
+        if op == OP_NE:
+            n = _push_range(ranges, n, hi, b_e)
     return n
 
 
@@ -194,18 +198,15 @@ def _probe_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_ba
     lengths = pattern_lengths[2 * n_keys + key]
     maxlen = pattern_max_length[2 * n_keys + key]
     top = me - ms if me - ms < maxlen else maxlen
-    # the empty pattern is a substring of every string, once
-    if lengths & np.uint64(1):
-        c = _probe(np.uint64(0), key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank,
-                   pattern_base, string_hash, string_chars, string_start, chars, ms, ms)
-        if c >= 0:
-            n = _push_range(ranges, n, c, c + 1)
     L = me - ms
-    for start in range(L):
+    # the empty pattern is a substring of every string, once: it is the piece
+    # of length 0 at start 0, which an empty value has too (one probe site,
+    # not two: each inlined copy of _probe costs numba's cold compile)
+    for start in range(L if L > 0 else 1):
         lim = L - start
         if lim > top:
             lim = top
-        for length in range(1, lim + 1):
+        for length in range(0 if start == 0 else 1, lim + 1):
             if lengths & (np.uint64(1) << np.uint64(length if length < 63 else 63)):
                 h = prefix_hash[start + length] - prefix_hash[start] * hash_power[length]
                 c = _probe(h, key, OP_SUBSTRING, b_s, b_e, pattern_slots, pattern_bloom, hash_mask, pattern_rank,

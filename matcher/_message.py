@@ -228,13 +228,19 @@ def _sort_small(values, lo, hi):
     call)."""
     n = hi - lo
     if n > 32:
-        for root in range(n // 2 - 1, -1, -1):
-            _sift_down(values, lo, root, n)
-        for end in range(n - 1, 0, -1):
-            x = values[lo]
-            values[lo] = values[lo + end]
-            values[lo + end] = x
-            _sift_down(values, lo, 0, end)
+        # heapify (roots n // 2 - 1 .. 0), then move the top behind the heap
+        # n - 1 times; one loop, so that _sift_down is inlined once
+        half = n // 2
+        for step in range(half + n - 1):
+            if step < half:
+                root, size = half - 1 - step, n
+            else:
+                end = n - 1 - (step - half)
+                x = values[lo]
+                values[lo] = values[lo + end]
+                values[lo + end] = x
+                root, size = 0, end
+            _sift_down(values, lo, root, size)
         return
     for k in range(lo + 1, hi):
         x = values[k]
