@@ -299,31 +299,29 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
                 k = rank_of_filter[f]
                 rows[fill[k]] = r
                 fill[k] += 1
-    widest = 0
-    for k in range(n_ranks):
-        widest = max(widest, start[k + 1] - start[k])
-    codes = np.empty(max(widest, 1), np.int64)
+    # per (name, type) code: the last rank that used it and its group
+    # there (one look-up per row, where a search of the rank's codes so far
+    # made the pass quadratic in the constraints per filter)
+    n_codes = max(1, (np.max(name_id) + 1) * NTYPES) if name_id.shape[0] else 1
+    last_rank = np.full(n_codes, -1, np.int64)
+    group_of = np.empty(n_codes, np.int64)
     n_groups = 0
     for k in range(n_ranks):  # first the groups' number
-        found = 0
         if in_order and not eligible[k]:
             continue
         for j in range(start[k], start[k + 1]):
             r = j if in_order else rows[j]
             code = name_id[c_name[r]] * NTYPES + np.int64(c_type[r])
-            g = 0
-            while g < found and codes[g] != code:
-                g += 1
-            if g == found:
-                codes[g] = code
-                found += 1
-        n_groups += found
+            if last_rank[code] != k:
+                last_rank[code] = k
+                n_groups += 1
     g_filter = np.empty(n_groups, np.int32)
     g_code = np.empty(n_groups, np.int32)
     g_lo = np.empty(n_groups, np.int64)
     g_hi = np.empty(n_groups, np.int64)
     never = np.zeros(n_ranks, np.bool_)
     n_groups = 0
+    last_rank[:] = -1
     for k in range(n_ranks):
         first = n_groups
         if in_order and not eligible[k]:
@@ -333,9 +331,12 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
             t = np.int64(c_type[r])
             lo, hi = _closed(t, np.int64(c_op[r]), np.int64(c_value[r]))
             code = name_id[c_name[r]] * NTYPES + t
-            g = first
-            while g < n_groups and g_code[g] != code:
-                g += 1
+            if last_rank[code] == k:
+                g = group_of[code]
+            else:
+                g = n_groups
+                last_rank[code] = k
+                group_of[code] = g
             if g == n_groups:
                 g_filter[g] = k
                 g_code[g] = code
