@@ -182,7 +182,7 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
          in_rank_order, nf))
     present = np.bincount(g_code, minlength=len(names) * NTYPES) > 0
     keycodes = np.flatnonzero(present)
-    g_key = (np.cumsum(present) - 1)[g_code]
+    g_key = (np.cumsum(present) - 1).astype(np.int32)[g_code]
     n_keys = int(keycodes.shape[0])
     values_start, values_base, values32, values64, g_a, g_b, g_ja, g_jb, buckets, passing = first_call(
         "interval_positions", interval_positions, (g_key, g_lo, g_hi, n_keys, BUCKETS))

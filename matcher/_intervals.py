@@ -240,6 +240,8 @@ _SIGN = np.uint64(0x8000000000000000)
 _LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
 _I64_MIN = np.int64(-0x8000000000000000)
 _I64_MAX = np.int64(0x7FFFFFFFFFFFFFFF)
+_LOW32 = np.int64(0xFFFFFFFF)
+_HIGH_ONE = np.int64(1) << np.int64(32)
 
 
 @njit(cache=CACHE, inline="always")
@@ -447,8 +449,7 @@ def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets, dense=True):
             widest_span = max(widest_span, np.int64(largest[k] - smallest[k]) + 1)
         else:
             widest_run = max(widest_run, n)
-    lo_count = np.empty(widest_span, np.int32)
-    hi_count = np.empty(widest_span, np.int32)
+    count = np.empty(widest_span, np.int64)
     slot = np.empty(widest_run, np.int32)
     u2 = np.empty(widest_run, np.uint64)
     slot2 = np.empty(widest_run, np.int32)
@@ -463,8 +464,8 @@ def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets, dense=True):
         s, e = run[k], run[k + 1]
         first = k * (n_buckets + 1)
         if by_histogram[k]:
-            n_values, inside, n_set = _dense_walk(u, s, e, smallest[k], largest[k], lo_count, hi_count, values,
-                                                  n_values, q_of, j_of, buckets, first, n_buckets)
+            n_values, inside, n_set = _dense_walk(u, s, e, smallest[k], largest[k], count, values, n_values,
+                                                  q_of, j_of, buckets, first, n_buckets)
         else:
             for t in range(s, e):
                 slot[t - s] = t
@@ -546,21 +547,20 @@ def _sorted_walk(u, slot, s, e, values, n_values, q_of, j_of, buckets, first, n_
 
 
 @njit(cache=CACHE)
-def _dense_walk(u, s, e, smallest, largest, lo_count, hi_count, values, n_values, q_of, j_of, buckets, first,
-                n_buckets):
+def _dense_walk(u, s, e, smallest, largest, count, values, n_values, q_of, j_of, buckets, first, n_buckets):
     """:func:`_sorted_walk` for ends ``u[s:e]`` as they lie (lo ends at even
-    slots) whose span ``largest - smallest`` is small: a histogram of the lo
-    and of the hi ends per value (a counting sort in one pass, the whole
-    span as its radix), a scan of it in value order that leaves each value's
-    position and bucket in place of its counts, then each slot looks its
-    value's up. Same results, in O(ends + span) instead of a pass per radix
-    digit."""
+    slots) whose span ``largest - smallest`` is small: a histogram of the
+    ends per value (a counting sort in one pass, the whole span as its
+    radix; ``count[v]`` holds the lo ends in its low 32 bits and the hi ends
+    in its high 32, so that an end touches one word), a scan of it in value
+    order that leaves each value's position (low half) and bucket (high
+    half) in place of its counts, then each slot looks its value's up. Same
+    results, in O(ends + span) instead of a pass per radix digit."""
     span = np.int64(largest - smallest) + 1
-    lo_count[:span] = 0
-    hi_count[:span] = 0
+    count[:span] = 0
     for t in range(s, e, 2):
-        lo_count[np.int64(u[t] - smallest)] += 1
-        hi_count[np.int64(u[t + 1] - smallest)] += 1
+        count[np.int64(u[t] - smallest)] += 1
+        count[np.int64(u[t + 1] - smallest)] += _HIGH_ONE
     rank = -1
     hi_before = 0
     lo_through = 0
@@ -570,27 +570,28 @@ def _dense_walk(u, s, e, smallest, largest, lo_count, hi_count, values, n_values
     n_set = 1
     cut = _bucket_cut(s, e, n_set, n_buckets)
     for v in range(span):
-        here = np.int64(lo_count[v]) + np.int64(hi_count[v])
-        if here == 0:
+        c = count[v]
+        if c == 0:
             continue
+        lo_here = c & _LOW32
+        hi_here = c >> 32
         rank += 1
         q = 2 * rank + 1
         values[n_values] = np.int64((smallest + np.uint64(v)) ^ _SIGN)
         n_values += 1
-        through += here
+        through += lo_here + hi_here
         while cut < through:  # (one division per bucket, not per value)
             buckets[first + n_set] = q
             n_set += 1
             cut = _bucket_cut(s, e, n_set, n_buckets)
-        lo_through += lo_count[v]
-        inside += here * (lo_through - hi_before)
-        hi_before += hi_count[v]
-        lo_count[v] = q  # from here on: the value's position and bucket
-        hi_count[v] = n_set - 1
+        lo_through += lo_here
+        inside += (lo_here + hi_here) * (lo_through - hi_before)
+        hi_before += hi_here
+        count[v] = q | ((n_set - 1) << 32)  # from here on: the value's position and bucket
     for t in range(s, e):
-        w = np.int64(u[t] - smallest)
-        q_of[t] = lo_count[w]
-        j_of[t] = hi_count[w]
+        c = count[np.int64(u[t] - smallest)]
+        q_of[t] = c & _LOW32
+        j_of[t] = c >> 32
     return n_values, inside, n_set
 
 
