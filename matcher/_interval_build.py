@@ -182,7 +182,7 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
          in_rank_order, nf))
     present = np.bincount(g_code, minlength=len(names) * NTYPES) > 0
     keycodes = np.flatnonzero(present)
-    g_key = (np.cumsum(present) - 1)[g_code]
+    g_key = (np.cumsum(present) - 1).astype(np.int32)[g_code]
     n_keys = int(keycodes.shape[0])
     values_start, values_base, values32, values64, g_a, g_b, g_ja, g_jb, buckets, passing = first_call(
         "interval_positions", interval_positions, (g_key, g_lo, g_hi, n_keys, BUCKETS))
@@ -211,6 +211,7 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
     if not kept.all():
         g_filter, g_key, g_a, g_b = g_filter[kept], g_key[kept], g_a[kept], g_b[kept]
         g_ja, g_jb = g_ja[kept], g_jb[kept]
+        key_filters = np.bincount(g_key, minlength=n_keys)
     n_f = int(np.count_nonzero(side_rank))
     if n_f < nf:  # renumbered (kept filters keep their order)
         g_filter = (np.cumsum(side_rank) - 1)[g_filter]
@@ -221,11 +222,11 @@ def split_table(raw: RawTable, n_interfaces: int, mode: str) -> tuple[RawTable, 
     bitmaps = np.empty((int(bucketed.sum()) * (BUCKETS + 1), max(1, (n_f + 63) // 64)), np.uint64)
     first_call("fill_bitmaps", fill_bitmaps, (bitmaps, row_base, BUCKETS, g_filter, g_key, g_ja, g_jb, n_f))
     del g_ja, g_jb
-    f_start = np.zeros(n_f + 1, np.int64)
-    np.cumsum(np.bincount(g_filter, minlength=n_f), out=f_start[1:])
+    # the groups are in filter order: each filter's run starts at its first
+    f_start = np.searchsorted(g_filter, np.arange(n_f + 1, dtype=g_filter.dtype)).astype(np.int64)
     name_lookup = _name_tables(names, keycodes)
     return counting, IntervalIndex(
-        names=names, keycodes=keycodes, key_filters=np.bincount(g_key, minlength=n_keys), key_pass=passing,
+        names=names, keycodes=keycodes, key_filters=key_filters, key_pass=passing,
         name_lookup=tuple(name_lookup[k] for k in ("name_chars", "name_start", "name_hash", "name_slots",
                                                    "name_mask")),
         key_of=name_lookup["key_of"], values_start=values_start, values_base=values_base, values32=values32,

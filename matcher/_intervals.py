@@ -27,27 +27,50 @@ def fill_bitmaps(bitmaps, row_base, n_buckets, g_filter, g_key, g_ja, g_jb, n_fi
     constrains key k to an interval that misses bucket j of k; row
     ``row_base[k] + n_buckets`` (k absent from the message) holds the bits
     of the filters that do not constrain k. Groups (g_filter, g_key) are the
-    (filter, key) intervals, from bucket g_ja to bucket g_jb of their key."""
+    (filter, key) intervals, from bucket g_ja to bucket g_jb of their key,
+    in filter order (as :func:`interval_groups` gives them).
+
+    One 64-filter word at a time: each group sets its bit in its key's
+    "starts in bucket ga" and "ends in bucket gb" masks (two operations
+    instead of one per bucket), and the word of row j is then the filters
+    started at or before j and not ended before j, or not constraining k."""
     n_words = bitmaps.shape[1]
-    for r in range(bitmaps.shape[0]):
-        for w in range(n_words):
-            bitmaps[r, w] = _ALL
-        for f in range(n_filters, n_words * 64):  # padding: never a candidate
-            bitmaps[r, f >> 6] &= ~(np.uint64(1) << np.uint64(f & 63))
-    for g in range(g_filter.shape[0]):
-        k = g_key[g]
-        base = row_base[k]
-        if base < 0:
-            continue
-        f = g_filter[g]
-        word = f >> 6
-        clear = ~(np.uint64(1) << np.uint64(f & 63))
-        ja = g_ja[g]
-        jb = g_jb[g]
-        for j in range(n_buckets):
-            if j < ja or j > jb:
-                bitmaps[base + j, word] &= clear
-        bitmaps[base + n_buckets, word] &= clear
+    n_keys = row_base.shape[0]
+    starts = np.zeros((n_keys, n_buckets), np.uint64)
+    ends = np.zeros((n_keys, n_buckets), np.uint64)
+    constrained = np.zeros(n_keys, np.uint64)
+    n_groups = g_filter.shape[0]
+    for i in range(1, n_groups):
+        if g_filter[i] < g_filter[i - 1]:
+            raise ValueError("fill_bitmaps: the groups are not in filter order")
+    i = 0
+    for w in range(n_words):
+        while i < n_groups and (g_filter[i] >> 6) == w:
+            k = g_key[i]
+            if row_base[k] >= 0:
+                bit = np.uint64(1) << np.uint64(g_filter[i] & 63)
+                starts[k, g_ja[i]] |= bit
+                ends[k, g_jb[i]] |= bit
+                constrained[k] |= bit
+            i += 1
+        valid = _ALL
+        if (w + 1) * 64 > n_filters:  # padding: never a candidate
+            valid = (np.uint64(1) << np.uint64(n_filters - w * 64)) - np.uint64(1)
+        for k in range(n_keys):
+            base = row_base[k]
+            if base < 0:
+                continue
+            free = ~constrained[k] & valid
+            started = np.uint64(0)
+            ended = np.uint64(0)  # ended before bucket j
+            for j in range(n_buckets):
+                started |= starts[k, j]
+                bitmaps[base + j, w] = free | (started & ~ended & valid)
+                ended |= ends[k, j]
+                starts[k, j] = 0
+                ends[k, j] = 0
+            bitmaps[base + n_buckets, w] = free
+            constrained[k] = 0
 
 
 @njit(cache=CACHE, inline="always")
@@ -217,6 +240,8 @@ _SIGN = np.uint64(0x8000000000000000)
 _LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
 _I64_MIN = np.int64(-0x8000000000000000)
 _I64_MAX = np.int64(0x7FFFFFFFFFFFFFFF)
+_LOW32 = np.int64(0xFFFFFFFF)
+_HIGH_ONE = np.int64(1) << np.int64(32)
 
 
 @njit(cache=CACHE, inline="always")
@@ -276,31 +301,29 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
                 k = rank_of_filter[f]
                 rows[fill[k]] = r
                 fill[k] += 1
-    widest = 0
-    for k in range(n_ranks):
-        widest = max(widest, start[k + 1] - start[k])
-    codes = np.empty(max(widest, 1), np.int64)
+    # per (name, type) code: the last rank that used it and its group
+    # there (one look-up per row, where a search of the rank's codes so far
+    # made the pass quadratic in the constraints per filter)
+    n_codes = max(1, (np.max(name_id) + 1) * NTYPES) if name_id.shape[0] else 1
+    last_rank = np.full(n_codes, -1, np.int64)
+    group_of = np.empty(n_codes, np.int64)
     n_groups = 0
     for k in range(n_ranks):  # first the groups' number
-        found = 0
         if in_order and not eligible[k]:
             continue
         for j in range(start[k], start[k + 1]):
             r = j if in_order else rows[j]
             code = name_id[c_name[r]] * NTYPES + np.int64(c_type[r])
-            g = 0
-            while g < found and codes[g] != code:
-                g += 1
-            if g == found:
-                codes[g] = code
-                found += 1
-        n_groups += found
+            if last_rank[code] != k:
+                last_rank[code] = k
+                n_groups += 1
     g_filter = np.empty(n_groups, np.int32)
     g_code = np.empty(n_groups, np.int32)
     g_lo = np.empty(n_groups, np.int64)
     g_hi = np.empty(n_groups, np.int64)
     never = np.zeros(n_ranks, np.bool_)
     n_groups = 0
+    last_rank[:] = -1
     for k in range(n_ranks):
         first = n_groups
         if in_order and not eligible[k]:
@@ -310,9 +333,12 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
             t = np.int64(c_type[r])
             lo, hi = _closed(t, np.int64(c_op[r]), np.int64(c_value[r]))
             code = name_id[c_name[r]] * NTYPES + t
-            g = first
-            while g < n_groups and g_code[g] != code:
-                g += 1
+            if last_rank[code] == k:
+                g = group_of[code]
+            else:
+                g = n_groups
+                last_rank[code] = k
+                group_of[code] = g
             if g == n_groups:
                 g_filter[g] = k
                 g_code[g] = code
@@ -329,41 +355,53 @@ def interval_groups(c_filter, c_name, c_type, c_op, c_value, name_id, eligible, 
 
 
 @njit(cache=CACHE)
-def _radix_sort(u, idx, u2, idx2, s, e):
-    """Sort u[s:e] (uint64) with idx[s:e] alongside, in place: LSD radix,
-    11-bit digits, the digits where all values agree skipped."""
-    if e - s < 2:
+def _radix_sort(u, idx, u2, idx2):
+    """Sort u (uint64) with idx alongside, in place (u2, idx2: scratch at
+    least as long): LSD radix, 11-bit digits, the digits where all values
+    agree skipped."""
+    n = u.shape[0]
+    if n < 2:
         return
     changed = np.uint64(0)
-    for i in range(s + 1, e):
-        changed |= u[i] ^ u[s]
+    for i in range(1, n):
+        changed |= u[i] ^ u[0]
     count = np.empty(2049, np.int64)
     src_u, src_i, dst_u, dst_i = u, idx, u2, idx2
+    swapped = False
     for d in range(6):
         shift = np.uint64(11 * d)
         if not (changed >> shift) & np.uint64(0x7FF):
             continue
         count[:] = 0
-        for i in range(s, e):
+        for i in range(n):
             count[((src_u[i] >> shift) & np.uint64(0x7FF)) + np.uint64(1)] += 1
-        count[0] = s
         for b in range(2048):
             count[b + 1] += count[b]
-        for i in range(s, e):
+        for i in range(n):
             b = (src_u[i] >> shift) & np.uint64(0x7FF)
             p = count[b]
             count[b] = p + 1
             dst_u[p] = src_u[i]
             dst_i[p] = src_i[i]
         src_u, src_i, dst_u, dst_i = dst_u, dst_i, src_u, src_i
-    if src_u is not u:
-        for i in range(s, e):
+        swapped = not swapped
+    if swapped:
+        for i in range(n):
             u[i] = src_u[i]
             idx[i] = src_i[i]
 
 
+#: A key's ends are ranked by counting (one histogram over their span,
+#: :func:`_dense_walk`) instead of sorting when the span is at most this many
+#: times their number plus ``DENSE_SLACK``: the histogram then costs about what
+#: one radix pass would, where the sort needs two or more (integer
+#: attributes on a bounded domain, as in the issue-29 workload)
+DENSE_SPAN_FACTOR = 2
+DENSE_SLACK = 1 << 16
+
+
 @njit(cache=CACHE)
-def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets):
+def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets, dense=True):
     """Per key, its distinct interval ends, sorted (values_start; values_base,
     values32, values64 as ``match_interval_message`` takes them); each
     group's positions (g_a, g_b: ``2 * rank + 1`` of its lo and hi among its
@@ -372,80 +410,189 @@ def interval_positions(g_key, g_lo, g_hi, n_keys, n_buckets):
     last start is past every position); and each key's pass fraction: the
     mean share of its intervals that hold a value, over the values of its
     interval ends (the only sample of the messages' values a table has).
-    The ends are sorted by key (counting), then by value (radix)."""
+
+    The ends are laid out by key (counting: group i's lo and hi at slots p,
+    p + 1 of its key's run, in group order), each run is ranked where it
+    lies, by a histogram over its span when that is small
+    (:func:`_dense_walk`; ``dense=False`` never does) or else by a radix
+    sort (:func:`_sorted_walk`),
+    and the groups then read their positions back in one sequential pass
+    (writing them per key straight into the group arrays would sweep those
+    arrays once per key)."""
     g = g_key.shape[0]
-    m = 2 * g
     run = np.zeros(n_keys + 1, np.int64)
     for i in range(g):
         run[g_key[i] + 1] += 2
     for k in range(n_keys):
         run[k + 1] += run[k]
     fill = run[:-1].copy()
-    u = np.empty(m, np.uint64)
-    idx = np.empty(m, np.int32)
+    u = np.empty(2 * g, np.uint64)
+    smallest = np.full(n_keys, _ALL)
+    largest = np.zeros(n_keys, np.uint64)
     for i in range(g):
         k = g_key[i]
         p = fill[k]
-        u[p] = np.uint64(g_lo[i]) ^ _SIGN
-        idx[p] = i
-        u[p + 1] = np.uint64(g_hi[i]) ^ _SIGN
-        idx[p + 1] = g + i
+        lo = np.uint64(g_lo[i]) ^ _SIGN
+        hi = np.uint64(g_hi[i]) ^ _SIGN
+        u[p] = lo
+        u[p + 1] = hi
         fill[k] = p + 2
-    u2 = np.empty(m, np.uint64)
-    idx2 = np.empty(m, np.int32)
+        smallest[k] = min(smallest[k], lo, hi)
+        largest[k] = max(largest[k], lo, hi)
+    by_histogram = np.zeros(n_keys, np.bool_)
+    widest_span = np.int64(0)
+    widest_run = np.int64(0)
     for k in range(n_keys):
-        _radix_sort(u, idx, u2, idx2, run[k], run[k + 1])
+        n = run[k + 1] - run[k]
+        if dense and n >= 2 and largest[k] - smallest[k] < np.uint64(DENSE_SPAN_FACTOR * n + DENSE_SLACK):
+            by_histogram[k] = True
+            widest_span = max(widest_span, np.int64(largest[k] - smallest[k]) + 1)
+        else:
+            widest_run = max(widest_run, n)
+    count = np.empty(widest_span, np.int64)
+    slot = np.empty(widest_run, np.int32)
+    u2 = np.empty(widest_run, np.uint64)
+    slot2 = np.empty(widest_run, np.int32)
+    q_of = np.empty(2 * g, np.int32)  # per slot: its end's position
+    j_of = np.empty(2 * g, np.uint8)  # and bucket
     values_start = np.zeros(n_keys + 1, np.int64)
-    values = np.empty(m, np.int64)
-    g_a = np.empty(g, np.int32)
-    g_b = np.empty(g, np.int32)
-    g_ja = np.empty(g, np.uint8)
-    g_jb = np.empty(g, np.uint8)
+    values = np.empty(2 * g, np.int64)
     buckets = np.empty(n_keys * (n_buckets + 1), np.int64)
     passing = np.ones(n_keys)
     n_values = 0
     for k in range(n_keys):
         s, e = run[k], run[k + 1]
-        rank = -1
-        hi_before = 0  # hi ends below the current value
-        lo_through = 0  # lo ends up to the current value
-        inside = 0.0
         first = k * (n_buckets + 1)
-        buckets[first] = 0
-        n_set = 1  # bucket starts placed: bucket b starts at the end of sorted index s + b * (e - s) // n_buckets
-        i = s
-        while i < e:
-            j = i
-            rank += 1
-            q = 2 * rank + 1
-            values[n_values] = np.int64(u[i] ^ _SIGN)
-            n_values += 1
-            while j < e and u[j] == u[i]:
-                j += 1
-            while n_set < n_buckets and s + (n_set * (e - s)) // n_buckets < j:
-                buckets[first + n_set] = q
-                n_set += 1
-            hi_here = 0
-            for t in range(i, j):
-                x = idx[t]
-                if x < g:
-                    g_a[x] = q
-                    g_ja[x] = n_set - 1
-                    lo_through += 1
-                else:
-                    g_b[x - g] = q
-                    g_jb[x - g] = n_set - 1
-                    hi_here += 1
-            inside += (j - i) * (lo_through - hi_before)
-            hi_before += hi_here
-            i = j
+        if by_histogram[k]:
+            n_values, inside, n_set = _dense_walk(u, s, e, smallest[k], largest[k], count, values, n_values,
+                                                  q_of, j_of, buckets, first, n_buckets)
+        else:
+            for t in range(s, e):
+                slot[t - s] = t
+            _radix_sort(u[s:e], slot[:e - s], u2, slot2)
+            n_values, inside, n_set = _sorted_walk(u, slot, s, e, values, n_values, q_of, j_of, buckets, first,
+                                                   n_buckets)
         values_start[k + 1] = n_values
         for b in range(n_set, n_buckets + 1):
             buckets[first + b] = _I64_MAX
         if e > s:
             passing[k] = inside / (e - s) / ((e - s) // 2)
+    g_a = np.empty(g, np.int32)
+    g_b = np.empty(g, np.int32)
+    g_ja = np.empty(g, np.uint8)
+    g_jb = np.empty(g, np.uint8)
+    fill[:] = run[:-1]
+    for i in range(g):
+        k = g_key[i]
+        p = fill[k]
+        fill[k] = p + 2
+        g_a[i] = q_of[p]
+        g_b[i] = q_of[p + 1]
+        g_ja[i] = j_of[p]
+        g_jb[i] = j_of[p + 1]
     values_base, values32, values64 = _narrow(values[:n_values], values_start)
     return values_start, values_base, values32, values64, g_a, g_b, g_ja, g_jb, buckets, passing
+
+
+@njit(cache=CACHE, inline="always")
+def _bucket_cut(s, e, n_set, n_buckets):
+    """Bucket ``n_set`` of the ends ``s:e`` (sorted) starts at the first
+    distinct end past sorted index ``s + n_set * (e - s) // n_buckets``
+    (buckets hold about as many ends each); past the last bucket, never."""
+    if n_set >= n_buckets:
+        return _I64_MAX
+    return s + (n_set * (e - s)) // n_buckets
+
+
+@njit(cache=CACHE)
+def _sorted_walk(u, slot, s, e, values, n_values, q_of, j_of, buckets, first, n_buckets):
+    """One key's ends ``u[s:e]``, sorted, with the slot each came from
+    (``slot[:e - s]``; even slots hold lo ends, odd ones hi ends): appends
+    the distinct ends to ``values``, sets each slot's position and bucket
+    and the key's bucket starts (from ``buckets[first]``). Returns
+    (n_values, the pass fraction's sum, bucket starts placed)."""
+    rank = -1
+    hi_before = 0  # hi ends below the current value
+    lo_through = 0  # lo ends up to the current value
+    inside = 0.0
+    buckets[first] = 0
+    n_set = 1  # bucket starts placed
+    cut = _bucket_cut(s, e, n_set, n_buckets)
+    i = s
+    while i < e:
+        j = i
+        rank += 1
+        q = 2 * rank + 1
+        values[n_values] = np.int64(u[i] ^ _SIGN)
+        n_values += 1
+        while j < e and u[j] == u[i]:
+            j += 1
+        while cut < j:
+            buckets[first + n_set] = q
+            n_set += 1
+            cut = _bucket_cut(s, e, n_set, n_buckets)
+        hi_here = 0
+        for t in range(i, j):
+            x = slot[t - s]
+            q_of[x] = q
+            j_of[x] = n_set - 1
+            if x & 1:
+                hi_here += 1
+            else:
+                lo_through += 1
+        inside += (j - i) * (lo_through - hi_before)
+        hi_before += hi_here
+        i = j
+    return n_values, inside, n_set
+
+
+@njit(cache=CACHE)
+def _dense_walk(u, s, e, smallest, largest, count, values, n_values, q_of, j_of, buckets, first, n_buckets):
+    """:func:`_sorted_walk` for ends ``u[s:e]`` as they lie (lo ends at even
+    slots) whose span ``largest - smallest`` is small: a histogram of the
+    ends per value (a counting sort in one pass, the whole span as its
+    radix; ``count[v]`` holds the lo ends in its low 32 bits and the hi ends
+    in its high 32, so that an end touches one word), a scan of it in value
+    order that leaves each value's position (low half) and bucket (high
+    half) in place of its counts, then each slot looks its value's up. Same
+    results, in O(ends + span) instead of a pass per radix digit."""
+    span = np.int64(largest - smallest) + 1
+    count[:span] = 0
+    for t in range(s, e, 2):
+        count[np.int64(u[t] - smallest)] += 1
+        count[np.int64(u[t + 1] - smallest)] += _HIGH_ONE
+    rank = -1
+    hi_before = 0
+    lo_through = 0
+    inside = 0.0
+    through = s  # sorted index past the ends up to the current value
+    buckets[first] = 0
+    n_set = 1
+    cut = _bucket_cut(s, e, n_set, n_buckets)
+    for v in range(span):
+        c = count[v]
+        if c == 0:
+            continue
+        lo_here = c & _LOW32
+        hi_here = c >> 32
+        rank += 1
+        q = 2 * rank + 1
+        values[n_values] = np.int64((smallest + np.uint64(v)) ^ _SIGN)
+        n_values += 1
+        through += lo_here + hi_here
+        while cut < through:  # (one division per bucket, not per value)
+            buckets[first + n_set] = q
+            n_set += 1
+            cut = _bucket_cut(s, e, n_set, n_buckets)
+        lo_through += lo_here
+        inside += (lo_here + hi_here) * (lo_through - hi_before)
+        hi_before += hi_here
+        count[v] = q | ((n_set - 1) << 32)  # from here on: the value's position and bucket
+    for t in range(s, e):
+        c = count[np.int64(u[t] - smallest)]
+        q_of[t] = c & _LOW32
+        j_of[t] = c >> 32
+    return n_values, inside, n_set
 
 
 @njit(cache=CACHE)
