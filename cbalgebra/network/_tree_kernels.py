@@ -58,10 +58,11 @@ def _breadth_first(start: np.ndarray, neighbour: np.ndarray, arc: np.ndarray, so
                    parent: np.ndarray, parent_arc: np.ndarray, order: np.ndarray) -> int:
     """T_source when every link has the same length: BFS, and among the
     neighbours one hop closer, the smallest id. Returns the processors
-    reached (``order[:reached]``, in the order settled)."""
+    reached (``order[:reached]``, in the order settled); ``parent`` and
+    ``parent_arc`` are written at those only (-1 at the source)."""
     hops[:] = -1
-    parent[:] = -1
-    parent_arc[:] = -1
+    parent[source] = -1
+    parent_arc[source] = -1
     hops[source] = 0
     order[0] = source
     head, tail = 0, 1
@@ -71,15 +72,19 @@ def _breadth_first(start: np.ndarray, neighbour: np.ndarray, arc: np.ndarray, so
         below = hops[u] + 1
         for slot in range(start[u], start[u + 1]):
             x = neighbour[slot]
-            if hops[x] < 0:
+            h = hops[x]
+            if h < 0:
                 hops[x] = below
                 parent[x] = u
-                parent_arc[x] = arc[slot]
+                parent_arc[x] = slot        # u's slot for now: see below
                 order[tail] = x
                 tail += 1
-            elif hops[x] == below and u < parent[x]:
+            elif h == below and u < parent[x]:
                 parent[x] = u
-                parent_arc[x] = arc[slot]
+                parent_arc[x] = slot
+    for k in range(1, tail):                # the arc index of each final (parent, x), once per processor
+        x = order[k]
+        parent_arc[x] = arc[parent_arc[x]]
     return tail
 
 
@@ -135,14 +140,15 @@ def grow_trees(start: np.ndarray, neighbour: np.ndarray, length: np.ndarray, arc
     """Row i of ``parent``/``parent_arc``/``order`` (-1 where none):
     T_{sources[i]}'s parents, the index of each tree arc (parent, x), and
     the processors in the order they were settled (the first
-    ``reached[i]``). ``equal``: every length is the same (BFS)."""
+    ``reached[i]``; the rest of the row is not written). ``equal``: every
+    length is the same (BFS)."""
     n = len(start) - 1
     scratch = np.empty(n, dtype=np.float64)
-    hops = np.empty(n, dtype=np.int64)
+    hops = np.empty(n, dtype=np.int32)
     heap_keys = np.empty(len(neighbour) + 1, dtype=np.float64)
     heap_items = np.empty(len(neighbour) + 1, dtype=np.int64)
     for i in range(len(sources)):
-        order[i, :] = -1
+        parent[i, :] = -1
         if equal:
             reached[i] = _breadth_first(start, neighbour, arc, sources[i], hops, parent[i], parent_arc[i], order[i])
         else:
@@ -171,7 +177,7 @@ def add_branch_sizes(roots: np.ndarray, parent: np.ndarray, parent_arc: np.ndarr
                      reached: np.ndarray, branch: np.ndarray) -> None:
     """Per tree T_u (u = roots[i]): branch[arc (u, w)] = |T_u/w| for every
     child w of u (subtree sizes, one backward pass)."""
-    count = np.zeros(parent.shape[1], dtype=np.int64)
+    count = np.zeros(parent.shape[1], dtype=np.int32)
     for i in range(len(roots)):
         u = roots[i]
         for k in range(reached[i]):
@@ -197,13 +203,13 @@ def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, or
     header u receives, its nearest strict ancestor that is safe (the root at
     the root). See :func:`cbalgebra.network.sizing.ips_classes`."""
     n = parent.shape[1]
-    count = np.empty(n, dtype=np.int64)
+    count = np.empty(n, dtype=np.int32)
     held = np.empty(n, dtype=np.int64)
     lane0 = np.empty(n, dtype=np.uint64)
     lane1 = np.empty(n, dtype=np.uint64)
-    whole = np.empty(n, dtype=np.int64)
+    whole = np.empty(n, dtype=np.int32)
     is_safe = np.empty(n, dtype=np.bool_)
-    heard = np.empty(n, dtype=np.int64)
+    heard = np.empty(n, dtype=np.int32)
     for i in range(len(sources)):
         v = sources[i]
         count[:] = 1

@@ -320,7 +320,7 @@ class SourceTrees:
 
     def adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """The graph as compiled tree growth reads it (``cbalgebra.network._tree_kernels``):
-        ``start`` (n + 1 offsets) and, for processor u's slots
+        ``start`` (n + 1 offsets) and, for processor u's slots (int32 up to 2**31 arcs)
         ``start[u]:start[u + 1]``, its neighbours by id, the scaled lengths
         as float64 and the index of the arc (u, neighbour) in the order of
         :attr:`arc_tail`. None when the lengths need Python integers (the
@@ -329,9 +329,10 @@ class SourceTrees:
         if self._adjacency is None and self._arcs.exact_floats:
             arcs = self._arcs
             # arcs are grouped by head: the group of u lists u's neighbours (as tails), ascending
-            start = np.searchsorted(arcs.head, np.arange(self.n + 1)).astype(np.int64)
-            self._adjacency = (start, arcs.tail.copy(), arcs.length.astype(np.float64),
-                               self.arc_index(arcs.head, arcs.tail).astype(np.int64))
+            ids = np.int32 if len(arcs.tail) < 2**31 else np.int64   # half the memory traffic of int64
+            start = np.searchsorted(arcs.head, np.arange(self.n + 1)).astype(ids)
+            self._adjacency = (start, arcs.tail.astype(ids), arcs.length.astype(np.float64),
+                               self.arc_index(arcs.head, arcs.tail).astype(ids))
         return self._adjacency
 
     def equal_lengths(self) -> bool:

@@ -305,8 +305,8 @@ def _tree_batches(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[_Tre
         if adjacency is None:
             yield _batch_from_parents(problem, chunk, trees.parents(chunk.tolist()))
             continue
-        shape = (len(chunk), problem.n)
-        parent, parent_arc, order = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64)
+        shape, ids = (len(chunk), problem.n), adjacency[0].dtype
+        parent, parent_arc, order = np.empty(shape, ids), np.empty(shape, ids), np.empty(shape, ids)
         reached = np.zeros(len(chunk), dtype=np.int64)
         kernels.grow_trees(*adjacency, equal, chunk, parent, parent_arc, order, reached)
         yield _TreeBatch(chunk, parent, parent_arc, order, reached)
