@@ -59,7 +59,8 @@ from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
 __all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "IpsClasses", "MemoryProblem", "TableMemory",
            "UnitValues", "certain_units", "combine_units", "ips_branch_sizes", "ips_classes", "ips_unit_values",
-           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values"]
+           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values",
+           "warm_up"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -247,6 +248,22 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
                        total_bits=fixed + t0 + t.total, standard_error=c.standard_error,
                        id_bits_standard_error=i.standard_error, total_bits_standard_error=t.standard_error,
                        exact=False, **common)
+
+
+def warm_up() -> None:
+    """Compile, or load from numba's cache, the tree kernels for the usual
+    graphs (equal lengths: BFS; other lengths: Dijkstra) and every count
+    that uses them (``make install`` runs it, so the first count of a
+    process, or of a Spark worker, finds them in the cache)."""
+    # deferred: schemes (through routing_problem) loads the forwarding engine
+    from .topology import topology
+    from .workload import processor_predicates
+
+    for weights in ({}, {"weight_range": (1, 3)}):
+        graph = topology("gnp", 6, seed=1, **weights)
+        problem = memory_problem(graph, processor_predicates(range(0, 6, 2), 2, seed=1), senders=range(3))
+        for scheme in ("psf", "ips"):
+            table_memory(scheme, problem)
 
 
 # ---------------------------------------------------------------------------
