@@ -2,16 +2,18 @@
 this checkout beside a baseline revision (issue 27, item 3: iPS at n = 100,000
 needs n + s trees, so the seconds per tree decide whether it runs).
 
-    .venv/bin/python benchmarks/routing_trees.py --n 20000 --trees 40 --rounds 3 [--baseline main]
+    .venv/bin/python benchmarks/routing_trees.py --n 10000 --trees 40 --rounds 3 [--baseline main]
 
 Each round runs in a fresh interpreter (baseline and this checkout
 alternating, :func:`_harness.ab_rounds`' layout) on the routing study's
 workload over a Chung–Lu graph (exponent 2.5, mean degree 4,
 ``sampler="skip"``) of ``--n`` nodes; it times, in CPU seconds (the machine is
-shared), ``--trees`` trees of each pass: iPS's branch sizes (pass 1, one tree
-per processor), iPS's classes at a sample of 400 processors (pass 2, one
-tree per sender) and PSF's per-sender constraints. The first call of each
-pass is made once untimed (numba's compile or cache load). CSV:
+shared): iPS's branch sizes over every processor (pass 1, one tree per
+processor, whole, since pass 2 needs them all: with some missing the root
+of a tree may not be safe, and main's pointer jumping then never ends),
+then ``--trees`` trees of iPS's classes at a sample of 400 processors (pass
+2, one tree per sender) and of PSF's per-sender constraints. The first call
+of each pass is made once untimed (numba's compile or cache load). CSV:
 benchmarks/results/routing_trees.csv (rows appended).
 """
 
@@ -41,15 +43,14 @@ def one_round(n: int, trees: int, seed: int) -> dict:
     predicates = processor_predicates(receivers, 10, names=names, distribution=distribution, seed=seed)
     problem = memory_problem(graph, predicates, senders=senders)
     units = sample_units(problem, "ips", 400, seed)
-    roots = list(range(0, n, max(1, n // trees)))[:trees]
     probe = problem.senders[:trees].tolist()
-    branch = ips_branch_sizes(problem, roots[:1])          # untimed: compile or load the kernels
-    ips_classes(problem, units, branch, senders=probe[:1])
-    unit_values(problem, "psf", probe[:1])
+    ips_branch_sizes(problem, [0])          # untimed: compile or load the kernels
     out = {"package": cbalgebra.__file__, "links": graph.number_of_edges()}
     t = time.process_time()
-    branch = ips_branch_sizes(problem, roots)
-    out["ips_branch_per_tree"] = (time.process_time() - t) / len(roots)
+    branch = ips_branch_sizes(problem)
+    out["ips_branch_per_tree"] = (time.process_time() - t) / n
+    ips_classes(problem, units, branch, senders=probe[:1])
+    unit_values(problem, "psf", probe[:1])
     t = time.process_time()
     ips_classes(problem, units, branch, senders=probe)
     out["ips_classes_per_tree"] = (time.process_time() - t) / len(probe)
@@ -61,8 +62,8 @@ def one_round(n: int, trees: int, seed: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=20_000)
-    ap.add_argument("--trees", type=int, default=40, help="trees timed per pass")
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--trees", type=int, default=40, help="sender trees timed (pass 2 and PSF)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of each side")
     ap.add_argument("--seed", type=int, default=2003)
     ap.add_argument("--baseline", default="main", help="git revision of the baseline (default main)")
