@@ -33,9 +33,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # numba compiles the forwarding kernels once and caches them (keyed by the matcher's sources, so an
-# edit recompiles); warming here means the demo and the CLI never pay it (about 1 s when warm)
+# edit recompiles), and table_memory's tree kernels; warming here means the demo and the CLI never pay it (about 1 s when warm)
 install: $(STAMP)
 	$(PY) -c 'from cbalgebra.matcher import warm_up; warm_up()'
+	$(PY) -c 'from cbalgebra.network.sizing import warm_up; warm_up()'
 
 system-packages:
 	@missing=""; \

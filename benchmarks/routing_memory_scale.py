@@ -12,9 +12,9 @@ drawn by ``cbalgebra.studies.routing.roles``).
 degree 4, ``sampler="skip"``) of ``--n`` nodes, each scheme estimated by
 ``cbalgebra.studies.sizing.spark_table_memory`` on ``--master`` with
 ``--sample`` sampled units (target: relative standard error ≤ 1 %, 10 min
-in all). iPS needs every sender's tree for any processor's classes, so at
-this size it runs only with ``--ips``; without it the row reports the
-measured seconds per tree and the trees it would need. Timings depend on the
+in all). iPS needs n + s trees whatever the sample (branch sizes at every
+processor, then every sender's classes at the sampled processors), spread
+over the Spark tasks; ``--skip-ips`` leaves it out. Timings depend on the
 load of the machine (written with each row). CSV:
 benchmarks/results/routing_memory_scale.csv (rows appended per run).
 """
@@ -25,7 +25,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
 from _harness import RESULTS, append_csv, load_average
 
 from cbalgebra.network import table_memory, topology
@@ -81,23 +80,12 @@ def internet(args: argparse.Namespace) -> None:
     print(f"graph, workload and problem in {time.perf_counter() - t:.1f} s", flush=True)
     session = spark_session(args.master)
     start = time.perf_counter()
-    for scheme in ("psf", "pif", "drp", *(("ips",) if args.ips else ())):
+    for scheme in ("psf", "pif", "drp", *(() if args.skip_ips else ("ips",))):
         t = time.perf_counter()
         m = spark_table_memory(session, scheme, problem, sample=args.sample, seed=args.seed)
         method = "exact" if m.exact else f"sampled on {args.master}"
         record(args.out, name, graph, scheme, method, time.perf_counter() - t, m)
     print(f"schemes done in {time.perf_counter() - start:.1f} s on {args.master}")
-    if not args.ips:
-        from cbalgebra.network.sizing import ips_classes
-
-        probe = problem.senders[:args.probe].tolist()
-        t = time.perf_counter()
-        ips_classes(problem, probe, np.zeros(len(problem.trees.arc_tail), dtype=np.int64), senders=probe)
-        per_tree = (time.perf_counter() - t) / max(1, len(probe))
-        trees = problem.n + len(problem.senders)
-        print(f"ips: {per_tree * 1000:.0f} ms per sender tree here; it needs {trees:,} trees "
-              f"(branch sizes at every processor, then every sender): about {per_tree * trees / 3600:.1f} "
-              f"CPU-hours", flush=True)
 
 
 def main() -> None:
@@ -107,8 +95,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=400, help="sampled units per scheme (internet)")
     parser.add_argument("--seed", type=int, default=2003)
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--ips", action="store_true", help="also estimate iPS at this size (hours at 100,000)")
-    parser.add_argument("--probe", type=int, default=20, help="sender trees timed for the iPS projection")
+    parser.add_argument("--skip-ips", action="store_true", help="leave iPS out (internet: its n + s trees)")
     parser.add_argument("--out", type=Path, default=RESULTS / "routing_memory_scale.csv")
     args = parser.parse_args()
     world(args) if args.what == "world" else internet(args)

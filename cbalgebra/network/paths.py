@@ -295,6 +295,7 @@ class SourceTrees:
         self._arcs = _Arcs(n, edges)
         #: degree[u]: u's neighbours
         self.degree = np.bincount(self._arcs.tail, minlength=n)
+        self._adjacency: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def from_graph(cls, graph: nx.Graph) -> SourceTrees:
@@ -316,6 +317,28 @@ class SourceTrees:
         :attr:`arc_tail` / :attr:`arc_head` (arcs must exist)."""
         key = self._arcs.head * self.n + self._arcs.tail      # sorted: arcs are by head, then tail
         return np.searchsorted(key, np.asarray(head, dtype=np.int64) * self.n + np.asarray(tail, dtype=np.int64))
+
+    def adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The graph as compiled tree growth reads it (``cbalgebra.network._tree_kernels``):
+        ``start`` (n + 1 offsets) and, for processor u's slots (int32 up to 2**31 arcs)
+        ``start[u]:start[u + 1]``, its neighbours by id, the scaled lengths
+        as float64 and the index of the arc (u, neighbour) in the order of
+        :attr:`arc_tail`. None when the lengths need Python integers (the
+        float64 sums would not be exact: see the module docstring); computed
+        once."""
+        if self._adjacency is None and self._arcs.exact_floats:
+            arcs = self._arcs
+            # arcs are grouped by head: the group of u lists u's neighbours (as tails), ascending
+            ids = np.int32 if len(arcs.tail) < 2**31 else np.int64   # half the memory traffic of int64
+            start = np.searchsorted(arcs.head, np.arange(self.n + 1)).astype(ids)
+            self._adjacency = (start, arcs.tail.astype(ids), arcs.length.astype(np.float64),
+                               self.arc_index(arcs.head, arcs.tail).astype(ids))
+        return self._adjacency
+
+    def equal_lengths(self) -> bool:
+        """Whether every link has the same length (trees are then BFS trees)."""
+        length = self._arcs.length
+        return bool(len(length) == 0 or all(x == length[0] for x in set(length.tolist())))
 
     @property
     def arc_tail(self) -> np.ndarray:

@@ -59,7 +59,8 @@ from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
 __all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "IpsClasses", "MemoryProblem", "TableMemory",
            "UnitValues", "certain_units", "combine_units", "ips_branch_sizes", "ips_classes", "ips_unit_values",
-           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values"]
+           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values",
+           "warm_up"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -249,6 +250,22 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
                        exact=False, **common)
 
 
+def warm_up() -> None:
+    """Compile, or load from numba's cache, the tree kernels for the usual
+    graphs (equal lengths: BFS; other lengths: Dijkstra) and every count
+    that uses them (``make install`` runs it, so the first count of a
+    process, or of a Spark worker, finds them in the cache)."""
+    # deferred: schemes (through routing_problem) loads the forwarding engine
+    from .topology import topology
+    from .workload import processor_predicates
+
+    for weights in ({}, {"weight_range": (1, 3)}):
+        graph = topology("gnp", 6, seed=1, **weights)
+        problem = memory_problem(graph, processor_predicates(range(0, 6, 2), 2, seed=1), senders=range(3))
+        for scheme in ("psf", "ips"):
+            table_memory(scheme, problem)
+
+
 # ---------------------------------------------------------------------------
 # One tree at a time
 
@@ -274,24 +291,66 @@ def _levels(parent: np.ndarray) -> list[np.ndarray]:
     return [order[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-def _subtree_sums(parent: np.ndarray, levels: list[np.ndarray], values: np.ndarray) -> np.ndarray:
-    """sub[..., x] = Σ ``values[..., y]`` over y in T/x (deepest level
-    first); ``values`` may stack several rows (uint64 wraps)."""
-    sub = np.atleast_2d(values).copy()
-    by_node = sub.T                      # a view: rows are processors
-    for level in reversed(levels[1:]):
-        np.add.at(by_node, parent[level], by_node[level])
-    return sub if values.ndim == 2 else sub[0]
+@dataclass(frozen=True)
+class _TreeBatch:
+    """Trees T_v of a batch of ``sources`` (row i: sources[i]): parents (-1
+    at the root), the arc index of each tree arc (parent, x) (-1 at the
+    root), and the processors of each tree parents first (``order[i,
+    :reached[i]]``)."""
+    sources: np.ndarray
+    parent: np.ndarray
+    parent_arc: np.ndarray
+    order: np.ndarray
+    reached: np.ndarray
+
+
+def _tree_batches(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[_TreeBatch]:
+    """The trees of ``roots``, a bounded batch at a time: grown by the
+    compiled kernels (:mod:`._tree_kernels`, the same parents as
+    :meth:`SourceTrees.parents`) when the lengths are exact in float64, else
+    by :meth:`SourceTrees.parents` with the order taken from the depths."""
+    # deferred: numba loads with the first tree counted
+    from . import _tree_kernels as kernels
+
+    trees = problem.trees
+    adjacency = trees.adjacency()
+    equal = trees.equal_lengths()
+    roots = _unit_array(roots) if not isinstance(roots, np.ndarray) else roots.astype(np.int64)
+    step = max(1, _TREE_CELLS // max(1, problem.n)) if adjacency is not None else trees.batch()
+    for first in range(0, len(roots), step):
+        chunk = np.ascontiguousarray(roots[first:first + step])
+        if adjacency is None:
+            yield _batch_from_parents(problem, chunk, trees.parents(chunk.tolist()))
+            continue
+        shape, ids = (len(chunk), problem.n), adjacency[0].dtype
+        parent, parent_arc, order = np.empty(shape, ids), np.empty(shape, ids), np.empty(shape, ids)
+        reached = np.zeros(len(chunk), dtype=np.int64)
+        kernels.grow_trees(*adjacency, equal, chunk, parent, parent_arc, order, reached)
+        yield _TreeBatch(chunk, parent, parent_arc, order, reached)
+
+
+#: Bound on the batch × n arrays of :func:`_tree_batches`' compiled path.
+_TREE_CELLS = 2_000_000
+
+
+def _batch_from_parents(problem: MemoryProblem, sources: np.ndarray, parents: np.ndarray) -> _TreeBatch:
+    """The :class:`_TreeBatch` of parent rows computed without the kernels."""
+    parent_arc = np.full(parents.shape, -1, dtype=np.int64)
+    order = np.full(parents.shape, -1, dtype=np.int64)
+    reached = np.zeros(len(sources), dtype=np.int64)
+    for i, (v, parent) in enumerate(zip(sources.tolist(), parents, strict=True)):
+        below = np.flatnonzero(parent >= 0)
+        parent_arc[i, below] = problem.trees.arc_index(parent[below], below)
+        by_depth = below[np.argsort(_depths(parent)[below], kind="stable")]
+        reached[i] = 1 + len(by_depth)
+        order[i, :reached[i]] = np.r_[v, by_depth]
+    return _TreeBatch(sources, parents, parent_arc, order, reached)
 
 
 def _trees(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
     """(root, parent row of T_root) for each root, a bounded batch at a time."""
-    trees = problem.trees
-    step = trees.batch()
-    roots = [int(v) for v in roots]
-    for first in range(0, len(roots), step):
-        chunk = roots[first:first + step]
-        yield from zip(chunk, trees.parents(chunk), strict=True)
+    for batch in _tree_batches(problem, roots):
+        yield from zip(batch.sources.tolist(), batch.parent, strict=True)
 
 
 def _receivers_below(problem: MemoryProblem, parent: np.ndarray, levels: list[np.ndarray]) -> list[frozenset[int]]:
@@ -332,11 +391,14 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
         return UnitValues(units, int(problem.sizes.sum()) - problem.sizes[units], zeros)
     if scheme == "ips":
         return ips_unit_values(problem, units, ips_classes(problem, units, ips_branch_sizes(problem)))
+    if combiner is None:   # psf, α = 1: pred(x) on every edge of T_v's path to x
+        # deferred: numba loads with the first tree counted
+        from ._tree_kernels import hop_weighted_sums
+
+        sums = [hop_weighted_sums(b.parent, b.order, b.reached, problem.sizes) for b in _tree_batches(problem, units)]
+        return UnitValues(units, np.concatenate([zeros[:0], *sums]), zeros)
     out = np.zeros(len(units), dtype=np.int64)
     for i, (v, parent) in enumerate(_trees(problem, units)):
-        if combiner is None:   # psf, α = 1: pred(x) on every edge of T_v's path to x
-            out[i] = int((_depths(parent) * problem.sizes).sum())
-            continue
         levels = _levels(parent)
         below = _receivers_below(problem, parent, levels)
         rows = np.flatnonzero(parent == v) if scheme == "pif" else np.flatnonzero(parent >= 0)
@@ -369,20 +431,12 @@ def ips_branch_sizes(problem: MemoryProblem, roots: Iterable[int] | None = None)
     """|T_u/w| for every arc (u, w) with w a child of u in T_u, u among
     ``roots`` (None: every processor), 0 on the other arcs, in the arc order
     of :class:`SourceTrees`: parts over disjoint roots add up."""
-    trees = problem.trees
-    branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
-    for u, parent in _trees(problem, range(problem.n) if roots is None else roots):
-        # every x ≠ u lies in the branch of its ancestor at depth 1: find it by pointer jumping
-        top = np.where(parent == u, np.arange(problem.n), parent)
-        top[u] = u
-        while True:
-            settled = (top == u) | (parent[top] == u)
-            if settled.all():
-                break
-            top = np.where(settled, top, top[top])
-        count = np.bincount(top, minlength=problem.n)
-        children = np.flatnonzero(parent == u)
-        branch[trees.arc_index(np.full(len(children), u), children)] = count[children]
+    # deferred: numba loads with the first tree counted
+    from ._tree_kernels import add_branch_sizes
+
+    branch = np.zeros(len(problem.trees.arc_tail), dtype=np.int64)
+    for b in _tree_batches(problem, range(problem.n) if roots is None else roots):
+        add_branch_sizes(b.sources, b.parent, b.parent_arc, b.order, b.reached, branch)
     return branch
 
 
@@ -391,38 +445,24 @@ def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray
     """The classes and header values the ``senders`` (None: all of the
     problem's) bring to the processors ``units``, given every branch size
     (:func:`ips_branch_sizes`)."""
-    n, trees = problem.n, problem.trees
+    # deferred: numba loads with the first tree counted
+    from ._tree_kernels import ips_rows
+
     units = _unit_array(units)
     lanes = np.random.Generator(np.random.PCG64(_CLASS_HASH_SEED)).integers(
-        0, 2**64, size=(2, n), dtype=np.uint64)
-    # one stack of sums per tree: |T_v/u|, the receivers' size in it, two hash lanes
-    stacked = np.vstack([np.ones(n, dtype=np.uint64), problem.sizes.astype(np.uint64), lanes])
+        0, 2**64, size=(2, problem.n), dtype=np.uint64)
     classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
     headers = _Distinct(0)          # (u, header value)
-    for v, parent in _trees(problem, problem.senders if senders is None else _unit_array(senders)):
-        levels = _levels(parent)
-        count, size, key0, key1 = _subtree_sums(parent, levels, stacked)
-        count, size = count.astype(np.int64), size.astype(np.int64)
-        below = np.flatnonzero(parent >= 0)
-        whole = np.zeros(n, dtype=np.int64)   # Σ |T_u/w| over u's children w in T_v
-        np.add.at(whole, parent[below], branch[trees.arc_index(parent[below], below)])
-        safe = count - 1 == whole             # D_v(u) is a union of branches of T_u
-        header = _nearest_safe_ancestor(parent, safe, v)
-        classes.add(units, [key0[units], key1[units]], [np.full(len(units), v), size[units], safe[units]])
-        headers.add(units, [header[units].astype(np.uint64)], [])
+    for b in _tree_batches(problem, problem.senders if senders is None else _unit_array(senders)):
+        shape = (len(b.sources), len(units))
+        key0, key1 = np.empty(shape, np.uint64), np.empty(shape, np.uint64)
+        size, header, safe = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.bool_)
+        ips_rows(b.sources, b.parent, b.parent_arc, b.order, b.reached, units, problem.sizes, lanes, branch,
+                 key0, key1, size, safe, header)
+        at = np.tile(units, len(b.sources))      # sender-major: the smallest sender of a class comes first
+        classes.add(at, [key0.ravel(), key1.ravel()], [np.repeat(b.sources, len(units)), size.ravel(), safe.ravel()])
+        headers.add(at, [header.ravel().astype(np.uint64)], [])
     return _ips_classes_of(classes, headers)
-
-
-def _nearest_safe_ancestor(parent: np.ndarray, safe: np.ndarray, root: int) -> np.ndarray:
-    """The header each processor receives from ``root`` (§3.2): its nearest
-    strict ancestor u whose rewriting is safe (u writes its own id), by
-    pointer jumping; the root is safe, so every walk ends; ``root`` at the root."""
-    jump = np.where(parent >= 0, parent, root)
-    while True:
-        settled = safe[jump]
-        if settled.all():
-            return jump
-        jump = np.where(settled, jump, jump[jump])
 
 
 def _ips_classes_of(classes: _Distinct, headers: _Distinct) -> IpsClasses:

@@ -1,0 +1,109 @@
+"""The compiled shortest-path trees of table_memory (cbalgebra.network._tree_kernels)
+against SourceTrees.parents, the numpy oracle (scipy's exact Dijkstra, then the
+smallest-id tight tail), on graphs full of equal-length paths."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cbalgebra.network import build, table_memory, topology
+from cbalgebra.network._tree_kernels import grow_trees
+from cbalgebra.network.paths import SourceTrees
+from cbalgebra.network.workload import processor_predicates
+
+# lengths that tie often: equal ints, small ints, decimals whose sums meet (0.1 + 0.2 = 0.3)
+WEIGHTS = {
+    "unit": st.just(1),
+    "equal": st.just(7),
+    "int": st.integers(1, 3),
+    "float": st.sampled_from([0.1, 0.2, 0.3, 0.5, 1.5]),
+}
+
+
+@st.composite
+def graphs(draw):
+    """A connected graph with many ties: a grid, a complete graph, a cycle,
+    a ladder or a random connected graph, with one kind of weight."""
+    shape = draw(st.sampled_from(["grid", "complete", "cycle", "ladder", "random"]))
+    if shape == "grid":
+        g = nx.convert_node_labels_to_integers(nx.grid_2d_graph(draw(st.integers(1, 5)), draw(st.integers(2, 6))))
+    elif shape == "complete":
+        g = nx.complete_graph(draw(st.integers(2, 8)))
+    elif shape == "cycle":
+        g = nx.cycle_graph(draw(st.integers(3, 12)))
+    elif shape == "ladder":
+        g = nx.ladder_graph(draw(st.integers(2, 7)))
+    else:
+        n = draw(st.integers(2, 16))
+        g = nx.path_graph(n)
+        g = nx.relabel_nodes(g, dict(enumerate(draw(st.permutations(range(n))))))
+        g.add_edges_from(draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n)))
+        g.remove_edges_from(list(nx.selfloop_edges(g)))
+    weight = WEIGHTS[draw(st.sampled_from(sorted(WEIGHTS)))]
+    for u, v in g.edges:
+        g.edges[u, v]["weight"] = draw(weight)
+    return g
+
+
+def _grown(trees: SourceTrees, sources: np.ndarray):
+    start, neighbour, length, arc = trees.adjacency()
+    shape = (len(sources), trees.n)
+    parent, parent_arc, order = np.empty(shape, start.dtype), np.empty(shape, start.dtype), np.empty(shape, start.dtype)
+    reached = np.zeros(len(sources), dtype=np.int64)
+    grow_trees(start, neighbour, length, arc, trees.equal_lengths(), sources, parent, parent_arc, order, reached)
+    return parent, parent_arc, order, reached
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs())
+def test_kernel_trees_equal_source_trees(g):
+    """Every source's tree: the same parents as SourceTrees.parents (exact
+    lengths, smallest-id tie-break), with BFS for equal lengths and Dijkstra
+    for the others; each tree arc's index names (parent, x); the growth
+    order lists every processor once, each parent before its children."""
+    trees = SourceTrees.from_graph(g)
+    n = trees.n
+    sources = np.arange(n, dtype=np.int64)
+    parent, parent_arc, order, reached = _grown(trees, sources)
+    expected = trees.parents(sources.tolist())
+    assert (parent == expected).all()
+    for v in range(n):
+        assert reached[v] == n and order[v, 0] == v
+        grown = order[v, :n].tolist()
+        assert sorted(grown) == list(range(n))
+        position = {x: k for k, x in enumerate(grown)}
+        for x in range(n):
+            p = int(parent[v, x])
+            if x == v:
+                assert p == -1
+                continue
+            assert position[p] < position[x]
+            a = int(parent_arc[v, x])
+            assert (trees.arc_tail[a], trees.arc_head[a]) == (p, x)
+
+
+def test_dijkstra_is_used_for_unequal_lengths_and_agrees_on_a_weighted_network():
+    """A real network in km (topohub, float lengths): the kernel's Dijkstra
+    gives SourceTrees.parents for every source."""
+    g = topology("topohub:sndlib/polska")
+    trees = SourceTrees.from_graph(g)
+    assert not trees.equal_lengths() and trees.adjacency() is not None
+    sources = np.arange(trees.n, dtype=np.int64)
+    assert (_grown(trees, sources)[0] == trees.parents(sources.tolist())).all()
+
+
+def test_lengths_beyond_float64_keep_the_exact_path():
+    """Weights 1e-12 beside 1e12 need Python integers: no compiled
+    adjacency, and iPS and PSF still count what the built tables hold."""
+    g = topology("gnp", 12, seed=4, weight_range=(1, 3))
+    for i, (u, v) in enumerate(sorted(g.edges)):
+        g.edges[u, v]["weight"] = 1e-12 if i % 2 else 1e12
+    assert SourceTrees.from_graph(g).adjacency() is None
+    predicates = processor_predicates(range(0, 12, 2), 3, seed=4)
+    for scheme in ("ips", "psf"):
+        counted = table_memory(scheme, g, predicates, senders=range(0, 12, 3))
+        built = build(scheme, g, predicates, senders=range(0, 12, 3)).memory()
+        assert (counted.predicate_constraints, counted.id_bits) == (built["predicate_constraints"], built["id_bits"])
