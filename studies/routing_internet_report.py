@@ -304,7 +304,8 @@ def _real_figure(plt: Any, compared: pd.DataFrame) -> Any:
 # report.md
 
 def megabytes(bits: float) -> str:
-    return fixed(bits / 8e6, 1) if math.isfinite(bits) else MISSING
+    """Bits as megabytes with thousands separators (Internet-size tables run to millions of MB)."""
+    return f"{bits / 8e6:,.1f}" if math.isfinite(bits) else MISSING
 
 
 def ratio_text(x: float, digits: int = 3) -> str:
