@@ -4,6 +4,13 @@ smallest-id tight tail), on graphs full of equal-length paths."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 from hypothesis import given, settings
@@ -107,3 +114,55 @@ def test_lengths_beyond_float64_keep_the_exact_path():
         counted = table_memory(scheme, g, predicates, senders=range(0, 12, 3))
         built = build(scheme, g, predicates, senders=range(0, 12, 3)).memory()
         assert (counted.predicate_constraints, counted.id_bits) == (built["predicate_constraints"], built["id_bits"])
+
+
+# A later process's counts on other graphs, both kinds of lengths: prints the
+# tree kernels numba compiled (none once ``make install`` has warmed them).
+_COUNT_LATER = """
+import json
+from numba.core import event
+from cbalgebra.network import table_memory, topology
+from cbalgebra.network.workload import processor_predicates
+
+compiled = set()
+class Names(event.Listener):
+    def on_start(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.endswith("_tree_kernels"):
+            compiled.add(func.__qualname__)
+    def on_end(self, ev):
+        pass
+
+with event.install_listener("numba:compile", Names()):
+    for weights in ({}, {"weight_range": (2, 9)}):
+        graph = topology("power_law", 40, seed=3, **weights)
+        predicates = processor_predicates(range(0, 40, 3), 3, seed=2)
+        for scheme in ("psf", "ips", "pif", "drp"):
+            table_memory(scheme, graph, predicates, senders=range(0, 40, 2))
+print(json.dumps(sorted(compiled)))
+"""
+
+
+def test_make_install_warms_the_tree_kernels_so_a_later_count_compiles_none(tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    recipe = re.search(r"^install:.*\n((?:\t.*\n)+)", (root / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    assert recipe, "make install has no recipe"
+    warm = [line.strip() for line in recipe.group(1).splitlines()
+            if "warm_up" in line and "cbalgebra.network.sizing import" in line]
+    assert len(warm) == 1, recipe.group(1)
+    code = re.fullmatch(r"\$\(PY\) -c '(.*)'", warm[0])
+    assert code, warm[0]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
+
+    def run(source: str) -> str:
+        done = subprocess.run([sys.executable, "-c", source], env=env, capture_output=True, text=True, cwd=root,
+                              timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    assert json.loads(run(_COUNT_LATER).splitlines()[-1]), "a cold cache compiles the tree kernels"
+    for stale in tmp_path.rglob("*_tree_kernels*"):   # forget them again, then warm as make install does
+        stale.unlink()
+    run(code.group(1))
+    assert json.loads(run(_COUNT_LATER).splitlines()[-1]) == []
