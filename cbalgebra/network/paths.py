@@ -338,7 +338,7 @@ class SourceTrees:
     def equal_lengths(self) -> bool:
         """Whether every link has the same length (trees are then BFS trees)."""
         length = self._arcs.length
-        return bool(len(length) == 0 or all(x == length[0] for x in set(length.tolist())))
+        return bool(len(length) == 0 or (length == length[0]).all())
 
     @property
     def arc_tail(self) -> np.ndarray:

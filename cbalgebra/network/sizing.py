@@ -283,14 +283,6 @@ def _depths(parent: np.ndarray) -> np.ndarray:
     return hops
 
 
-def _levels(parent: np.ndarray) -> list[np.ndarray]:
-    """The processors of one tree by depth (level 0: the root)."""
-    hops = _depths(parent)
-    order = np.argsort(hops, kind="stable")
-    ends = np.cumsum(np.bincount(hops)).tolist()
-    return [order[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
-
-
 @dataclass(frozen=True)
 class _TreeBatch:
     """Trees T_v of a batch of ``sources`` (row i: sources[i]): parents (-1
@@ -347,23 +339,25 @@ def _batch_from_parents(problem: MemoryProblem, sources: np.ndarray, parents: np
     return _TreeBatch(sources, parents, parent_arc, order, reached)
 
 
-def _trees(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
-    """(root, parent row of T_root) for each root, a bounded batch at a time."""
+def _trees(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """(root, parent row of T_root, T_root's processors parents first) for
+    each root, a bounded batch at a time."""
     for batch in _tree_batches(problem, roots):
-        yield from zip(batch.sources.tolist(), batch.parent, strict=True)
+        for i, root in enumerate(batch.sources.tolist()):
+            yield root, batch.parent[i], batch.order[i, :batch.reached[i]]
 
 
-def _receivers_below(problem: MemoryProblem, parent: np.ndarray, levels: list[np.ndarray]) -> list[frozenset[int]]:
-    """below[x]: the receivers in T/x (for reducing combined predicates)."""
+def _receivers_below(problem: MemoryProblem, parent: np.ndarray, order: np.ndarray) -> list[frozenset[int]]:
+    """below[x]: the receivers in T/x (for reducing combined predicates),
+    from the tree's processors parents first (children are merged first)."""
     below: list[set[int]] = [set() for _ in range(problem.n)]
     receiver = np.isin(np.arange(problem.n), problem.receivers)
-    for level in reversed(levels):
-        for x in level.tolist():
-            if receiver[x]:
-                below[x].add(x)
-            p = int(parent[x])
-            if p >= 0:
-                below[p] |= below[x]
+    for x in order[::-1].tolist():
+        if receiver[x]:
+            below[x].add(x)
+        p = int(parent[x])
+        if p >= 0:
+            below[p] |= below[x]
     return [frozenset(b) for b in below]
 
 
@@ -398,9 +392,8 @@ def unit_values(problem: MemoryProblem, scheme: str, units: Iterable[int]) -> Un
         sums = [hop_weighted_sums(b.parent, b.order, b.reached, problem.sizes) for b in _tree_batches(problem, units)]
         return UnitValues(units, np.concatenate([zeros[:0], *sums]), zeros)
     out = np.zeros(len(units), dtype=np.int64)
-    for i, (v, parent) in enumerate(_trees(problem, units)):
-        levels = _levels(parent)
-        below = _receivers_below(problem, parent, levels)
+    for i, (v, parent, order) in enumerate(_trees(problem, units)):
+        below = _receivers_below(problem, parent, order)
         rows = np.flatnonzero(parent == v) if scheme == "pif" else np.flatnonzero(parent >= 0)
         out[i] = sum(_row_constraints(combiner, below[w]) for w in rows.tolist())
     return UnitValues(units, out, zeros)
@@ -508,8 +501,8 @@ def _ips_reduced_rows(problem: MemoryProblem, combiner: _Combiner, cu: np.ndarra
     by_sender: dict[int, list[int]] = {}
     for i, h in enumerate(first.tolist()):
         by_sender.setdefault(int(h), []).append(i)
-    for h, parent in _trees(problem, sorted(by_sender)):
-        below = _receivers_below(problem, parent, _levels(parent))
+    for h, parent, order in _trees(problem, sorted(by_sender)):
+        below = _receivers_below(problem, parent, order)
         for i in by_sender[h]:
             u = int(cu[i])
             out[i] = sum(_row_constraints(combiner, below[w]) for w in np.flatnonzero(parent == u).tolist())
