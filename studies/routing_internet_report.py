@@ -12,6 +12,7 @@ laws. Nothing here imports Spark.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 import itertools
 import math
 from pathlib import Path
@@ -114,15 +115,20 @@ def crossovers(fitted: dict[tuple[str, str], PowerLaw]) -> list[dict]:
     return out
 
 
+def family_cells_at(summary: pd.DataFrame, n: int) -> Iterator[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """(family, its summary rows, its cell of target size n: empty if the design has none) for
+    each generated family the summary has."""
+    for family in FAMILIES:
+        rows = family_rows(summary, family)
+        if not rows.empty:
+            yield family, rows, rows[rows["n"] == n]
+
+
 def internet_size(summary: pd.DataFrame, fitted: dict[tuple[str, str], PowerLaw], n: int) -> list[dict]:
     """Per family: each scheme's total bits at n, measured (the cell of target size n, with its standard
     error) when the design has one, and fitted (with the interval of the fitted mean)."""
     out = []
-    for family in FAMILIES:
-        rows = family_rows(summary, family)
-        if rows.empty:
-            continue
-        cell = rows[rows["n"] == n]
+    for family, _rows, cell in family_cells_at(summary, n):
         for scheme in SCHEMES:
             law = fitted.get((family, scheme))
             low, high = law.interval_at(n) if law else (math.nan, math.nan)
@@ -144,11 +150,7 @@ def formula_ratios_at(summary: pd.DataFrame, n: int, min_n: int) -> list[dict]:
     (NaN without one) and ``fitted``, the power law fitted to the ratio over the family's sizes ≥ ``min_n``
     at n, with its interval (``low``, ``high``)."""
     out = []
-    for family in FAMILIES:
-        rows = family_rows(summary, family)
-        if rows.empty:
-            continue
-        cell = rows[rows["n"] == n]
+    for family, rows, cell in family_cells_at(summary, n):
         grown = rows[rows["n_actual"] >= min_n]
         for scheme, formula, title in FORMULAS:
             column = ratio_column(formula)
