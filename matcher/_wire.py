@@ -38,8 +38,10 @@ from numba.extending import intrinsic
 from cbalgebra.matcher._lookup import HASH_BASE, slot_of
 from cbalgebra.matcher._message import match_message
 from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher._views import _unmanaged, _view_at, unpack_buffers
-from cbalgebra.matcher.layout import OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING
+from cbalgebra.matcher._views import _rows_of, _unmanaged, _view_at, unpack_named, unpack_scalars
+from cbalgebra.matcher.layout import (
+    OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, Params, Scratch, TableArrays,
+)
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN
 from cbalgebra.values import Message
 
@@ -110,9 +112,11 @@ def _reinterpret_intrinsic(typingctx, value, target):
 _reinterpret = cast(Callable[[Any, Any], Any], _reinterpret_intrinsic)
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True)
 def _int32_at(w, p):
-    """The little-endian int32 at ``w[p:p + 4]``."""
+    """The little-endian int32 at ``w[p:p + 4]``. (Inlined by LLVM, not by
+    numba: at its ten call sites numba's copies cost 0.2 s of a cold first
+    ``forward()``; see ``_counting``.)"""
     x = (np.uint32(w[p]) | (np.uint32(w[p + 1]) << np.uint32(8)) | (np.uint32(w[p + 2]) << np.uint32(16))
          | (np.uint32(w[p + 3]) << np.uint32(24)))
     return np.int64(np.int32(x))
@@ -374,7 +378,10 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     ``sff`` selects ``numbers="sff"``. Writes the dense ids, sorted, at the
     start of the scratch's ``out`` and returns how many, or
     SCRATCH_TOO_SMALL (having done nothing) or NOT_A_WIRE."""
-    table, params, scratch = unpack_buffers(table_buffer, scratch_buffer)
+    # the intrinsics called here, not through a function numba inlines (see unpack_named)
+    table = unpack_named(table_buffer, TableArrays)
+    params = unpack_scalars(table_buffer, TableArrays, Params)
+    scratch = unpack_named(scratch_buffer, Scratch)
     w = _view_at(wire, 0, len(wire), np.uint8)
     # a name or a string never decodes to more code points than it has bytes
     if w.shape[0] > scratch.message_chars.shape[0]:
@@ -388,8 +395,9 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
                            zero)
     if n < 0:
         return n
-    attrs = _view_at(rows, 0, 24 * n, np.int64).reshape(n, 3)
+    attrs = _rows_of(_view_at(rows, 0, 24 * n, np.int64), 3)
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
-    return match_message(table, params, attrs, zero, n, scratch.message_chars, string_start,
-                          _unmanaged(set_members), set_lo, set_hi, scratch, stamp, scratch.out, zero)
+    # the table and the scratch passed on packed, as this entry got them (see _views.named)
+    return match_message(table_buffer, params, attrs, zero, n, scratch.message_chars, string_start,
+                         _unmanaged(set_members), set_lo, set_hi, scratch_buffer, stamp, scratch.out, zero)
