@@ -281,6 +281,6 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     # np.int64(0), not 0: numba compiles a function again for each literal
     # argument, and the entries would not share match_message
     zero = np.int64(0)
-    # the table and the scratch passed on packed, as this entry got them (see _views.named)
+    # the table and the scratch passed on packed, as this entry got them (see _views.field)
     return match_message(table_buffer, params, attrs, zero, n, chars, string_start, _unmanaged(set_members),
                          header[1], header[2], scratch_buffer, stamp, scratch.out, zero)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cbalgebra.matcher._numba_cache import CACHE
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
 from cbalgebra.matcher.layout import OP_EQ
 
 HASH_BASE = np.uint64(0x100000001B3)
@@ -85,7 +85,7 @@ def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
         slots[s] = first[j]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _compare(tchars, ts, te, chars, ms, me):
     """Code-point order of interned string [ts, te) against message string [ms, me)."""
     n1 = te - ts
@@ -133,9 +133,11 @@ def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
 # picks each half with a conditional move: the value decides nothing but the
 # data, so there is no branch to mispredict (a search among a key's few
 # hundred constants otherwise mispredicts about half of its steps).
-@njit(cache=CACHE)
+@njit(cache=CACHE, inline="always")
 def _lower(cval, s, e, v):
-    """First position in the sorted cval[s:e] whose value is >= v (e if none)."""
+    """First position in the sorted cval[s:e] whose value is >= v (e if none).
+    (Inlined: it has one call in forward()'s kernels, and a function of its
+    own costs numba ~0.1 s of a cold first call whatever its size.)"""
     n = e - s
     if n <= 0:
         return s
@@ -148,7 +150,7 @@ def _lower(cval, s, e, v):
 
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -176,7 +178,7 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, patt
                         string_chars, string_start, chars, ms, me)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, pattern_rank, pattern_base, string_hash, string_chars,
                  string_start, chars, ms, me):
     """:func:`_probe` past the filter: the slots from the home slot of mix

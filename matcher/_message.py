@@ -14,8 +14,8 @@ from numba import njit
 from cbalgebra.matcher._collect import _collect_ordered, _collect_patterns, _hash_prefixes, _push_range
 from cbalgebra.matcher._counting import BLOCK, _count_ranges
 from cbalgebra.matcher._lookup import _string_position
-from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher._views import _unmanaged, named, popcount64
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
+from cbalgebra.matcher._views import _unmanaged, field, popcount64
 from cbalgebra.matcher.layout import (
     MATCHED, NTYPES, OP_ANY, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, OUT_BASE, REMAINING, T_ANY, T_CONVERTED,
     T_STRING, TOUCHED, Scratch, TableArrays,
@@ -116,7 +116,7 @@ def _preprocess(selectivity_name, selectivity_type, bits, rounds, n_words, name_
     return remaining
 
 
-@njit(cache=CACHE, forceinline=True)
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _count_attributes(packed_table, params, attrs, a_lo, a_hi, chars, char_start, packed_scratch, out, stamp):
     """Phase 4: the counting algorithm over the message's attributes
     (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, find
@@ -124,33 +124,35 @@ def _count_attributes(packed_table, params, attrs, a_lo, a_hi, chars, char_start
     count reaches its size matches, and its interface is output. Stops as
     soon as no candidate interface is left. The table and the scratch come
     as match_message got them (a buffer or a plain tuple each, see
-    ``_views.named``). Inlined by LLVM, not numba: numba's copy of its
+    ``_views.field``). Inlined by LLVM, not numba: numba's copy of its
     intermediate code into match_message cost 0.5 s of a cold first
     ``forward()`` (see ``_counting``)."""
-    table = named(packed_table, TableArrays)
-    scratch = named(packed_scratch, Scratch)
     n_keys = params.n_keys
     n_live = params.n_live
     hash_mask = params.hash_mask
     substring_base = params.substring_base
     shift = np.uint64(params.info_shift)
     size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    key_of, block_start, pattern_rank = table.key_of, table.block_start, table.pattern_rank
+    # the arrays one by one (see _views.field)
+    t, s = packed_table, packed_scratch
+    key_of, block_start = field(t, TableArrays, "key_of"), field(t, TableArrays, "block_start")
+    pattern_rank = field(t, TableArrays, "pattern_rank")
     pattern_base = block_start[OP_PREFIX * n_keys]  # the first prefix, suffix or substring constraint
-    link_start, links, filter_info, interface_filters = (table.link_start, table.links, table.filter_info,
-                                                         table.interface_filters)
-    pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
-                                                              table.string_chars, table.string_start)
-    pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
-    string_slots, pattern_bloom = table.string_slots, table.pattern_bloom
-    order_start, order_value, order_layout, order_rank = (table.order_start, table.order_value, table.order_layout,
-                                                          table.order_rank)
-    link_interface = table.link_interface
-    substring_automata = table.substring_automata
-    counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
-                                                      scratch.progress, scratch.link_buffer)
-    prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
-    ranges = scratch.ranges
+    link_start, links = field(t, TableArrays, "link_start"), field(t, TableArrays, "links")
+    filter_info, interface_filters = field(t, TableArrays, "filter_info"), field(t, TableArrays, "interface_filters")
+    pattern_slots, string_hash = field(t, TableArrays, "pattern_slots"), field(t, TableArrays, "string_hash")
+    string_chars, string_start = field(t, TableArrays, "string_chars"), field(t, TableArrays, "string_start")
+    pattern_lengths = field(t, TableArrays, "pattern_lengths")
+    pattern_max_length = field(t, TableArrays, "pattern_max_length")
+    string_slots, pattern_bloom = field(t, TableArrays, "string_slots"), field(t, TableArrays, "pattern_bloom")
+    order_start, order_value = field(t, TableArrays, "order_start"), field(t, TableArrays, "order_value")
+    order_layout, order_rank = field(t, TableArrays, "order_layout"), field(t, TableArrays, "order_rank")
+    link_interface = field(t, TableArrays, "link_interface")
+    substring_automata = field(t, TableArrays, "substring_automata")
+    counters, touched, done = field(s, Scratch, "counters"), field(s, Scratch, "touched"), field(s, Scratch, "done")
+    progress, link_buffer = field(s, Scratch, "progress"), field(s, Scratch, "link_buffer")
+    prefix_hash, hash_power = field(s, Scratch, "prefix_hash"), field(s, Scratch, "hash_power")
+    substring_mark, ranges = field(s, Scratch, "substring_mark"), field(s, Scratch, "ranges")
     for a in range(a_lo, a_hi):
         n = attrs[a, 0]
         t = attrs[a, 1]
@@ -293,33 +295,35 @@ def _finish(counters, touched, progress, done, out, out_pos):
     return n_out
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def match_message(packed_table, params, attrs, a_lo, a_hi, chars, char_start, set_members, set_lo, set_hi,
                   packed_scratch, stamp, out, out_pos):
     """Forward one message: returns the number of interfaces written at
     ``out[out_pos:]`` (dense indices, sorted). ``set_lo < 0`` means the
     broadcast set is every interface. The table and the scratch come as the
     entry has them: packed buffers (the single-message entries) or plain
-    tuples of arrays (the batch entries); see ``_views.named``."""
+    tuples of arrays (the batch entries); see ``_views.field``."""
     # Every entry shares this function, and it is not inlined into them:
     # arrays reaching it have owners unknown here, and numba would update
     # their reference counts (a call each) around every inlined helper below
     # that takes one, a dozen calls per attribute. Its callers own the arrays
     # for the call, so they are used without owner (as in the entries).
-    table = named(packed_table, TableArrays)
-    scratch = named(packed_scratch, Scratch)
+    # the few arrays each phase reads, one by one (see _views.field)
     attrs, chars, char_start = _unmanaged(attrs), _unmanaged(chars), _unmanaged(char_start)
     set_members, out = _unmanaged(set_members), _unmanaged(out)
-    done, progress = scratch.done, scratch.progress
-    if _start_candidates(done, table.dead, progress, params.n_words, params.n_live, set_members, set_lo, set_hi,
-                         out_pos) == 0:
+    done, progress = field(packed_scratch, Scratch, "done"), field(packed_scratch, Scratch, "progress")
+    if _start_candidates(done, field(packed_table, TableArrays, "dead"), progress, params.n_words, params.n_live,
+                         set_members, set_lo, set_hi, out_pos) == 0:
         return 0
-    if (_match_empty_filters(table.always, done, progress, out) > 0
-            and _preprocess(table.selectivity_name, table.selectivity_type, table.selectivity_bits, params.rounds,
-                            params.n_words, scratch.name_mark, scratch.name_types, scratch.absent, done, progress,
-                            attrs, a_lo, a_hi, stamp) > 0):
+    if (_match_empty_filters(field(packed_table, TableArrays, "always"), done, progress, out) > 0
+            and _preprocess(field(packed_table, TableArrays, "selectivity_name"),
+                            field(packed_table, TableArrays, "selectivity_type"),
+                            field(packed_table, TableArrays, "selectivity_bits"), params.rounds, params.n_words,
+                            field(packed_scratch, Scratch, "name_mark"), field(packed_scratch, Scratch, "name_types"),
+                            field(packed_scratch, Scratch, "absent"), done, progress, attrs, a_lo, a_hi, stamp) > 0):
         _count_attributes(packed_table, params, attrs, a_lo, a_hi, chars, char_start, packed_scratch, out, stamp)
-    return _finish(scratch.counters, scratch.touched, progress, done, out, out_pos)
+    return _finish(field(packed_scratch, Scratch, "counters"), field(packed_scratch, Scratch, "touched"), progress,
+                   done, out, out_pos)
 
 
 # ----------------------------------------------------------------- scratch

@@ -206,55 +206,87 @@ def _unpack_named_typer(typingctx: Any, buffer: Any, cls: Any) -> Any:
     if not (isinstance(buffer, types.Array) and buffer.ndim == 1 and buffer.layout == "C"
             and isinstance(cls, types.NamedTupleClass)):
         return None
-    declared = columns(cls.instance_class)
-    items = [types.Array(buffer.dtype if c.dtype is None else from_dtype(np.dtype(c.dtype)), c.ndim, "C")
-             for c in declared]
+    items = [_packed_item(buffer, cls, k) for k in range(len(cls.instance_class._fields))]
     result = _named_type(cls.instance_class, items)
     sig = result(buffer, cls)
 
     def codegen(context, builder, signature, args):
-        raw, header, intp = _packed_header(context, builder, buffer, args[0])
-
-        def entry(k: int) -> Any:
-            return builder.load(builder.gep(header, [intp(k)]))
-
-        views = []
-        for k, item in enumerate(items):
-            out = context.make_array(item)(context, builder)
-            width = intp(context.get_abi_sizeof(context.get_data_type(item.dtype)))
-            first = entry(3 * k)
-            count = builder.sdiv(builder.sub(entry(3 * k + 1), first), width)
-            data = builder.bitcast(builder.gep(raw, [first]), out.data.type)
-            if item.ndim == 1:
-                shape, strides = [count], [width]
-            else:  # (rows, count // max(rows, 1)), as reshape gives it
-                rows = entry(3 * k + 2)
-                one = intp(1)
-                cols = builder.sdiv(count, builder.select(builder.icmp_signed(">", rows, one), rows, one))
-                shape, strides = [rows, cols], [builder.mul(cols, width), width]
-            context.populate_array(out, data=data, shape=shape, strides=strides, itemsize=width, meminfo=None)
-            views.append(out._getvalue())
+        views = [_packed_view(context, builder, buffer, args[0], k, item) for k, item in enumerate(items)]
         return context.make_tuple(builder, result, views)
+
+    return sig, codegen
+
+
+def _packed_item(buffer: Any, cls: Any, k: int) -> Any:
+    """numba's type of field k of the named tuple ``cls`` packed in ``buffer``."""
+    column = columns(cls.instance_class)[k]
+    return types.Array(buffer.dtype if column.dtype is None else from_dtype(np.dtype(column.dtype)), column.ndim, "C")
+
+
+def _packed_view(context: Any, builder: Any, buffer_type: Any, buffer: Any, k: int, item: Any) -> Any:
+    """Array k of a packed buffer, of numba type ``item``, as a view without
+    owner, in generated code."""
+    raw, header, intp = _packed_header(context, builder, buffer_type, buffer)
+
+    def entry(j: int) -> Any:
+        return builder.load(builder.gep(header, [intp(j)]))
+
+    out = context.make_array(item)(context, builder)
+    width = intp(context.get_abi_sizeof(context.get_data_type(item.dtype)))
+    first = entry(3 * k)
+    count = builder.sdiv(builder.sub(entry(3 * k + 1), first), width)
+    data = builder.bitcast(builder.gep(raw, [first]), out.data.type)
+    if item.ndim == 1:
+        shape, strides = [count], [width]
+    else:  # (rows, count // max(rows, 1)), as reshape gives it
+        rows = entry(3 * k + 2)
+        one = intp(1)
+        cols = builder.sdiv(count, builder.select(builder.icmp_signed(">", rows, one), rows, one))
+        shape, strides = [rows, cols], [builder.mul(cols, width), width]
+    context.populate_array(out, data=data, shape=shape, strides=strides, itemsize=width, meminfo=None)
+    return out._getvalue()
+
+
+@intrinsic
+def _field_intrinsic(typingctx, value, cls, name):
+    """The field ``name`` (a constant string) of the named tuple ``cls``, as
+    a view without owner, from either form an entry passes the table or the
+    scratch in: one array read from a packed buffer (the single-message
+    entries), or one item of a plain tuple of arrays (the batch entries).
+    The per-message functions take the table and the scratch in either
+    form and read the fields they need this way: a named tuple of ~30 arrays
+    passed from one compiled function to another cost ~0.15 s of a cold
+    compile per call (its arrays' fields are passed one by one), and each
+    copy of it a reference count update per array in the generated code."""
+    if not (isinstance(cls, types.NamedTupleClass) and isinstance(name, types.StringLiteral)
+            and name.literal_value in cls.instance_class._fields):
+        return None
+    k = cls.instance_class._fields.index(name.literal_value)
+    if isinstance(value, types.Array) and value.ndim == 1 and value.layout == "C":
+        item = _packed_item(value, cls, k)
+        packed = True
+    elif isinstance(value, types.BaseTuple) and len(value) == len(cls.instance_class._fields):
+        item = list(cast(Any, value))[k]
+        packed = False
+        if not isinstance(item, types.Array):
+            return None
+    else:
+        return None
+    sig = item(value, cls, name)
+
+    def codegen(context, builder, signature, args):
+        if packed:
+            return _packed_view(context, builder, value, args[0], k, item)
+        view = context.make_array(item)(context, builder, value=builder.extract_value(args[0], k))
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
 
     return sig, codegen
 
 
 _borrow_named_intrinsic = intrinsic(_borrow_named_typer)
 _unpack_named_intrinsic = intrinsic(_unpack_named_typer)
-
-
-@intrinsic
-def _named_intrinsic(typingctx, value, cls):
-    """The named tuple ``cls`` of views without owners, from either form an
-    entry passes the table or the scratch in: a plain tuple of arrays
-    (:func:`borrow_named`) or a packed buffer (:func:`unpack_named`). The
-    per-message functions take either, so that ``forward()`` hands them its
-    two buffers as they are: a named tuple of arrays passed from one
-    compiled function to another costs numba ~0.15 s of a cold compile per
-    call site (its arrays' fields are passed one by one, and counted)."""
-    if isinstance(value, types.Array):
-        return _unpack_named_typer(typingctx, value, cls)
-    return _borrow_named_typer(typingctx, value, cls)
 
 
 @intrinsic
@@ -284,7 +316,7 @@ def _unpack_scalars_intrinsic(typingctx, buffer, after, cls):
 # typed for mypy, as above
 borrow_named = cast(Callable[[Any, Any], Any], _borrow_named_intrinsic)
 unpack_named = cast(Callable[[Any, Any], Any], _unpack_named_intrinsic)
-named = cast(Callable[[Any, Any], Any], _named_intrinsic)
+field = cast(Callable[[Any, Any, Any], Any], _field_intrinsic)
 unpack_scalars = cast(Callable[[Any, Any, Any], Any], _unpack_scalars_intrinsic)
 
 
