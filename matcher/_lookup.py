@@ -54,17 +54,24 @@ def fill_pattern_filter(bloom, ops, keys, ranks, thash):
         bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
+def string_hashes(chars: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Polynomial hash (digits are code point + 1, mod 2**64) of each string
+    ``chars[off[s]:off[s + 1]]``."""
+    out = np.empty(off.shape[0] - 1, dtype=np.uint64)
+    _fill_string_hashes(chars, off, out)
+    return out
+
+
 @njit(cache=CACHE)
-def string_hashes(chars, off):
-    """Polynomial hash (digits are code point + 1, mod 2**64) of each string."""
-    n = off.shape[0] - 1
-    out = np.empty(n, dtype=np.uint64)
-    for s in range(n):
+def _fill_string_hashes(chars, off, out):
+    """:func:`string_hashes` into ``out`` (allocated by numpy: ``np.empty``
+    in compiled code is a function numba compiles, 0.1 s of a cold first
+    table)."""
+    for s in range(off.shape[0] - 1):
         h = np.uint64(0)
         for j in range(off[s], off[s + 1]):
             h = h * HASH_BASE + (np.uint64(chars[j]) + np.uint64(1))
         out[s] = h
-    return out
 
 
 @njit(cache=CACHE)

@@ -308,6 +308,10 @@ def match_message(packed_table, params, attrs, a_lo, a_hi, chars, char_start, se
     # their reference counts (a call each) around every inlined helper below
     # that takes one, a dozen calls per attribute. Its callers own the arrays
     # for the call, so they are used without owner (as in the entries).
+    # the table and the scratch without owners at once: a batch entry's
+    # tuples would otherwise stay referenced (counted) until the end, a
+    # reference count update per array and message
+    packed_table, packed_scratch = _unmanaged(packed_table), _unmanaged(packed_scratch)
     # the few arrays each phase reads, one by one (see _views.field)
     attrs, chars, char_start = _unmanaged(attrs), _unmanaged(chars), _unmanaged(char_start)
     set_members, out = _unmanaged(set_members), _unmanaged(out)

@@ -64,18 +64,31 @@ def _unmanaged_intrinsic(typingctx, array):
     code hands an array on (a call, or an inlined function's argument), and
     on the kernels' arrays those updates were 12 % of the kernel's samples
     (issue 15); on a view without owner they are a null test. Only for
-    arrays whose owner outlives the call (the kernels' arguments)."""
+    arrays whose owner outlives the call (the kernels' arguments). A tuple
+    of arrays (the table or the scratch of a batch entry) gives the same
+    tuple of views without owners."""
+    if isinstance(array, types.BaseTuple) and all(isinstance(t, types.Array) for t in cast(Any, array)):
+        def codegen(context, builder, signature, args):
+            items = [_without_owner(context, builder, t, builder.extract_value(args[0], k))
+                     for k, t in enumerate(cast(Any, array))]
+            return context.make_tuple(builder, array, items)
+
+        return array(array), codegen
     if not isinstance(array, types.Array):
         return None
-    sig = array(array)
 
-    def codegen(context, builder, signature, args):
-        view = context.make_array(array)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
+    def codegen_array(context, builder, signature, args):
+        return _without_owner(context, builder, array, args[0])
 
-    return sig, codegen
+    return array(array), codegen_array
+
+
+def _without_owner(context: Any, builder: Any, array_type: Any, value: Any) -> Any:
+    """The array ``value`` with a null meminfo and parent, in generated code."""
+    view = context.make_array(array_type)(context, builder, value=value)
+    view.meminfo = cgutils.get_null_value(view.meminfo.type)
+    view.parent = cgutils.get_null_value(view.parent.type)
+    return view._getvalue()
 
 
 @intrinsic
