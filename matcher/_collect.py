@@ -144,7 +144,7 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
         hash_power[k + 1] = hash_power[k] * HASH_BASE
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
                                pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom,
                                pattern_rank, pattern_base, string_hash, string_chars, string_start, ranges, n):
@@ -178,7 +178,7 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
     return n
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _probe_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
                       pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
                       pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
@@ -218,7 +218,7 @@ def _probe_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_ba
     return n
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _walk_substrings(root, chars, ms, me, stamp, substring_base, automata, substring_mark, ranges, n):
     """The substring constraints whose patterns occur in chars[ms:me], for a
     key with many pattern lengths or a long pattern, read once through its

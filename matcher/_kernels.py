@@ -46,7 +46,7 @@ from numba.core import event
 
 from cbalgebra.matcher._collect import SUBSTRING_PROBE_LENGTHS
 from cbalgebra.matcher._lookup import (
-    HASH_BASE, fill_pattern_filter, fill_pattern_slots, set_bits, slot_of, string_hashes,
+    HASH_BASE, fill_pattern_slots, set_bits, slot_of, string_hashes,
 )
 from cbalgebra.matcher._message import make_scratch, make_scratch_jit, match_message
 from cbalgebra.matcher._numba_cache import CACHE
@@ -67,7 +67,7 @@ __all__ = [
     "HASH_BASE", "NOPS", "NTYPES", "OP_ANY", "OP_EQ", "OP_GE", "OP_NAMES", "OP_PREFIX", "OP_SUBSTRING", "OP_SUFFIX",
     "PACKED_TABLE_DTYPES", "SCRATCH_DTYPES", "STAMP", "SUBSTRING_PROBE_LENGTHS", "TABLE_DTYPES", "TYPE_NAMES",
     "T_ANY", "T_BOOL", "T_CONVERTED", "T_FLOAT", "T_INT", "T_STRING", "Params", "Scratch", "TableArrays",
-    "compile_notice", "compile_times", "fill_pattern_filter", "fill_pattern_slots", "first_call", "forward_one",
+    "compile_notice", "compile_times", "fill_pattern_slots", "first_call", "forward_one",
     "forward_parallel", "forward_serial", "new_scratch", "pack_arrays", "popcount64", "set_bits", "slot_of",
     "string_hashes", "unpack_buffers",
 ]

@@ -46,14 +46,6 @@ def _filter_bit(x, bloom):
     return (x >> np.uint64(32)) & np.uint64(64 * bloom.shape[0] - 1)
 
 
-@njit(cache=CACHE)
-def fill_pattern_filter(bloom, ops, keys, ranks, thash):
-    """Set the filter bit of each pattern constraint (see :func:`_probe`)."""
-    for j in range(ops.shape[0]):
-        bit = _filter_bit(_mix(thash[ranks[j]], keys[j], ops[j]), bloom)
-        bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
-
-
 def string_hashes(chars: np.ndarray, off: np.ndarray) -> np.ndarray:
     """Polynomial hash (digits are code point + 1, mod 2**64) of each string
     ``chars[off[s]:off[s + 1]]``."""
@@ -83,13 +75,20 @@ def set_bits(bits, cols, ids):
 
 
 @njit(cache=CACHE)
-def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
-    """Insert constraints ``first + j`` (pattern operators) with linear probing."""
+def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash, bloom):
+    """Insert constraints ``first + j`` (pattern operators) with linear
+    probing, and set the filter bit of each in ``bloom`` (see :func:`_probe`)
+    unless it is empty. (One kernel for both: each kernel costs a cold first
+    table ~0.1 s of compiling.)"""
     for j in range(ops.shape[0]):
-        s = slot_of(thash[ranks[j]], keys[j], ops[j], hmask)
+        x = _mix(thash[ranks[j]], keys[j], ops[j])
+        s = np.int64(x & np.uint64(hmask))
         while slots[s] >= 0:
             s = (s + 1) & hmask
         slots[s] = first[j]
+        if bloom.shape[0]:
+            bit = _filter_bit(x, bloom)
+            bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
 @njit(cache=CACHE, **COMPILED_CALLERS_ONLY)

@@ -219,7 +219,7 @@ def _sift_down(values, lo, root, n):
     values[lo + root] = x
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _sort_small(values, lo, hi):
     """Sort values[lo:hi] in place: insertion sort for the few interfaces a
     message usually goes to, heapsort beyond (O(n log n) on any order; not
