@@ -22,7 +22,7 @@ from cbalgebra.matcher._automaton import build_automata, no_automata
 from cbalgebra.matcher._kernels import (
     NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, PACKED_TABLE_DTYPES,
     SUBSTRING_PROBE_LENGTHS, T_ANY, T_BOOL, T_FLOAT, T_INT, T_STRING, TYPE_NAMES, Params, TableArrays,
-    fill_pattern_filter, fill_pattern_slots, first_call, pack_arrays, set_bits, string_hashes,
+    fill_pattern_slots, first_call, pack_arrays, set_bits, string_hashes,
 )
 from cbalgebra.matcher.columns import ALLOWED, TableColumns
 
@@ -432,19 +432,16 @@ def _pattern_tables(d: _Distinct, string_chars: np.ndarray, string_start: np.nda
     while hsize < 2 * pat.shape[0]:
         hsize *= 2
     pattern_slots = np.full(hsize, -1, dtype=np.int32)
-    if pat.size:
-        # the argument types of _string_slots' call, so that numba compiles fill_pattern_slots once
-        first_call("fill_pattern_slots", fill_pattern_slots,
-                   (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat].astype(np.int8),
-                    d_key[pat].astype(np.int64), d_cv[pat].astype(np.int64), string_hash))
     # one bit per 16 pattern positions' worth: 16 bits per pattern constraint
     bloom_words = 1
     while 64 * bloom_words < 16 * pat.shape[0]:
         bloom_words *= 2
     pattern_bloom = np.zeros(bloom_words, dtype=np.uint64)
     if pat.size:
-        first_call("fill_pattern_filter", fill_pattern_filter,
-                   (pattern_bloom, d_op[pat], d_key[pat], d_cv[pat], string_hash))
+        # the argument types of _string_slots' call, so that numba compiles fill_pattern_slots once
+        first_call("fill_pattern_slots", fill_pattern_slots,
+                   (pattern_slots, hsize - 1, pat.astype(np.int64), d_op[pat].astype(np.int8),
+                    d_key[pat].astype(np.int64), d_cv[pat].astype(np.int64), string_hash, pattern_bloom))
     pattern_max_length = np.zeros(3 * nkeys, dtype=np.int32)
     pattern_lengths = np.zeros(3 * nkeys, dtype=np.uint64)
     if pat.size:
@@ -584,7 +581,7 @@ def _string_slots(string_hash: np.ndarray) -> np.ndarray:
     ranks = np.arange(string_hash.shape[0], dtype=np.int64)
     first_call("fill_pattern_slots", fill_pattern_slots,
                (slots, size - 1, ranks, np.full(ranks.shape[0], OP_EQ, np.int8), np.zeros(ranks.shape[0], np.int64),
-                ranks, string_hash))
+                ranks, string_hash, np.zeros(0, np.uint64)))
     return slots
 
 

@@ -14,7 +14,7 @@ from numba import njit
 
 from cbalgebra.matcher._automaton import transition as _ac_transition
 from cbalgebra.matcher._lookup import HASH_BASE, _lower, _probe
-from cbalgebra.matcher._numba_cache import CACHE
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
 from cbalgebra.matcher._views import _unmanaged, popcount64
 from cbalgebra.matcher.layout import OP_EQ, OP_GE, OP_LE, OP_LT, OP_GT, OP_NE, OP_PREFIX, OP_SUBSTRING
 
@@ -57,7 +57,7 @@ def _push_range(ranges, n, lo, hi):
     return n + 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _collect_ordered(key, value, n_keys, block_start, order_start, order_value, order_layout, order_rank, ranges,
                      n):
     """The constraints ``=``, ``!=``, ``<``, ``>``, ``<=``, ``>=`` of ``key``
@@ -144,7 +144,7 @@ def _hash_prefixes(chars, ms, me, prefix_hash, hash_power):
         hash_power[k + 1] = hash_power[k] * HASH_BASE
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_start, pattern_lengths,
                                pattern_max_length, prefix_hash, hash_power, pattern_slots, pattern_bloom,
                                pattern_rank, pattern_base, string_hash, string_chars, string_start, ranges, n):
@@ -178,7 +178,7 @@ def _collect_prefixes_suffixes(key, chars, ms, me, n_keys, hash_mask, block_star
     return n
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _probe_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start,
                       pattern_lengths, pattern_max_length, prefix_hash, hash_power, substring_mark,
                       pattern_slots, pattern_bloom, pattern_rank, pattern_base, string_hash, string_chars,
@@ -218,7 +218,7 @@ def _probe_substrings(key, chars, ms, me, stamp, n_keys, hash_mask, substring_ba
     return n
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _walk_substrings(root, chars, ms, me, stamp, substring_base, automata, substring_mark, ranges, n):
     """The substring constraints whose patterns occur in chars[ms:me], for a
     key with many pattern lengths or a long pattern, read once through its
@@ -245,7 +245,7 @@ def _walk_substrings(root, chars, ms, me, stamp, substring_base, automata, subst
     return n
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _collect_patterns(key, chars, ms, me, stamp, n_keys, hash_mask, substring_base, block_start, pattern_lengths,
                       pattern_max_length, prefix_hash, hash_power, substring_mark, pattern_slots, pattern_bloom,
                       pattern_rank, pattern_base, string_hash, string_chars, string_start, substring_automata,

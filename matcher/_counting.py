@@ -9,15 +9,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cbalgebra.matcher._numba_cache import CACHE
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
 from cbalgebra.matcher._views import _cttz
 from cbalgebra.matcher.layout import MATCHED, OUT_BASE, REMAINING, TOUCHED
+
+# Two ways of inlining are used here. ``inline="always"`` is numba's: the
+# callee's intermediate code is copied into each caller before typing, and
+# numba types and lowers every copy (and copies in time that grows with the
+# callee's size times its number of variables). ``forceinline=True`` is
+# LLVM's: numba compiles the function once, marks it ``alwaysinline``, and
+# LLVM inlines the machine code into each caller, where the arrays without
+# owner are known to have none. The small helpers are numba's, the loops of
+# many lines LLVM's (``_count_links``: 0.5 s less of a cold first
+# ``forward()``, and the kernels ran no slower, benchmarks/forward.py).
 
 BLOCK = 64  # links gathered per block in _count_links
 SKIP_FACTOR = 8  # galloping search per candidate interface above this many links each
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done, out,
                  progress, link_buffer, n_live):
     """Count the filters linked from a run of matched constraints (the
@@ -124,17 +134,7 @@ def _save_progress(progress, n_touched, n_matched, remaining):
     return remaining
 
 
-@njit(cache=CACHE)
-def _visit_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done, out,
-                 progress, link_buffer, n_live):
-    """:func:`_count_links` as a function of its own, for the rare path
-    (:func:`_visit_skipping`): inlined at each of its calls there too, it
-    doubled numba's cold compile time of the kernels."""
-    return _count_links(l_lo, l_hi, links, link_interface, filter_info, shift, size_mask, counters, touched, done,
-                        out, progress, link_buffer, n_live)
-
-
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _links_from(links, a, b, f):
     """First position in links[a:b] (sorted) holding a filter >= f, by
     galloping from a: the candidates come in increasing order, so each search
@@ -181,8 +181,10 @@ def _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_in
         c_hi = ranges[2 * r + 1]
         if (4 * remaining > n_live
                 or link_start[c_hi] - link_start[c_lo] <= SKIP_FACTOR * remaining + 4 * done.shape[0]):
-            remaining = _count_links(link_start[c_lo], link_start[c_hi], links, link_interface, filter_info, shift,
-                                     size_mask, counters, touched, done, out, progress, link_buffer, n_live)
+            # int64 positions, as _visit_skipping passes them: _count_links compiles for one signature
+            remaining = _count_links(np.int64(link_start[c_lo]), np.int64(link_start[c_hi]), links, link_interface,
+                                     filter_info, shift, size_mask, counters, touched, done, out, progress,
+                                     link_buffer, n_live)
         else:
             remaining = _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, shift, size_mask,
                                         counters, touched, done, out, progress, link_buffer, interface_filters)
@@ -191,7 +193,7 @@ def _count_ranges(ranges, n_ranges, link_start, links, link_interface, filter_in
     return remaining
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, shift, size_mask, counters, touched,
                     done, out, progress, link_buffer, interface_filters):
     """``_visit`` once few candidates are left: the links of each candidate
@@ -199,8 +201,11 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
     interfaces are skipped without being read (the first shortcut of
     Carzaniga & Wolf, SIGCOMM 2003, §4.1, applied to whole runs of links)."""
     n_words = done.shape[0]
-    # positions as int64 throughout: _visit_links and _links_from are then
-    # compiled for one signature, not for int32 and int64 both (1 s cold)
+    # positions as int64 throughout: _count_links and _links_from are then
+    # compiled for one signature, not for int32 and int64 both (1 s cold).
+    # _count_links is inlined by LLVM at its three calls here (numba's
+    # inlining of it here doubled the cold compile; LLVM's copies cost
+    # less than a function of its own, 0.1 s)
     run = np.int64(link_start[c_lo])  # consecutive small constraints are read as one run of links
     for c in range(c_lo, c_hi):
         a = np.int64(link_start[c])
@@ -208,8 +213,8 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
         if b - a <= SKIP_FACTOR * progress[REMAINING] + 4 * n_words:
             continue
         # (n_live = -1: some interfaces are done here, so the links are always gathered)
-        if run < a and _visit_links(run, a, links, link_interface, filter_info, shift, size_mask, counters, touched,
-                                    done, out, progress, link_buffer, -1) == 0:
+        if run < a and _count_links(run, a, links, link_interface, filter_info, shift, size_mask, counters, touched,
+                                    done, out, progress, link_buffer, np.int64(-1)) == 0:
             return 0
         run = b
         for w in range(n_words):
@@ -219,11 +224,11 @@ def _visit_skipping(c_lo, c_hi, link_start, links, link_interface, filter_info, 
                 candidates &= candidates - np.uint64(1)
                 s = _links_from(links, a, b, interface_filters[i])
                 e = _links_from(links, s, b, interface_filters[i + 1])
-                if s < e and _visit_links(s, e, links, link_interface, filter_info, shift, size_mask, counters,
-                                          touched, done, out, progress, link_buffer, -1) == 0:
+                if s < e and _count_links(s, e, links, link_interface, filter_info, shift, size_mask, counters,
+                                          touched, done, out, progress, link_buffer, np.int64(-1)) == 0:
                     return 0
                 a = e
     if run < link_start[c_hi]:
-        return _visit_links(run, np.int64(link_start[c_hi]), links, link_interface, filter_info, shift, size_mask,
-                            counters, touched, done, out, progress, link_buffer, -1)
+        return _count_links(run, np.int64(link_start[c_hi]), links, link_interface, filter_info, shift, size_mask,
+                            counters, touched, done, out, progress, link_buffer, np.int64(-1))
     return progress[REMAINING]

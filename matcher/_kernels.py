@@ -46,11 +46,14 @@ from numba.core import event
 
 from cbalgebra.matcher._collect import SUBSTRING_PROBE_LENGTHS
 from cbalgebra.matcher._lookup import (
-    HASH_BASE, fill_pattern_filter, fill_pattern_slots, set_bits, slot_of, string_hashes,
+    HASH_BASE, fill_pattern_slots, set_bits, slot_of, string_hashes,
 )
 from cbalgebra.matcher._message import make_scratch, make_scratch_jit, match_message
 from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher._views import _unmanaged, _view_at, borrow_scratch, borrow_table, popcount64, unpack_buffers
+from cbalgebra.matcher._views import (
+    _rows_of, _unmanaged, _view_at, borrow_scratch, borrow_table, popcount64, unpack_buffers, unpack_named,
+    unpack_scalars,
+)
 from cbalgebra.matcher.layout import (
     NOPS, NTYPES, OP_ANY, OP_EQ, OP_GE, OP_NAMES, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, PACKED_TABLE_DTYPES,
     SCRATCH_DTYPES, STAMP, T_ANY, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, TABLE_DTYPES, TYPE_NAMES, Params,
@@ -64,7 +67,7 @@ __all__ = [
     "HASH_BASE", "NOPS", "NTYPES", "OP_ANY", "OP_EQ", "OP_GE", "OP_NAMES", "OP_PREFIX", "OP_SUBSTRING", "OP_SUFFIX",
     "PACKED_TABLE_DTYPES", "SCRATCH_DTYPES", "STAMP", "SUBSTRING_PROBE_LENGTHS", "TABLE_DTYPES", "TYPE_NAMES",
     "T_ANY", "T_BOOL", "T_CONVERTED", "T_FLOAT", "T_INT", "T_STRING", "Params", "Scratch", "TableArrays",
-    "compile_notice", "compile_times", "fill_pattern_filter", "fill_pattern_slots", "first_call", "forward_one",
+    "compile_notice", "compile_times", "fill_pattern_slots", "first_call", "forward_one",
     "forward_parallel", "forward_serial", "new_scratch", "pack_arrays", "popcount64", "set_bits", "slot_of",
     "string_hashes", "unpack_buffers",
 ]
@@ -256,12 +259,14 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     Writes the dense ids, sorted, at the start of the scratch's ``out`` and
     returns how many; returns -1, having done nothing, when a string of the
     message is longer than the scratch holds."""
-    table, params, scratch = unpack_buffers(table_buffer, scratch_buffer)
+    # the intrinsics called here, not through a function numba inlines (see unpack_named)
+    params = unpack_scalars(table_buffer, TableArrays, Params)
+    scratch = unpack_named(scratch_buffer, Scratch)
     header = _view_at(message, 0, 32, np.int64)
     n = header[0]
     n_strings = header[3]
     rows_end = 32 + 24 * n
-    attrs = _view_at(message, 32, rows_end, np.int64).reshape(n, 3)
+    attrs = _rows_of(_view_at(message, 32, rows_end, np.int64), 3)
     lengths = _view_at(message, rows_end, rows_end + 8 * n_strings, np.int64)
     chars = _view_at(message, rows_end + 8 * n_strings, len(message), np.uint32)
     capacity = scratch.prefix_hash.shape[0] - 1
@@ -276,5 +281,6 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     # np.int64(0), not 0: numba compiles a function again for each literal
     # argument, and the entries would not share match_message
     zero = np.int64(0)
-    return match_message(table, params, attrs, zero, n, chars, string_start, _unmanaged(set_members),
-                          header[1], header[2], scratch, stamp, scratch.out, zero)
+    # the table and the scratch passed on packed, as this entry got them (see _views.field)
+    return match_message(table_buffer, params, attrs, zero, n, chars, string_start, _unmanaged(set_members),
+                         header[1], header[2], scratch_buffer, stamp, scratch.out, zero)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cbalgebra.matcher._numba_cache import CACHE
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
 from cbalgebra.matcher.layout import OP_EQ
 
 HASH_BASE = np.uint64(0x100000001B3)
@@ -46,25 +46,24 @@ def _filter_bit(x, bloom):
     return (x >> np.uint64(32)) & np.uint64(64 * bloom.shape[0] - 1)
 
 
-@njit(cache=CACHE)
-def fill_pattern_filter(bloom, ops, keys, ranks, thash):
-    """Set the filter bit of each pattern constraint (see :func:`_probe`)."""
-    for j in range(ops.shape[0]):
-        bit = _filter_bit(_mix(thash[ranks[j]], keys[j], ops[j]), bloom)
-        bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
+def string_hashes(chars: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Polynomial hash (digits are code point + 1, mod 2**64) of each string
+    ``chars[off[s]:off[s + 1]]``."""
+    out = np.empty(off.shape[0] - 1, dtype=np.uint64)
+    _fill_string_hashes(chars, off, out)
+    return out
 
 
 @njit(cache=CACHE)
-def string_hashes(chars, off):
-    """Polynomial hash (digits are code point + 1, mod 2**64) of each string."""
-    n = off.shape[0] - 1
-    out = np.empty(n, dtype=np.uint64)
-    for s in range(n):
+def _fill_string_hashes(chars, off, out):
+    """:func:`string_hashes` into ``out`` (allocated by numpy: ``np.empty``
+    in compiled code is a function numba compiles, 0.1 s of a cold first
+    table)."""
+    for s in range(off.shape[0] - 1):
         h = np.uint64(0)
         for j in range(off[s], off[s + 1]):
             h = h * HASH_BASE + (np.uint64(chars[j]) + np.uint64(1))
         out[s] = h
-    return out
 
 
 @njit(cache=CACHE)
@@ -76,16 +75,23 @@ def set_bits(bits, cols, ids):
 
 
 @njit(cache=CACHE)
-def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash):
-    """Insert constraints ``first + j`` (pattern operators) with linear probing."""
+def fill_pattern_slots(slots, hmask, first, ops, keys, ranks, thash, bloom):
+    """Insert constraints ``first + j`` (pattern operators) with linear
+    probing, and set the filter bit of each in ``bloom`` (see :func:`_probe`)
+    unless it is empty. (One kernel for both: each kernel costs a cold first
+    table ~0.1 s of compiling.)"""
     for j in range(ops.shape[0]):
-        s = slot_of(thash[ranks[j]], keys[j], ops[j], hmask)
+        x = _mix(thash[ranks[j]], keys[j], ops[j])
+        s = np.int64(x & np.uint64(hmask))
         while slots[s] >= 0:
             s = (s + 1) & hmask
         slots[s] = first[j]
+        if bloom.shape[0]:
+            bit = _filter_bit(x, bloom)
+            bloom[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _compare(tchars, ts, te, chars, ms, me):
     """Code-point order of interned string [ts, te) against message string [ms, me)."""
     n1 = te - ts
@@ -101,11 +107,13 @@ def _compare(tchars, ts, te, chars, ms, me):
     return -1 if n1 < n2 else 1
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
     """``2 * lo + eq``: lo interned strings are smaller, eq if one is equal.
     ``h`` is the hash of chars[ms:me]: a value that is one of the interned
-    strings (the common case) is found in ``string_slots`` without a search."""
+    strings (the common case) is found in ``string_slots`` without a search.
+    (Inlined by LLVM, not numba: numba's copy of it into the counting phase
+    cost 0.2 s of a cold first ``forward()``.)"""
     mask = string_slots.shape[0] - 1
     s = slot_of(h, 0, OP_EQ, mask)
     while True:
@@ -133,9 +141,11 @@ def _string_position(tchars, toff, thash, string_slots, chars, ms, me, h):
 # picks each half with a conditional move: the value decides nothing but the
 # data, so there is no branch to mispredict (a search among a key's few
 # hundred constants otherwise mispredicts about half of its steps).
-@njit(cache=CACHE)
+@njit(cache=CACHE, inline="always")
 def _lower(cval, s, e, v):
-    """First position in the sorted cval[s:e] whose value is >= v (e if none)."""
+    """First position in the sorted cval[s:e] whose value is >= v (e if none).
+    (Inlined: it has one call in forward()'s kernels, and a function of its
+    own costs numba ~0.1 s of a cold first call whatever its size.)"""
     n = e - s
     if n <= 0:
         return s
@@ -148,7 +158,7 @@ def _lower(cval, s, e, v):
 
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _equal_chars(tchars, ts, te, chars, ms, me):
     if te - ts != me - ms:
         return False
@@ -176,7 +186,7 @@ def _probe(h, key, op, b_lo, b_hi, pattern_slots, pattern_bloom, hash_mask, patt
                         string_chars, string_start, chars, ms, me)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _probe_table(x, h, b_lo, b_hi, pattern_slots, hash_mask, pattern_rank, pattern_base, string_hash, string_chars,
                  string_start, chars, ms, me):
     """:func:`_probe` past the filter: the slots from the home slot of mix

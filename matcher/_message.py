@@ -14,11 +14,11 @@ from numba import njit
 from cbalgebra.matcher._collect import _collect_ordered, _collect_patterns, _hash_prefixes, _push_range
 from cbalgebra.matcher._counting import BLOCK, _count_ranges
 from cbalgebra.matcher._lookup import _string_position
-from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher._views import _unmanaged, borrow_scratch, borrow_table, popcount64
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
+from cbalgebra.matcher._views import _unmanaged, field, popcount64
 from cbalgebra.matcher.layout import (
     MATCHED, NTYPES, OP_ANY, OP_PREFIX, OP_SUBSTRING, OP_SUFFIX, OUT_BASE, REMAINING, T_ANY, T_CONVERTED,
-    T_STRING, TOUCHED, Scratch,
+    T_STRING, TOUCHED, Scratch, TableArrays,
 )
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -28,21 +28,23 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 # The phases of forwarding one message, in order. Each writes the state it
 # leaves to ``scratch.progress`` and returns the candidates left; the next
 # phase runs only while some remain. They are inlined into match_message
-# (numba IR inlining), which therefore compiles to the same single loop body
-# as one long function would.
+# (numba IR inlining; LLVM's for the counting phase, the largest, see
+# ``_counting``), which therefore compiles to the same single loop body as
+# one long function would. They
+# take the arrays they read, not the table and the scratch: numba copies an
+# inlined function's arguments, and a copy of a named tuple of arrays costs
+# a reference count update per array in its generated code (hundreds in
+# all, a second of a cold first forward()).
 @njit(cache=CACHE, inline="always")
-def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos):
+def _start_candidates(done, dead, progress, n_words, n_live, set_members, set_lo, set_hi, out_pos):
     """Phase 1: the candidate set, the interfaces of the broadcast set
     ``set_members[set_lo:set_hi]`` (every interface when ``set_lo < 0``) that
     have at least one filter. Sets ``done`` to the complement and resets
     the progress."""
-    done = scratch.done
-    dead = table.dead
-    n_words = params.n_words
     if set_lo < 0:
         for w in range(n_words):
             done[w] = dead[w]
-        remaining = params.n_live
+        remaining = n_live
     else:
         for w in range(n_words):
             done[w] = _ALL
@@ -54,7 +56,6 @@ def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_p
             x = done[w] | dead[w]
             done[w] = x
             remaining -= popcount64(x)
-    progress = scratch.progress
     progress[MATCHED] = 0
     progress[TOUCHED] = 0
     progress[REMAINING] = remaining
@@ -63,12 +64,9 @@ def _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_p
 
 
 @njit(cache=CACHE, inline="always")
-def _match_empty_filters(table, scratch, out):
+def _match_empty_filters(always, done, progress, out):
     """Phase 2: interfaces with an empty filter match every message."""
-    done = scratch.done
-    progress = scratch.progress
     remaining = progress[REMAINING]
-    always = table.always
     for k in range(always.shape[0]):
         i = always[k]
         bit = np.uint64(1) << np.uint64(i & 63)
@@ -82,13 +80,12 @@ def _match_empty_filters(table, scratch, out):
 
 
 @njit(cache=CACHE, inline="always")
-def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
+def _preprocess(selectivity_name, selectivity_type, bits, rounds, n_words, name_mark, name_types, absent, done,
+                progress, attrs, a_lo, a_hi, stamp):
     """Phase 3: the pre-processing rounds over the selectivity table
     (Carzaniga & Wolf, SIGCOMM 2003, §4.3, Figure 7): exclude the interfaces
     of every determinant the message lacks, ORing all their bitmaps in one
     pass."""
-    name_mark = scratch.name_mark
-    name_types = scratch.name_types
     # which names the message carries, with which types (a bit per type: a
     # converted number is present with two)
     for a in range(a_lo, a_hi):
@@ -99,23 +96,17 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
         else:
             name_mark[n] = stamp
             name_types[n] = bit
-    absent = scratch.absent
-    selectivity_name = table.selectivity_name
-    selectivity_type = table.selectivity_type
     n_absent = 0
-    for e in range(params.rounds):
+    for e in range(rounds):
         n = selectivity_name[e]
         t = selectivity_type[e]
         if not (name_mark[n] == stamp and (t == T_ANY or (name_types[n] >> t) & 1)):
             absent[n_absent] = e
             n_absent += 1
-    progress = scratch.progress
     if n_absent == 0:
         return progress[REMAINING]
-    done = scratch.done
-    bits = table.selectivity_bits
-    remaining = params.n_words * 64
-    for w in range(params.n_words):
+    remaining = n_words * 64
+    for w in range(n_words):
         x = done[w]
         for k in range(n_absent):
             x |= bits[w, absent[k]]
@@ -125,35 +116,43 @@ def _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp):
     return remaining
 
 
-@njit(cache=CACHE, inline="always")
-def _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp):
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
+def _count_attributes(packed_table, params, attrs, a_lo, a_hi, chars, char_start, packed_scratch, out, stamp):
     """Phase 4: the counting algorithm over the message's attributes
     (Carzaniga & Wolf, SIGCOMM 2003, §4, Figure 4): for each attribute, find
     the constraints it satisfies and count their filters; a filter whose
     count reaches its size matches, and its interface is output. Stops as
-    soon as no candidate interface is left."""
+    soon as no candidate interface is left. The table and the scratch come
+    as match_message got them (a buffer or a plain tuple each, see
+    ``_views.field``). Inlined by LLVM, not numba: numba's copy of its
+    intermediate code into match_message cost 0.5 s of a cold first
+    ``forward()`` (see ``_counting``)."""
     n_keys = params.n_keys
     n_live = params.n_live
     hash_mask = params.hash_mask
     substring_base = params.substring_base
     shift = np.uint64(params.info_shift)
     size_mask = (np.uint64(1) << shift) - np.uint64(1)
-    key_of, block_start, pattern_rank = table.key_of, table.block_start, table.pattern_rank
+    # the arrays one by one (see _views.field)
+    t, s = packed_table, packed_scratch
+    key_of, block_start = field(t, TableArrays, "key_of"), field(t, TableArrays, "block_start")
+    pattern_rank = field(t, TableArrays, "pattern_rank")
     pattern_base = block_start[OP_PREFIX * n_keys]  # the first prefix, suffix or substring constraint
-    link_start, links, filter_info, interface_filters = (table.link_start, table.links, table.filter_info,
-                                                         table.interface_filters)
-    pattern_slots, string_hash, string_chars, string_start = (table.pattern_slots, table.string_hash,
-                                                              table.string_chars, table.string_start)
-    pattern_lengths, pattern_max_length = table.pattern_lengths, table.pattern_max_length
-    string_slots, pattern_bloom = table.string_slots, table.pattern_bloom
-    order_start, order_value, order_layout, order_rank = (table.order_start, table.order_value, table.order_layout,
-                                                          table.order_rank)
-    link_interface = table.link_interface
-    substring_automata = table.substring_automata
-    counters, touched, done, progress, link_buffer = (scratch.counters, scratch.touched, scratch.done,
-                                                      scratch.progress, scratch.link_buffer)
-    prefix_hash, hash_power, substring_mark = scratch.prefix_hash, scratch.hash_power, scratch.substring_mark
-    ranges = scratch.ranges
+    link_start, links = field(t, TableArrays, "link_start"), field(t, TableArrays, "links")
+    filter_info, interface_filters = field(t, TableArrays, "filter_info"), field(t, TableArrays, "interface_filters")
+    pattern_slots, string_hash = field(t, TableArrays, "pattern_slots"), field(t, TableArrays, "string_hash")
+    string_chars, string_start = field(t, TableArrays, "string_chars"), field(t, TableArrays, "string_start")
+    pattern_lengths = field(t, TableArrays, "pattern_lengths")
+    pattern_max_length = field(t, TableArrays, "pattern_max_length")
+    string_slots, pattern_bloom = field(t, TableArrays, "string_slots"), field(t, TableArrays, "pattern_bloom")
+    order_start, order_value = field(t, TableArrays, "order_start"), field(t, TableArrays, "order_value")
+    order_layout, order_rank = field(t, TableArrays, "order_layout"), field(t, TableArrays, "order_rank")
+    link_interface = field(t, TableArrays, "link_interface")
+    substring_automata = field(t, TableArrays, "substring_automata")
+    counters, touched, done = field(s, Scratch, "counters"), field(s, Scratch, "touched"), field(s, Scratch, "done")
+    progress, link_buffer = field(s, Scratch, "progress"), field(s, Scratch, "link_buffer")
+    prefix_hash, hash_power = field(s, Scratch, "prefix_hash"), field(s, Scratch, "hash_power")
+    substring_mark, ranges = field(s, Scratch, "substring_mark"), field(s, Scratch, "ranges")
     for a in range(a_lo, a_hi):
         n = attrs[a, 0]
         t = attrs[a, 1]
@@ -220,7 +219,7 @@ def _sift_down(values, lo, root, n):
     values[lo + root] = x
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _sort_small(values, lo, hi):
     """Sort values[lo:hi] in place: insertion sort for the few interfaces a
     message usually goes to, heapsort beyond (O(n log n) on any order; not
@@ -280,19 +279,15 @@ def _sort_by_bitmap(values, lo, hi, bitmap):
 
 
 @njit(cache=CACHE, inline="always")
-def _finish(scratch, out, out_pos):
+def _finish(counters, touched, progress, done, out, out_pos):
     """Phase 5: reset the counters this message touched (so the next message
     starts from zero without clearing them all) and sort the output.
     Returns the number of interfaces written at ``out[out_pos:]``. ``done``
     is free by now (phase 1 sets it anew for every message), so it serves as
     the bitmap of the output's sort."""
-    counters = scratch.counters
-    touched = scratch.touched
-    progress = scratch.progress
     for k in range(progress[TOUCHED]):
         counters[touched[k]] = 0
     n_out = progress[MATCHED]
-    done = scratch.done
     if n_out > 32 and n_out * BITMAP_SORT_WORDS_PER_MATCH >= done.shape[0]:
         _sort_by_bitmap(out, out_pos, out_pos + n_out, done)
     else:
@@ -300,27 +295,39 @@ def _finish(scratch, out, out_pos):
     return n_out
 
 
-@njit(cache=CACHE)
-def match_message(table, params, attrs, a_lo, a_hi, chars, char_start, set_members, set_lo, set_hi, scratch,
-                   stamp, out, out_pos):
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
+def match_message(packed_table, params, attrs, a_lo, a_hi, chars, char_start, set_members, set_lo, set_hi,
+                  packed_scratch, stamp, out, out_pos):
     """Forward one message: returns the number of interfaces written at
     ``out[out_pos:]`` (dense indices, sorted). ``set_lo < 0`` means the
-    broadcast set is every interface."""
+    broadcast set is every interface. The table and the scratch come as the
+    entry has them: packed buffers (the single-message entries) or plain
+    tuples of arrays (the batch entries); see ``_views.field``."""
     # Every entry shares this function, and it is not inlined into them:
     # arrays reaching it have owners unknown here, and numba would update
     # their reference counts (a call each) around every inlined helper below
     # that takes one, a dozen calls per attribute. Its callers own the arrays
     # for the call, so they are used without owner (as in the entries).
-    table = borrow_table(table)
-    scratch = borrow_scratch(scratch)
+    # the table and the scratch without owners at once: a batch entry's
+    # tuples would otherwise stay referenced (counted) until the end, a
+    # reference count update per array and message
+    packed_table, packed_scratch = _unmanaged(packed_table), _unmanaged(packed_scratch)
+    # the few arrays each phase reads, one by one (see _views.field)
     attrs, chars, char_start = _unmanaged(attrs), _unmanaged(chars), _unmanaged(char_start)
     set_members, out = _unmanaged(set_members), _unmanaged(out)
-    if _start_candidates(table, params, set_members, set_lo, set_hi, scratch, out_pos) == 0:
+    done, progress = field(packed_scratch, Scratch, "done"), field(packed_scratch, Scratch, "progress")
+    if _start_candidates(done, field(packed_table, TableArrays, "dead"), progress, params.n_words, params.n_live,
+                         set_members, set_lo, set_hi, out_pos) == 0:
         return 0
-    if (_match_empty_filters(table, scratch, out) > 0
-            and _preprocess(table, params, attrs, a_lo, a_hi, scratch, stamp) > 0):
-        _count_attributes(table, params, attrs, a_lo, a_hi, chars, char_start, scratch, out, stamp)
-    return _finish(scratch, out, out_pos)
+    if (_match_empty_filters(field(packed_table, TableArrays, "always"), done, progress, out) > 0
+            and _preprocess(field(packed_table, TableArrays, "selectivity_name"),
+                            field(packed_table, TableArrays, "selectivity_type"),
+                            field(packed_table, TableArrays, "selectivity_bits"), params.rounds, params.n_words,
+                            field(packed_scratch, Scratch, "name_mark"), field(packed_scratch, Scratch, "name_types"),
+                            field(packed_scratch, Scratch, "absent"), done, progress, attrs, a_lo, a_hi, stamp) > 0):
+        _count_attributes(packed_table, params, attrs, a_lo, a_hi, chars, char_start, packed_scratch, out, stamp)
+    return _finish(field(packed_scratch, Scratch, "counters"), field(packed_scratch, Scratch, "touched"), progress,
+                   done, out, out_pos)
 
 
 # ----------------------------------------------------------------- scratch

@@ -133,6 +133,14 @@ def _why_uncached() -> str | None:
     return None
 
 
+#: ``njit`` options of a function that only compiled code calls: numba then
+#: builds no entry for Python (nor a C one) beside its machine code. For a
+#: function of many array arguments the Python entry, which unboxes and
+#: checks each of them, is a large part of its compile time (0.7 s of a cold
+#: first ``forward()`` over the dozen functions that have one). Python
+#: cannot call such a function; a test calls it through an ``njit`` wrapper.
+COMPILED_CALLERS_ONLY: dict[str, Any] = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
 # The ``cache=`` argument of every kernel's ``njit``.
 UNCACHED_REASON = _why_uncached()
 CACHE = UNCACHED_REASON is None

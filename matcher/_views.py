@@ -28,7 +28,7 @@ from numba.extending import intrinsic
 from numba.np.numpy_support import from_dtype
 
 from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher.layout import N_PACKED_TABLE, Params, Scratch, TableArrays, columns
+from cbalgebra.matcher.layout import Params, Scratch, TableArrays, columns
 
 
 # ------------------------------------------------------------------ helpers
@@ -64,18 +64,31 @@ def _unmanaged_intrinsic(typingctx, array):
     code hands an array on (a call, or an inlined function's argument), and
     on the kernels' arrays those updates were 12 % of the kernel's samples
     (issue 15); on a view without owner they are a null test. Only for
-    arrays whose owner outlives the call (the kernels' arguments)."""
+    arrays whose owner outlives the call (the kernels' arguments). A tuple
+    of arrays (the table or the scratch of a batch entry) gives the same
+    tuple of views without owners."""
+    if isinstance(array, types.BaseTuple) and all(isinstance(t, types.Array) for t in cast(Any, array)):
+        def codegen(context, builder, signature, args):
+            items = [_without_owner(context, builder, t, builder.extract_value(args[0], k))
+                     for k, t in enumerate(cast(Any, array))]
+            return context.make_tuple(builder, array, items)
+
+        return array(array), codegen
     if not isinstance(array, types.Array):
         return None
-    sig = array(array)
 
-    def codegen(context, builder, signature, args):
-        view = context.make_array(array)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
+    def codegen_array(context, builder, signature, args):
+        return _without_owner(context, builder, array, args[0])
 
-    return sig, codegen
+    return array(array), codegen_array
+
+
+def _without_owner(context: Any, builder: Any, array_type: Any, value: Any) -> Any:
+    """The array ``value`` with a null meminfo and parent, in generated code."""
+    view = context.make_array(array_type)(context, builder, value=value)
+    view.meminfo = cgutils.get_null_value(view.meminfo.type)
+    view.parent = cgutils.get_null_value(view.parent.type)
+    return view._getvalue()
 
 
 @intrinsic
@@ -115,9 +128,39 @@ def _view_at_intrinsic(typingctx, raw, start, end, dtype):
     return sig, codegen
 
 
+@intrinsic
+def _rows_of_intrinsic(typingctx, flat, n_cols):
+    """The C-contiguous 1-D array ``flat`` as a 2-D view of rows of
+    ``n_cols`` items (``flat.reshape(-1, n_cols)``; the items past the last
+    whole row are left out), without owner (as :func:`_unmanaged`). Not
+    ``reshape``, which numba compiles as a function of its own, 0.2 s of a
+    cold first ``forward()`` for each pair of argument types."""
+    if not (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"
+            and isinstance(n_cols, types.Integer)):
+        return None
+    result = types.Array(flat.dtype, 2, "C")
+    sig = result(flat, n_cols)
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(flat)(context, builder, value=args[0])
+        out = context.make_array(result)(context, builder)
+        intp = context.get_value_type(types.intp)
+        cols = context.cast(builder, args[1], signature.args[1], types.intp)
+        size = builder.extract_value(source.shape, 0)
+        one = intp(1)
+        rows = builder.sdiv(size, builder.select(builder.icmp_signed(">", cols, one), cols, one))
+        width = source.itemsize
+        context.populate_array(out, data=source.data, shape=[rows, cols], strides=[builder.mul(cols, width), width],
+                               itemsize=width, meminfo=None)
+        return out._getvalue()
+
+    return sig, codegen
+
+
 # typed for mypy (an intrinsic's signature includes numba's typing context)
 _unmanaged = cast(Callable[[Any], Any], _unmanaged_intrinsic)
 _view_at = cast(Callable[[Any, Any, Any, Any], Any], _view_at_intrinsic)
+_rows_of = cast(Callable[[Any, Any], Any], _rows_of_intrinsic)
 
 
 @njit(cache=CACHE, inline="always")
@@ -134,8 +177,7 @@ def _named_type(cls: type, items: list) -> Any:
     return types.NamedTuple(items, cls)
 
 
-@intrinsic
-def _borrow_named_intrinsic(typingctx, values, cls):
+def _borrow_named_typer(typingctx: Any, values: Any, cls: Any) -> Any:
     """``cls(*values)`` for a tuple of arrays, each without its owner (as
     :func:`_unmanaged`)."""
     if not isinstance(values, types.BaseTuple) or not isinstance(cls, types.NamedTupleClass):
@@ -158,63 +200,127 @@ def _borrow_named_intrinsic(typingctx, values, cls):
     return sig, codegen
 
 
-@intrinsic
-def _unpack_named_intrinsic(typingctx, raw, cls, proto):
+def _packed_header(context: Any, builder: Any, buffer_type: Any, buffer: Any) -> tuple[Any, Any, Any]:
+    """(its bytes, the layout :func:`layout.pack_arrays` wrote at its start,
+    intp) of a packed buffer in generated code."""
+    source = context.make_array(buffer_type)(context, builder, value=buffer)
+    intp = context.get_value_type(types.intp)
+    raw = builder.bitcast(source.data, ir.IntType(8).as_pointer())
+    return raw, builder.bitcast(raw, intp.as_pointer()), intp
+
+
+def _unpack_named_typer(typingctx: Any, buffer: Any, cls: Any) -> Any:
     """The named tuple ``cls`` of the arrays :func:`layout.pack_arrays` packed
-    into the uint8 buffer ``raw`` (its first fields, in declaration order),
-    typed from :func:`layout.columns`; the field declared without a dtype has
-    ``proto``'s. Views without owners."""
-    if not (isinstance(raw, types.Array) and raw.dtype == types.uint8 and raw.layout == "C"
-            and isinstance(cls, types.NamedTupleClass) and isinstance(proto, types.Array)):
+    into the C-contiguous 1-D ``buffer`` (its first fields, in declaration
+    order), typed from :func:`layout.columns`; the field declared without a
+    dtype has the buffer's. Views without owners. (Called directly, not
+    from a function numba inlines: each copy of the named tuple numba makes
+    costs a reference count update per array in the generated code.)"""
+    if not (isinstance(buffer, types.Array) and buffer.ndim == 1 and buffer.layout == "C"
+            and isinstance(cls, types.NamedTupleClass)):
         return None
-    declared = columns(cls.instance_class)
-    items = [types.Array(proto.dtype if c.dtype is None else from_dtype(np.dtype(c.dtype)), c.ndim, "C")
-             for c in declared]
+    items = [_packed_item(buffer, cls, k) for k in range(len(cls.instance_class._fields))]
     result = _named_type(cls.instance_class, items)
-    sig = result(raw, cls, proto)
+    sig = result(buffer, cls)
 
     def codegen(context, builder, signature, args):
-        source = context.make_array(raw)(context, builder, value=args[0])
-        intp = context.get_value_type(types.intp)
-        header = builder.bitcast(source.data, intp.as_pointer())
-
-        def entry(k: int) -> Any:
-            return builder.load(builder.gep(header, [intp(k)]))
-
-        views = []
-        for k, item in enumerate(items):
-            out = context.make_array(item)(context, builder)
-            width = intp(context.get_abi_sizeof(context.get_data_type(item.dtype)))
-            first = entry(3 * k)
-            count = builder.sdiv(builder.sub(entry(3 * k + 1), first), width)
-            data = builder.bitcast(builder.gep(source.data, [first]), out.data.type)
-            if item.ndim == 1:
-                shape, strides = [count], [width]
-            else:  # (rows, count // max(rows, 1)), as reshape gives it
-                rows = entry(3 * k + 2)
-                one = intp(1)
-                cols = builder.sdiv(count, builder.select(builder.icmp_signed(">", rows, one), rows, one))
-                shape, strides = [rows, cols], [builder.mul(cols, width), width]
-            context.populate_array(out, data=data, shape=shape, strides=strides, itemsize=width, meminfo=None)
-            views.append(out._getvalue())
+        views = [_packed_view(context, builder, buffer, args[0], k, item) for k, item in enumerate(items)]
         return context.make_tuple(builder, result, views)
 
     return sig, codegen
 
 
+def _packed_item(buffer: Any, cls: Any, k: int) -> Any:
+    """numba's type of field k of the named tuple ``cls`` packed in ``buffer``."""
+    column = columns(cls.instance_class)[k]
+    return types.Array(buffer.dtype if column.dtype is None else from_dtype(np.dtype(column.dtype)), column.ndim, "C")
+
+
+def _packed_view(context: Any, builder: Any, buffer_type: Any, buffer: Any, k: int, item: Any) -> Any:
+    """Array k of a packed buffer, of numba type ``item``, as a view without
+    owner, in generated code."""
+    raw, header, intp = _packed_header(context, builder, buffer_type, buffer)
+
+    def entry(j: int) -> Any:
+        return builder.load(builder.gep(header, [intp(j)]))
+
+    out = context.make_array(item)(context, builder)
+    width = intp(context.get_abi_sizeof(context.get_data_type(item.dtype)))
+    first = entry(3 * k)
+    count = builder.sdiv(builder.sub(entry(3 * k + 1), first), width)
+    data = builder.bitcast(builder.gep(raw, [first]), out.data.type)
+    if item.ndim == 1:
+        shape, strides = [count], [width]
+    else:  # (rows, count // max(rows, 1)), as reshape gives it
+        rows = entry(3 * k + 2)
+        one = intp(1)
+        cols = builder.sdiv(count, builder.select(builder.icmp_signed(">", rows, one), rows, one))
+        shape, strides = [rows, cols], [builder.mul(cols, width), width]
+    context.populate_array(out, data=data, shape=shape, strides=strides, itemsize=width, meminfo=None)
+    return out._getvalue()
+
+
 @intrinsic
-def _named_scalars_intrinsic(typingctx, values, cls):
-    """``cls(values[0], values[1], ...)``, one item of the 1-D array
-    ``values`` per field of the named tuple ``cls``."""
-    if not (isinstance(values, types.Array) and values.ndim == 1 and isinstance(cls, types.NamedTupleClass)):
+def _field_intrinsic(typingctx, value, cls, name):
+    """The field ``name`` (a constant string) of the named tuple ``cls``, as
+    a view without owner, from either form an entry passes the table or the
+    scratch in: one array read from a packed buffer (the single-message
+    entries), or one item of a plain tuple of arrays (the batch entries).
+    The per-message functions take the table and the scratch in either
+    form and read the fields they need this way: a named tuple of ~30 arrays
+    passed from one compiled function to another cost ~0.15 s of a cold
+    compile per call (its arrays' fields are passed one by one), and each
+    copy of it a reference count update per array in the generated code."""
+    if not (isinstance(cls, types.NamedTupleClass) and isinstance(name, types.StringLiteral)
+            and name.literal_value in cls.instance_class._fields):
         return None
-    n = len(cls.instance_class._fields)
-    result = types.NamedUniTuple(values.dtype, n, cls.instance_class)
-    sig = result(values, cls)
+    k = cls.instance_class._fields.index(name.literal_value)
+    if isinstance(value, types.Array) and value.ndim == 1 and value.layout == "C":
+        item = _packed_item(value, cls, k)
+        packed = True
+    elif isinstance(value, types.BaseTuple) and len(value) == len(cls.instance_class._fields):
+        item = list(cast(Any, value))[k]
+        packed = False
+        if not isinstance(item, types.Array):
+            return None
+    else:
+        return None
+    sig = item(value, cls, name)
 
     def codegen(context, builder, signature, args):
-        data = context.make_array(values)(context, builder, value=args[0]).data
-        items = [builder.load(builder.gep(data, [ir.Constant(ir.IntType(64), k)])) for k in range(n)]
+        if packed:
+            return _packed_view(context, builder, value, args[0], k, item)
+        view = context.make_array(item)(context, builder, value=builder.extract_value(args[0], k))
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return sig, codegen
+
+
+_borrow_named_intrinsic = intrinsic(_borrow_named_typer)
+_unpack_named_intrinsic = intrinsic(_unpack_named_typer)
+
+
+@intrinsic
+def _unpack_scalars_intrinsic(typingctx, buffer, after, cls):
+    """The named tuple ``cls`` of int64 scalars packed, as one int64 array,
+    in the C-contiguous 1-D ``buffer`` right after the arrays of the named
+    tuple ``after`` (the Params after the TableArrays, see
+    ``layout.PACKED_TABLE_DTYPES``)."""
+    if not (isinstance(buffer, types.Array) and buffer.ndim == 1 and buffer.layout == "C"
+            and isinstance(after, types.NamedTupleClass) and isinstance(cls, types.NamedTupleClass)):
+        return None
+    index = len(after.instance_class._fields)
+    n = len(cls.instance_class._fields)
+    result = types.NamedUniTuple(types.int64, n, cls.instance_class)
+    sig = result(buffer, after, cls)
+
+    def codegen(context, builder, signature, args):
+        raw, header, intp = _packed_header(context, builder, buffer, args[0])
+        first = builder.load(builder.gep(header, [intp(3 * index)]))
+        data = builder.bitcast(builder.gep(raw, [first]), ir.IntType(64).as_pointer())
+        items = [builder.load(builder.gep(data, [intp(k)])) for k in range(n)]
         return context.make_tuple(builder, result, items)
 
     return sig, codegen
@@ -222,8 +328,9 @@ def _named_scalars_intrinsic(typingctx, values, cls):
 
 # typed for mypy, as above
 borrow_named = cast(Callable[[Any, Any], Any], _borrow_named_intrinsic)
-unpack_named = cast(Callable[[Any, Any, Any], Any], _unpack_named_intrinsic)
-named_scalars = cast(Callable[[Any, Any], Any], _named_scalars_intrinsic)
+unpack_named = cast(Callable[[Any, Any], Any], _unpack_named_intrinsic)
+field = cast(Callable[[Any, Any, Any], Any], _field_intrinsic)
+unpack_scalars = cast(Callable[[Any, Any, Any], Any], _unpack_scalars_intrinsic)
 
 
 @njit(cache=CACHE, inline="always")
@@ -238,27 +345,11 @@ def borrow_scratch(s):
     return borrow_named(s, Scratch)
 
 
-@njit(cache=CACHE, inline="always")
-def _bytes(buffer):
-    """``buffer.view(np.uint8)`` of a C-contiguous 1-D array, without owner."""
-    return _view_at(buffer, 0, buffer.size * buffer.itemsize, np.uint8)
-
-
-@njit(cache=CACHE, inline="always")
-def _layout(raw, n_fields):
-    """The layout :func:`layout.pack_arrays` wrote at the start of a buffer."""
-    return _view_at(raw, 0, 24 * n_fields, np.int64).reshape(n_fields, 3)
-
-
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE)
 def unpack_buffers(table_buffer, scratch_buffer):
     """(TableArrays, Params, Scratch) from the packed table and scratch of a
     single-message entry, each buffer passed as a view of the dtype of its
     variable field (filter_info for the table, the counters for the
-    scratch)."""
-    table_raw = _bytes(table_buffer)
-    layout = _layout(table_raw, N_PACKED_TABLE)
-    params = named_scalars(_view_at(table_raw, layout[N_PACKED_TABLE - 1, 0], layout[N_PACKED_TABLE - 1, 1],
-                                    np.int64), Params)
-    return (unpack_named(table_raw, TableArrays, table_buffer), params,
-            unpack_named(_bytes(scratch_buffer), Scratch, scratch_buffer))
+    scratch). (The entries call the three intrinsics themselves.)"""
+    return (unpack_named(table_buffer, TableArrays), unpack_scalars(table_buffer, TableArrays, Params),
+            unpack_named(scratch_buffer, Scratch))

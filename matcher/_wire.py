@@ -37,9 +37,11 @@ from numba.extending import intrinsic
 
 from cbalgebra.matcher._lookup import HASH_BASE, slot_of
 from cbalgebra.matcher._message import match_message
-from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher._views import _unmanaged, _view_at, unpack_buffers
-from cbalgebra.matcher.layout import OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING
+from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
+from cbalgebra.matcher._views import _rows_of, _unmanaged, _view_at, field, unpack_scalars
+from cbalgebra.matcher.layout import (
+    OP_EQ, STAMP, T_BOOL, T_CONVERTED, T_FLOAT, T_INT, T_STRING, Params, Scratch, TableArrays,
+)
 from cbalgebra.semantics import SFF_INT_MAX, SFF_INT_MIN
 from cbalgebra.values import Message
 
@@ -110,15 +112,17 @@ def _reinterpret_intrinsic(typingctx, value, target):
 _reinterpret = cast(Callable[[Any, Any], Any], _reinterpret_intrinsic)
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _int32_at(w, p):
-    """The little-endian int32 at ``w[p:p + 4]``."""
+    """The little-endian int32 at ``w[p:p + 4]``. (Inlined by LLVM, not by
+    numba: at its ten call sites numba's copies cost 0.2 s of a cold first
+    ``forward()``; see ``_counting``.)"""
     x = (np.uint32(w[p]) | (np.uint32(w[p + 1]) << np.uint32(8)) | (np.uint32(w[p + 2]) << np.uint32(16))
          | (np.uint32(w[p + 3]) << np.uint32(24)))
     return np.int64(np.int32(x))
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, inline="always")
 def _utf8_sequence(w, p, b):
     """The code point of the multi-byte UTF-8 sequence at ``w[p]`` (first
     byte ``b``) and the position after it. The bytes come from CPython's
@@ -133,7 +137,7 @@ def _utf8_sequence(w, p, b):
     return c | ((np.uint32(w[p + 2]) & low6) << np.uint32(6)) | (np.uint32(w[p + 3]) & low6), p + 4
 
 
-@njit(cache=CACHE, inline="always")
+@njit(cache=CACHE, forceinline=True, **COMPILED_CALLERS_ONLY)
 def _decode_utf8(w, p, end, chars, q):
     """Decode the UTF-8 in ``w[p:end]`` to code points at ``chars[q:]``;
     returns the position after the last one and the polynomial hash of the
@@ -183,7 +187,10 @@ def _float_order_key(bits):
     return bits if bits >= 0 else -(bits & _LOW63)
 
 
-@njit(cache=CACHE)
+# _attribute_count and _skip_strings are inlined (by numba; they are small):
+# each has one call in forward()'s kernels, and a function of its own costs
+# numba ~0.1 s of a cold first call whatever its size.
+@njit(cache=CACHE, inline="always")
 def _attribute_count(w, start, end):
     """The number of attributes in the wire ``w[start:end]`` as its header
     gives it, or -1 if the header is not a wire's. An attribute takes at
@@ -194,7 +201,7 @@ def _attribute_count(w, start, end):
     return n if 0 <= n <= (end - start) // 7 else -1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, inline="always")
 def _skip_strings(w, p, n, end):
     """The position after ``n`` marshalled strings from ``w[p]``; -1 if
     something else is there."""
@@ -205,7 +212,7 @@ def _skip_strings(w, p, n, end):
     return p
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, **COMPILED_CALLERS_ONLY)
 def _decode_wire(names, w, start, end, sff, rows, n_rows, chars, free, string_start, n_strings):
     """Append the message ``w[start:end]`` (a wire, see the module docstring)
     as attribute rows (name id, type code, value) at ``rows[3 * n_rows:]``
@@ -374,22 +381,28 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     ``sff`` selects ``numbers="sff"``. Writes the dense ids, sorted, at the
     start of the scratch's ``out`` and returns how many, or
     SCRATCH_TOO_SMALL (having done nothing) or NOT_A_WIRE."""
-    table, params, scratch = unpack_buffers(table_buffer, scratch_buffer)
+    # the few arrays read here, one by one (see _views.field)
+    params = unpack_scalars(table_buffer, TableArrays, Params)
+    message_chars = field(scratch_buffer, Scratch, "message_chars")
     w = _view_at(wire, 0, len(wire), np.uint8)
     # a name or a string never decodes to more code points than it has bytes
-    if w.shape[0] > scratch.message_chars.shape[0]:
+    if w.shape[0] > message_chars.shape[0]:
         return SCRATCH_TOO_SMALL
-    rows = scratch.message_rows
-    string_start = scratch.string_start
+    rows = field(scratch_buffer, Scratch, "message_rows")
+    string_start = field(scratch_buffer, Scratch, "string_start")
     string_start[0] = 0
-    names = (table.name_chars, table.name_start, table.name_hash, table.name_slots, table.name_mask)
+    names = (field(table_buffer, TableArrays, "name_chars"), field(table_buffer, TableArrays, "name_start"),
+             field(table_buffer, TableArrays, "name_hash"), field(table_buffer, TableArrays, "name_slots"),
+             field(table_buffer, TableArrays, "name_mask"))
     zero = np.int64(0)  # not a literal 0, which numba would compile the callees for again (see forward_one)
-    n, _, _ = _decode_wire(names, w, zero, w.shape[0], sff, rows, zero, scratch.message_chars, zero, string_start,
-                           zero)
+    n, _, _ = _decode_wire(names, w, zero, w.shape[0], sff, rows, zero, message_chars, zero, string_start, zero)
     if n < 0:
         return n
-    attrs = _view_at(rows, 0, 24 * n, np.int64).reshape(n, 3)
-    stamp = scratch.progress[STAMP] + 1
-    scratch.progress[STAMP] = stamp
-    return match_message(table, params, attrs, zero, n, scratch.message_chars, string_start,
-                          _unmanaged(set_members), set_lo, set_hi, scratch, stamp, scratch.out, zero)
+    attrs = _rows_of(_view_at(rows, 0, 24 * n, np.int64), 3)
+    progress = field(scratch_buffer, Scratch, "progress")
+    stamp = progress[STAMP] + 1
+    progress[STAMP] = stamp
+    # the table and the scratch passed on packed, as this entry got them (see _views.field)
+    return match_message(table_buffer, params, attrs, zero, n, message_chars, string_start,
+                         _unmanaged(set_members), set_lo, set_hi, scratch_buffer, stamp,
+                         field(scratch_buffer, Scratch, "out"), zero)
