@@ -4,6 +4,7 @@ smallest-id tight tail), on graphs full of equal-length paths."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -92,6 +93,88 @@ def test_kernel_trees_equal_source_trees(g):
             assert (trees.arc_tail[a], trees.arc_head[a]) == (p, x)
 
 
+@st.composite
+def forests_of_components(draw):
+    """Up to 200 processors in several components (isolated ones too), equal
+    lengths, and a list of sources with repeats in any order: the BFS
+    kernel's groups of 64 trees, whole and partial, and trees that miss
+    processors."""
+    n = draw(st.integers(1, 200))
+    g = nx.empty_graph(n)
+    cuts = sorted(draw(st.sets(st.integers(1, n), max_size=4)) | {n})
+    low = 0
+    for high in cuts:
+        members = list(range(low, high))
+        members = draw(st.permutations(members))
+        g.add_edges_from(itertools.pairwise(members))          # a path through the component
+        if len(members) > 1:
+            pairs = st.tuples(st.sampled_from(members), st.sampled_from(members))
+            g.add_edges_from((u, v) for u, v in draw(st.lists(pairs, max_size=2 * len(members))) if u != v)
+        low = high
+    if draw(st.booleans()):
+        g.remove_edges_from(draw(st.lists(st.sampled_from(sorted(g.edges)), max_size=3)) if g.number_of_edges() else [])
+    sources = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=150))
+    return g, np.array(sources, dtype=np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(forests_of_components())
+def test_trees_grown_in_groups_of_64_equal_source_trees(case):
+    """BFS grows up to 64 trees at once (one bit per tree): however many
+    sources, repeated or not, in whichever order, each row is
+    SourceTrees.parents' tree, its arcs name (parent, x), its order lists
+    the processors it reaches level by level (so parents first), and the
+    processors it misses get parent and arc -1."""
+    g, sources = case
+    trees = SourceTrees.from_graph(g)
+    assert trees.equal_lengths()
+    parent, parent_arc, order, reached = _grown(trees, sources)
+    assert (parent == trees.parents(sources.tolist())).all()
+    for i, v in enumerate(sources.tolist()):
+        hops = nx.single_source_shortest_path_length(g, v)
+        grown = order[i, :reached[i]].tolist()
+        assert sorted(grown) == sorted(hops) and grown[0] == v
+        assert [hops[x] for x in grown] == sorted(hops[x] for x in grown)
+        for x in range(trees.n):
+            a = int(parent_arc[i, x])
+            if x not in hops or x == v:
+                assert parent[i, x] == -1 and a == -1
+            else:
+                assert (trees.arc_tail[a], trees.arc_head[a]) == (parent[i, x], x)
+
+
+def test_batches_hold_whole_groups_within_their_bound():
+    """table_memory's batches of trees: whole groups of the BFS kernel's 64
+    when the cell bound fits one (else one group while GROUP_CELLS allows
+    it, else what fits), never more cells than the larger bound."""
+    from cbalgebra.network._tree_kernels import GROUP, GROUP_CELLS, trees_per_batch
+
+    for n in (1, 5, 63, 64, 1000, 10_000, 31_250, 40_000, 100_000, 100_001, 3_000_000):
+        for cells in (1, 64, 2_000_000, 6_400_000):
+            trees = trees_per_batch(n, cells)
+            assert trees >= 1
+            if cells // n >= GROUP:
+                assert trees % GROUP == 0 and trees * n <= cells
+            elif GROUP * n <= GROUP_CELLS:
+                assert trees == GROUP
+            else:
+                assert trees == max(1, cells // n)
+            assert trees * n <= max(cells, GROUP_CELLS, n)
+
+
+def test_counts_over_several_groups_equal_the_built_tables():
+    """150 processors: the trees grow in groups of 64, 64 and 22; iPS, PSF
+    and PIF count what the built tables hold, every sender and a subset."""
+    g = topology("power_law", 150, seed=5, model="chung_lu", sampler="skip")
+    predicates = processor_predicates(range(0, 150, 2), 3, seed=5)
+    for senders in (None, range(1, 150, 3)):
+        for scheme in ("ips", "psf", "pif"):
+            counted = table_memory(scheme, g, predicates, senders=senders)
+            built = build(scheme, g, predicates, senders=senders).memory()
+            assert (counted.predicate_constraints, counted.id_bits) == \
+                (built["predicate_constraints"], built["id_bits"]), (scheme, senders)
+
+
 def test_dijkstra_is_used_for_unequal_lengths_and_agrees_on_a_weighted_network():
     """A real network in km (topohub, float lengths): the kernel's Dijkstra
     gives SourceTrees.parents for every source."""
@@ -119,6 +202,7 @@ def test_lengths_beyond_float64_keep_the_exact_path():
 # A later process's counts on other graphs, both kinds of lengths: prints the
 # tree kernels numba compiled (none once ``make install`` has warmed them).
 _COUNT_LATER = """
+import itertools
 import json
 from numba.core import event
 from cbalgebra.network import table_memory, topology
