@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbalgebra.network import build, table_memory, topology
-from cbalgebra.network._tree_kernels import grow_trees
+from cbalgebra.network._tree_kernels import add_branch_sizes, grow_trees, ips_rows
 from cbalgebra.network.paths import SourceTrees
 from cbalgebra.network.workload import processor_predicates
 
@@ -173,6 +173,67 @@ def test_counts_over_several_groups_equal_the_built_tables():
             built = build(scheme, g, predicates, senders=senders).memory()
             assert (counted.predicate_constraints, counted.id_bits) == \
                 (built["predicate_constraints"], built["id_bits"]), (scheme, senders)
+
+
+def _subtrees(parent_row: np.ndarray) -> list[set[int]]:
+    """T/u for every u: x belongs to the subtree of every processor on its parent chain."""
+    below: list[set[int]] = [set() for _ in parent_row]
+    for x in range(len(parent_row)):
+        y = x
+        while y >= 0:
+            below[y].add(x)
+            y = int(parent_row[y])
+    return below
+
+
+@settings(max_examples=40, deadline=None)
+@given(forests_of_components(), st.data())
+def test_ips_rows_follow_their_definition(case, data):
+    """iPS's record of sender v at processor u, from the definitions on the
+    trees: the lanes and receivers' sizes summed over D = T_v/u, rewriting
+    safe when |D| − 1 is the sum of |T_u/w| over u's children w in T_v,
+    and the header the nearest strict ancestor that is safe (the root at
+    the root and off the tree); few units (headers found by climbing) or
+    many in deep trees (a pass over the tree)."""
+    g, sources = case
+    trees = SourceTrees.from_graph(g)
+    n = trees.n
+    sources = np.unique(sources)[:24]
+    every = np.arange(n, dtype=np.int64)
+    units = every if data.draw(st.booleans()) else \
+        np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1))), dtype=np.int64)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    lanes = rng.integers(0, 2**64, size=(2, n), dtype=np.uint64)
+    sizes = rng.integers(0, 5, size=n).astype(np.int64)
+    all_parents, all_arcs, all_order, all_reached = _grown(trees, every)
+    branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
+    add_branch_sizes(every, all_parents, all_arcs, all_order, all_reached, branch)
+    parent, parent_arc, order, reached = _grown(trees, sources)
+    shape = (len(sources), len(units))
+    key0, key1 = np.empty(shape, np.uint64), np.empty(shape, np.uint64)
+    size, header, safe = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.bool_)
+    ips_rows(sources, parent, parent_arc, order, reached, units, sizes, lanes, branch, key0, key1, size, safe, header)
+
+    branch_of = [[len(b) for b in _subtrees(all_parents[u])] for u in range(n)]   # |T_u/w|
+    for i, v in enumerate(sources.tolist()):
+        row = parent[i]
+        below = _subtrees(row)
+
+        def is_safe(u: int, row=row, below=below) -> bool:
+            return len(below[u]) - 1 == sum(branch_of[u][w] for w in range(n) if row[w] == u)
+
+        for j, u in enumerate(units.tolist()):
+            d = sorted(below[u])
+            assert key0[i, j] == np.sum(lanes[0, d], dtype=np.uint64)
+            assert key1[i, j] == np.sum(lanes[1, d], dtype=np.uint64)
+            assert size[i, j] == sizes[d].sum()
+            assert safe[i, j] == is_safe(u)
+            expected = v
+            if u != v and row[u] >= 0:
+                expected = int(row[u])
+                while expected != v and not is_safe(expected):
+                    expected = int(row[expected])
+            assert header[i, j] == expected
 
 
 def test_dijkstra_is_used_for_unequal_lengths_and_agrees_on_a_weighted_network():

@@ -82,8 +82,10 @@ for _bit in range(64):
     _BIT_OF_SLOT[((1 << _bit) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _bit
 
 #: Top-down while the frontier's arcs × this stay below the arcs of processors some tree has not reached
-#: (Beamer, Asanović & Patterson, "Direction-Optimizing Breadth-First Search", SC 2012, §4: their α; 14
-#: measured best of 1, 4, 14 and 50 at n = 100,000, benchmarks/routing_trees.py).
+#: (Beamer, Asanović & Patterson, "Direction-Optimizing Breadth-First Search", SC 2012, §4: their α).
+#: Measured on the 100,000-node Chung–Lu graph of benchmarks/routing_trees.py, 128 trees, one run on the
+#: shared machine, with a first version of this kernel (parents written as the levels grew): 1.43, 1.40
+#: and 1.41 ms per tree with 4, 14 and 50, 2.10 ms with 1.
 _TOP_DOWN_RATIO = 14
 
 
@@ -118,8 +120,7 @@ def _close_level(start: np.ndarray, seen: np.ndarray, fresh: np.ndarray, full: n
 
 @njit(cache=True)
 def _top_down(start: np.ndarray, neighbour: np.ndarray, arc: np.ndarray, frontier: np.ndarray, count: int,
-              current: np.ndarray, seen: np.ndarray, fresh: np.ndarray, first: int, parent: np.ndarray,
-              parent_arc: np.ndarray) -> None:
+              current: np.ndarray, seen: np.ndarray, fresh: np.ndarray, first: int, parent_arc: np.ndarray) -> None:
     """One level from the frontier's arcs. The frontier is in ascending id,
     so the first frontier processor to reach x for a tree is its smallest
     tight neighbour: the tie-break."""
@@ -136,13 +137,12 @@ def _top_down(start: np.ndarray, neighbour: np.ndarray, arc: np.ndarray, frontie
                 while new != 0:
                     tree = _lowest_bit(new)
                     new &= new - np.uint64(1)
-                    parent[first + tree, x] = u
                     parent_arc[first + tree, x] = a
 
 
 @njit(cache=True)
 def _bottom_up(start: np.ndarray, neighbour: np.ndarray, current: np.ndarray, seen: np.ndarray,
-               fresh: np.ndarray, full: np.uint64, first: int, parent: np.ndarray, parent_arc: np.ndarray) -> None:
+               fresh: np.ndarray, full: np.uint64, first: int, parent_arc: np.ndarray) -> None:
     """One level from the arcs of the processors some tree has still to
     reach. Each adjacency lists its neighbours in ascending id, so the first
     frontier neighbour found for a tree is its smallest tight one: the
@@ -162,7 +162,6 @@ def _bottom_up(start: np.ndarray, neighbour: np.ndarray, current: np.ndarray, se
                 while hit != 0:
                     tree = _lowest_bit(hit)
                     hit &= hit - np.uint64(1)
-                    parent[first + tree, x] = u
                     parent_arc[first + tree, x] = slot
                 if left == 0:
                     break
@@ -193,27 +192,35 @@ def _breadth_first_group(start: np.ndarray, neighbour: np.ndarray, arc: np.ndarr
         bit = np.uint64(1) << np.uint64(tree)
         seen[v] |= bit
         current[v] |= bit
-        parent[first + tree, v] = -1
         parent_arc[first + tree, v] = -1
     count, arcs, open_arcs = _close_level(start, seen, current, full, first, order, tail, frontier)
     while count > 0:
         fresh[:] = 0
         if arcs * _TOP_DOWN_RATIO < open_arcs:
-            _top_down(start, neighbour, arc, frontier, count, current, seen, fresh, first, parent, parent_arc)
+            _top_down(start, neighbour, arc, frontier, count, current, seen, fresh, first, parent_arc)
         else:
-            _bottom_up(start, neighbour, current, seen, fresh, full, first, parent, parent_arc)
+            _bottom_up(start, neighbour, current, seen, fresh, full, first, parent_arc)
         count, arcs, open_arcs = _close_level(start, seen, fresh, full, first, order, tail, frontier)
         current, fresh = fresh, current
     for tree in range(size):
         reached[first + tree] = tail[tree]
-    if tail[:size].min() < len(start) - 1:       # some tree missed a component
-        for x in range(len(start) - 1):
-            missing = full & ~seen[x]
-            while missing != 0:
-                tree = _lowest_bit(missing)
-                missing &= missing - np.uint64(1)
-                parent[first + tree, x] = -1
-                parent_arc[first + tree, x] = -1
+        _parents_from_arcs(neighbour, seen, np.uint64(1) << np.uint64(tree), parent[first + tree],
+                           parent_arc[first + tree])
+
+
+@njit(cache=True)
+def _parents_from_arcs(neighbour: np.ndarray, seen: np.ndarray, bit: np.uint64, parent: np.ndarray,
+                       parent_arc: np.ndarray) -> None:
+    """One tree's parents from its arcs (parent, x), which are slots of x's
+    adjacency: one sequential pass, where writing them as the levels
+    grow would touch each row's cache lines once a level; -1 off the tree."""
+    for x in range(len(parent)):
+        if seen[x] & bit == 0:
+            parent[x] = -1
+            parent_arc[x] = -1
+        else:
+            a = parent_arc[x]
+            parent[x] = neighbour[a] if a >= 0 else -1
 
 
 @njit(cache=True)
@@ -340,6 +347,32 @@ def _rewrite_safe(counts: np.uint64) -> bool:
 
 
 @njit(cache=True)
+def _headers_by_climbing(parent: np.ndarray, below: np.ndarray, units: np.ndarray, root: int, reached: int,
+                         header: np.ndarray) -> bool:
+    """header[j]: the nearest strict ancestor of units[j] that is safe (the
+    root at the root and off the tree), found by climbing from each unit:
+    with a few units in a shallow tree (BFS trees of small-world graphs)
+    that is far fewer steps than a pass over the tree. Gives up, returning
+    False, once the climbs would take more steps than that pass."""
+    budget = reached
+    for j in range(len(units)):
+        u = units[j]
+        x = u
+        heard = root
+        if u != root and parent[u] >= 0:
+            while True:
+                x = parent[x]
+                budget -= 1
+                if budget < 0:
+                    return False
+                if x == root or _rewrite_safe(below[x, _COUNTS]):
+                    heard = x
+                    break
+        header[j] = heard
+    return True
+
+
+@njit(cache=True)
 def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, order: np.ndarray,
              reached: np.ndarray, units: np.ndarray, sizes: np.ndarray, lanes: np.ndarray, branch: np.ndarray,
              key0: np.ndarray, key1: np.ndarray, size: np.ndarray, safe: np.ndarray, header: np.ndarray) -> None:
@@ -352,7 +385,8 @@ def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, or
     the root and off the tree). See :func:`cbalgebra.network.sizing.ips_classes`.
     The sums over subtrees are kept in one record per processor (one cache
     line touched per parent, not five), started from a copy of the
-    processors' own values."""
+    processors' own values; the headers are found by climbing from the
+    units when that is shorter than a pass over the tree."""
     n = parent.shape[1]
     own = np.empty((n, 4), dtype=np.uint64)
     for x in range(n):
@@ -373,15 +407,18 @@ def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, or
             below[p, _LANE1] += below[x, _LANE1]
             below[p, _SIZE] += below[x, _SIZE]
             below[p, _COUNTS] += (below[x, _COUNTS] & _COUNT_PART) + np.uint64(whole[parent_arc[i, x]])
-        heard[v] = v
-        for k in range(1, reached[i]):
-            x = order[i, k]
-            p = parent[i, x]
-            heard[x] = p if _rewrite_safe(below[p, _COUNTS]) else heard[p]
+        climbed = _headers_by_climbing(parent[i], below, units, v, reached[i], header[i])
+        if not climbed:
+            heard[v] = v
+            for k in range(1, reached[i]):
+                x = order[i, k]
+                p = parent[i, x]
+                heard[x] = p if _rewrite_safe(below[p, _COUNTS]) else heard[p]
         for j in range(len(units)):
             u = units[j]
             key0[i, j] = below[u, _LANE0]
             key1[i, j] = below[u, _LANE1]
             size[i, j] = np.int64(below[u, _SIZE])
             safe[i, j] = _rewrite_safe(below[u, _COUNTS])
-            header[i, j] = heard[u] if u == v or parent[i, u] >= 0 else v
+            if not climbed:
+                header[i, j] = heard[u] if u == v or parent[i, u] >= 0 else v
