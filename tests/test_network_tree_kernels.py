@@ -1,6 +1,8 @@
 """The compiled shortest-path trees of table_memory (cbalgebra.network._tree_kernels)
 against SourceTrees.parents, the numpy oracle (scipy's exact Dijkstra, then the
-smallest-id tight tail), on graphs full of equal-length paths."""
+smallest-id tight tail), on graphs full of equal-length paths and on forests
+(BFS groups of 64 trees, trees that miss processors); iPS's per-tree records
+against their definition."""
 
 from __future__ import annotations
 
