@@ -1,9 +1,12 @@
 """The compiled shortest-path trees of table_memory (cbalgebra.network._tree_kernels)
 against SourceTrees.parents, the numpy oracle (scipy's exact Dijkstra, then the
-smallest-id tight tail), on graphs full of equal-length paths."""
+smallest-id tight tail), on graphs full of equal-length paths and on forests
+(BFS groups of 64 trees, trees that miss processors); iPS's per-tree records
+against their definition."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -17,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbalgebra.network import build, table_memory, topology
-from cbalgebra.network._tree_kernels import grow_trees
+from cbalgebra.network._tree_kernels import add_branch_sizes, grow_trees, ips_rows
 from cbalgebra.network.paths import SourceTrees
 from cbalgebra.network.workload import processor_predicates
 
@@ -92,6 +95,149 @@ def test_kernel_trees_equal_source_trees(g):
             assert (trees.arc_tail[a], trees.arc_head[a]) == (p, x)
 
 
+@st.composite
+def forests_of_components(draw):
+    """Up to 200 processors in several components (isolated ones too), equal
+    lengths, and a list of sources with repeats in any order: the BFS
+    kernel's groups of 64 trees, whole and partial, and trees that miss
+    processors."""
+    n = draw(st.integers(1, 200))
+    g = nx.empty_graph(n)
+    cuts = sorted(draw(st.sets(st.integers(1, n), max_size=4)) | {n})
+    low = 0
+    for high in cuts:
+        members = list(range(low, high))
+        members = draw(st.permutations(members))
+        g.add_edges_from(itertools.pairwise(members))          # a path through the component
+        if len(members) > 1:
+            pairs = st.tuples(st.sampled_from(members), st.sampled_from(members))
+            g.add_edges_from((u, v) for u, v in draw(st.lists(pairs, max_size=2 * len(members))) if u != v)
+        low = high
+    if draw(st.booleans()):
+        g.remove_edges_from(draw(st.lists(st.sampled_from(sorted(g.edges)), max_size=3)) if g.number_of_edges() else [])
+    sources = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=150))
+    return g, np.array(sources, dtype=np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(forests_of_components())
+def test_trees_grown_in_groups_of_64_equal_source_trees(case):
+    """BFS grows up to 64 trees at once (one bit per tree): however many
+    sources, repeated or not, in whichever order, each row is
+    SourceTrees.parents' tree, its arcs name (parent, x), its order lists
+    the processors it reaches level by level (so parents first), and the
+    processors it misses get parent and arc -1."""
+    g, sources = case
+    trees = SourceTrees.from_graph(g)
+    assert trees.equal_lengths()
+    parent, parent_arc, order, reached = _grown(trees, sources)
+    assert (parent == trees.parents(sources.tolist())).all()
+    for i, v in enumerate(sources.tolist()):
+        hops = nx.single_source_shortest_path_length(g, v)
+        grown = order[i, :reached[i]].tolist()
+        assert sorted(grown) == sorted(hops) and grown[0] == v
+        assert [hops[x] for x in grown] == sorted(hops[x] for x in grown)
+        for x in range(trees.n):
+            a = int(parent_arc[i, x])
+            if x not in hops or x == v:
+                assert parent[i, x] == -1 and a == -1
+            else:
+                assert (trees.arc_tail[a], trees.arc_head[a]) == (parent[i, x], x)
+
+
+def test_batches_hold_whole_groups_within_their_bound():
+    """table_memory's batches of trees: whole groups of the BFS kernel's 64
+    when the cell bound fits one (else one group while GROUP_CELLS allows
+    it, else what fits), never more cells than the larger bound."""
+    from cbalgebra.network._tree_kernels import GROUP, GROUP_CELLS, trees_per_batch
+
+    for n in (1, 5, 63, 64, 1000, 10_000, 31_250, 40_000, 100_000, 100_001, 3_000_000):
+        for cells in (1, 64, 2_000_000, 6_400_000):
+            trees = trees_per_batch(n, cells)
+            assert trees >= 1
+            if cells // n >= GROUP:
+                assert trees % GROUP == 0 and trees * n <= cells
+            elif GROUP * n <= GROUP_CELLS:
+                assert trees == GROUP
+            else:
+                assert trees == max(1, cells // n)
+            assert trees * n <= max(cells, GROUP_CELLS, n)
+
+
+def test_counts_over_several_groups_equal_the_built_tables():
+    """150 processors: the trees grow in groups of 64, 64 and 22; iPS, PSF
+    and PIF count what the built tables hold, every sender and a subset."""
+    g = topology("power_law", 150, seed=5, model="chung_lu", sampler="skip")
+    predicates = processor_predicates(range(0, 150, 2), 3, seed=5)
+    for senders in (None, range(1, 150, 3)):
+        for scheme in ("ips", "psf", "pif"):
+            counted = table_memory(scheme, g, predicates, senders=senders)
+            built = build(scheme, g, predicates, senders=senders).memory()
+            assert (counted.predicate_constraints, counted.id_bits) == \
+                (built["predicate_constraints"], built["id_bits"]), (scheme, senders)
+
+
+def _subtrees(parent_row: np.ndarray) -> list[set[int]]:
+    """T/u for every u: x belongs to the subtree of every processor on its parent chain."""
+    below: list[set[int]] = [set() for _ in parent_row]
+    for x in range(len(parent_row)):
+        y = x
+        while y >= 0:
+            below[y].add(x)
+            y = int(parent_row[y])
+    return below
+
+
+@settings(max_examples=40, deadline=None)
+@given(forests_of_components(), st.data())
+def test_ips_rows_follow_their_definition(case, data):
+    """iPS's record of sender v at processor u, from the definitions on the
+    trees: the lanes and receivers' sizes summed over D = T_v/u, rewriting
+    safe when |D| − 1 is the sum of |T_u/w| over u's children w in T_v,
+    and the header the nearest strict ancestor that is safe (the root at
+    the root and off the tree); few units (headers found by climbing) or
+    many in deep trees (a pass over the tree)."""
+    g, sources = case
+    trees = SourceTrees.from_graph(g)
+    n = trees.n
+    sources = np.unique(sources)[:24]
+    every = np.arange(n, dtype=np.int64)
+    units = every if data.draw(st.booleans()) else \
+        np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1))), dtype=np.int64)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    lanes = rng.integers(0, 2**64, size=(2, n), dtype=np.uint64)
+    sizes = rng.integers(0, 5, size=n).astype(np.int64)
+    all_parents, all_arcs, all_order, all_reached = _grown(trees, every)
+    branch = np.zeros(len(trees.arc_tail), dtype=np.int64)
+    add_branch_sizes(every, all_parents, all_arcs, all_order, all_reached, branch)
+    parent, parent_arc, order, reached = _grown(trees, sources)
+    shape = (len(sources), len(units))
+    key0, key1 = np.empty(shape, np.uint64), np.empty(shape, np.uint64)
+    size, header, safe = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.bool_)
+    ips_rows(sources, parent, parent_arc, order, reached, units, sizes, lanes, branch, key0, key1, size, safe, header)
+
+    branch_of = [[len(b) for b in _subtrees(all_parents[u])] for u in range(n)]   # |T_u/w|
+    for i, v in enumerate(sources.tolist()):
+        row = parent[i]
+        below = _subtrees(row)
+
+        def is_safe(u: int, row=row, below=below) -> bool:
+            return len(below[u]) - 1 == sum(branch_of[u][w] for w in range(n) if row[w] == u)
+
+        for j, u in enumerate(units.tolist()):
+            d = sorted(below[u])
+            assert key0[i, j] == np.sum(lanes[0, d], dtype=np.uint64)
+            assert key1[i, j] == np.sum(lanes[1, d], dtype=np.uint64)
+            assert size[i, j] == sizes[d].sum()
+            assert safe[i, j] == is_safe(u)
+            expected = v
+            if u != v and row[u] >= 0:
+                expected = int(row[u])
+                while expected != v and not is_safe(expected):
+                    expected = int(row[expected])
+            assert header[i, j] == expected
+
+
 def test_dijkstra_is_used_for_unequal_lengths_and_agrees_on_a_weighted_network():
     """A real network in km (topohub, float lengths): the kernel's Dijkstra
     gives SourceTrees.parents for every source."""
@@ -119,6 +265,7 @@ def test_lengths_beyond_float64_keep_the_exact_path():
 # A later process's counts on other graphs, both kinds of lengths: prints the
 # tree kernels numba compiled (none once ``make install`` has warmed them).
 _COUNT_LATER = """
+import itertools
 import json
 from numba.core import event
 from cbalgebra.network import table_memory, topology

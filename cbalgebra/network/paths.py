@@ -323,7 +323,8 @@ class SourceTrees:
         ``start`` (n + 1 offsets) and, for processor u's slots (int32 up to 2**31 arcs)
         ``start[u]:start[u + 1]``, its neighbours by id, the scaled lengths
         as float64 and the index of the arc (u, neighbour) in the order of
-        :attr:`arc_tail`. None when the lengths need Python integers (the
+        :attr:`arc_tail`; the slots are those arcs grouped by head, so slot s of u is the arc
+        (neighbour, u) itself. None when the lengths need Python integers (the
         float64 sums would not be exact: see the module docstring); computed
         once."""
         if self._adjacency is None and self._arcs.exact_floats:

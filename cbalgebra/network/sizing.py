@@ -308,7 +308,7 @@ def _tree_batches(problem: MemoryProblem, roots: Iterable[int]) -> Iterator[_Tre
     adjacency = trees.adjacency()
     equal = trees.equal_lengths()
     roots = _unit_array(roots) if not isinstance(roots, np.ndarray) else roots.astype(np.int64)
-    step = max(1, _TREE_CELLS // max(1, problem.n)) if adjacency is not None else trees.batch()
+    step = kernels.trees_per_batch(problem.n, _TREE_CELLS) if adjacency is not None else trees.batch()
     for first in range(0, len(roots), step):
         chunk = np.ascontiguousarray(roots[first:first + step])
         if adjacency is None:
