@@ -43,7 +43,7 @@ anywhere (the Spark estimator sends them as tasks) and
 iPS's constraints are estimated from the stored classes themselves, not
 from the sampled processors: a processor's count is a sum over its distinct
 classes, heavy-tailed across processors (at 100,000 nodes a sample of 400
-processors gave 6.8 % relative standard error). Every sender's tree is
+processors missed a 1 % relative standard error several times over). Every sender's tree is
 walked anyway (any processor's classes need all of them), so each class
 (u, D_v(u)) met there is a candidate for a *priority sample* (Duffield,
 Lund & Thorup, "Priority sampling for estimation of arbitrary subset sums",
