@@ -13,8 +13,9 @@ degree 4, ``sampler="skip"``) of ``--n`` nodes, each scheme estimated by
 ``cbalgebra.studies.sizing.spark_table_memory`` on ``--master`` with
 ``--sample`` sampled units (target: relative standard error ≤ 1 %, 10 min
 in all). iPS needs n + s trees whatever the sample (branch sizes at every
-processor, then every sender's classes at the sampled processors), spread
-over the Spark tasks; ``--skip-ips`` leaves it out. Timings depend on the
+processor, then every sender's classes at the sampled processors and the
+priority sample of classes, 100 per sampled unit, that estimates its
+constraints), spread over the Spark tasks; ``--skip-ips`` leaves it out. Timings depend on the
 load of the machine (written with each row). CSV:
 benchmarks/results/routing_memory_scale.csv (rows appended per run).
 """
@@ -51,7 +52,8 @@ def record(out: Path, network: str, graph, scheme: str, method: str, seconds: fl
            "sampled": m.sampled, "population": m.population, "load_avg": load_average()}
     append_csv(out, {k: row[k] for k in FIELDS})
     print(f"{network} {scheme:4s} {method:22s} {seconds:8.1f} s  constraints {m.predicate_constraints:.6g}  "
-          f"RSE {100 * m.relative_standard_error:.3f} %  ({m.sampled} of {m.population} {m.unit}s)", flush=True)
+          f"RSE {100 * m.relative_standard_error:.3f} %  ({m.sampled} of {m.population} {m.unit}s"
+          f"{f', {m.sampled_classes} classes' if m.sampled_classes else ''})", flush=True)
 
 
 def world(args: argparse.Namespace) -> None:

@@ -15,9 +15,18 @@ from cbalgebra.network import RoutingError, build, table_memory, topology
 from cbalgebra.network.paths import ShortestPaths, SourceTrees
 from cbalgebra.network.sizing import (
     MEMORY_SCHEMES,
+    UnitValues,
+    class_priorities,
+    class_salt,
+    class_sample_estimate,
     combine_units,
+    ips_branch_sizes,
+    ips_classes,
+    ips_unit_values,
     memory_problem,
+    merge_ips_classes,
     sample_units,
+    select_class_sample,
     unit_values,
 )
 from cbalgebra.network.workload import processor_predicates
@@ -72,13 +81,14 @@ def test_no_all_pairs_object_is_built(monkeypatch):
 
 
 def test_estimates_fall_within_three_standard_errors():
-    """1,000 seeded samples per scheme on a small network: the estimate lies
-    within 3 standard errors of the exact total in at least 99 % of them,
-    and the estimates average to the exact total (unbiased)."""
+    """1,000 seeded samples of PSF's senders on a small network: the estimate
+    lies within 3 standard errors of the exact total in at least 99 % of
+    them, and the estimates average to the exact total (unbiased). (iPS:
+    the test below.)"""
     g, predicates, _ = _problem("power_law", 200, {"model": "chung_lu"}, 5)
     problem = memory_problem(g, predicates, senders=range(0, 200, 2))
     assert table_memory("pif", problem, sample=40).exact   # α = 1: Σ_{x≠u} size(x), no tree to sample
-    for scheme in ("psf", "ips"):
+    for scheme in ("psf",):
         units = problem.units(scheme)
         everything = unit_values(problem, scheme, units)
         exact = combine_units(problem, scheme, everything)
@@ -99,6 +109,80 @@ def test_estimates_fall_within_three_standard_errors():
         assert abs(np.mean(estimates) - exact.total_bits) <= 4 * spread + 1e-9, scheme
 
 
+def _subset(values: UnitValues, units: np.ndarray) -> UnitValues:
+    at = np.searchsorted(values.units, units)
+    return UnitValues(values.units[at], values.constraints[at], values.id_bits[at])
+
+
+def test_ips_priority_samples_fall_within_three_standard_errors():
+    """iPS's constraints from a priority sample of its classes (Duffield,
+    Lund & Thorup 2007), 1,000 seeds on a small network, the sample drawn
+    from every class at once: the estimate lies within 3 standard errors of
+    the exact total in at least 99 % of them and averages to it
+    (unbiased); the total bits, with the id bits from the sampled
+    processors, average to the exact total bits."""
+    g, predicates, _ = _problem("power_law", 200, {"model": "chung_lu"}, 5)
+    problem = memory_problem(g, predicates, senders=range(0, 200, 2))
+    branch = ips_branch_sizes(problem)
+    every = ips_classes(problem, np.arange(problem.n), branch)
+    exact = table_memory("ips", problem)
+    everything = ips_unit_values(problem, np.arange(problem.n), every)
+    assert combine_units(problem, "ips", everything) == exact
+    weight = every.size - problem.sizes[every.units]
+    stored = weight > 0
+    k = int(stored.sum()) // 8
+    assert k >= 20
+    inside, constraints, bits = 0, [], []
+    for trial in range(1000):
+        priority = class_priorities(every.units[stored], every.key0[stored], weight[stored],
+                                    class_salt(problem.n, trial))
+        sample = select_class_sample(k, every.units[stored], every.key0[stored], every.key1[stored],
+                                     every.first[stored], weight[stored], priority)
+        estimate, se = class_sample_estimate(problem, sample)
+        assert se > 0
+        inside += abs(estimate - exact.predicate_constraints) <= 3 * se
+        constraints.append(estimate)
+        chosen = sample_units(problem, "ips", 40, seed=trial)
+        combined = combine_units(problem, "ips", _subset(everything, chosen), sample)
+        assert combined.predicate_constraints == estimate and combined.sampled_classes == k and not combined.exact
+        bits.append(combined.total_bits)
+    assert inside >= 990, inside
+    for values, target in ((constraints, exact.predicate_constraints), (bits, exact.total_bits)):
+        assert abs(np.mean(values) - target) <= 4 * np.std(values) / math.sqrt(len(values)) + 1e-9
+
+
+@pytest.mark.parametrize("reducer", [None, "siena"])
+def test_ips_class_sample_of_the_pass_is_the_sample_of_every_class(reducer):
+    """The priority sample the pass over senders keeps (threshold rising as
+    trees come, senders split in chunks and merged, as on Spark) is the one
+    selected from every class at once; with room for every class it is
+    exact."""
+    g, predicates, _ = _problem("power_law", 60, {"model": "chung_lu", "sampler": "skip"}, 3)
+    problem = memory_problem(g, predicates, senders=range(0, 60, 2), reducer=reducer)
+    branch = ips_branch_sizes(problem)
+    units = sample_units(problem, "ips", 10, seed=4)
+    every = ips_classes(problem, np.arange(problem.n), branch)
+    weight = every.size - problem.sizes[every.units]
+    stored = weight > 0
+    salt = class_salt(problem.n, 4)
+    for k in (5, 40, int(stored.sum()), int(stored.sum()) + 10):
+        whole = select_class_sample(k, every.units[stored], every.key0[stored], every.key1[stored],
+                                    every.first[stored], weight[stored],
+                                    class_priorities(every.units[stored], every.key0[stored], weight[stored], salt))
+        one = ips_classes(problem, units, branch, class_sample=k, seed=4)
+        chunks = np.array_split(problem.senders, 4)
+        merged = merge_ips_classes(ips_classes(problem, units, branch, c, class_sample=k, seed=4) for c in chunks)
+        for sample in (one.sample, merged.sample):
+            assert sample is not None
+            for field in ("units", "key0", "key1", "first", "weight", "priority"):
+                assert np.array_equal(getattr(sample, field), getattr(whole, field)), (k, field)
+        if k >= stored.sum():
+            exact = table_memory("ips", problem)
+            assert class_sample_estimate(problem, whole) == (exact.predicate_constraints, 0.0)
+            assert table_memory("ips", problem, sample=10, seed=4, class_sample=k).predicate_constraints == \
+                exact.predicate_constraints
+
+
 def test_sampled_units_agree_with_the_whole_computation():
     """unit_values of a subset equals the full computation restricted to it,
     so tasks that each count some units (Spark) add up to the local answer."""
@@ -113,7 +197,9 @@ def test_sampled_units_agree_with_the_whole_computation():
             at = np.searchsorted(units, some)
             assert (part.constraints == whole.constraints[at]).all() and (part.id_bits == whole.id_bits[at]).all()
             estimate = table_memory(scheme, problem, sample=5, seed=9)
-            assert estimate == combine_units(problem, scheme, part)
+            classes = ips_classes(problem, some, ips_branch_sizes(problem), class_sample=500, seed=9).sample \
+                if scheme == "ips" and len(some) < len(units) else None
+            assert estimate == combine_units(problem, scheme, part, classes)
             cheap = scheme == "drp" or (scheme == "pif" and reducer is None)   # no tree: always exact
             assert estimate.sampled == (len(units) if cheap else min(5, len(units))) and estimate.standard_error >= 0
             assert estimate.exact == cheap

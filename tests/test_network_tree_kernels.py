@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbalgebra.network import build, table_memory, topology
-from cbalgebra.network._tree_kernels import add_branch_sizes, grow_trees, ips_rows
+from cbalgebra.network._tree_kernels import add_branch_sizes, class_priorities, grow_trees, ips_rows
 from cbalgebra.network.paths import SourceTrees
 from cbalgebra.network.workload import processor_predicates
 
@@ -214,7 +214,16 @@ def test_ips_rows_follow_their_definition(case, data):
     shape = (len(sources), len(units))
     key0, key1 = np.empty(shape, np.uint64), np.empty(shape, np.uint64)
     size, header, safe = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.bool_)
-    ips_rows(sources, parent, parent_arc, order, reached, units, sizes, lanes, branch, key0, key1, size, safe, header)
+    salt = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+    threshold = data.draw(st.sampled_from([0.0, 2.5, np.inf]))
+    capacity = len(sources) * n
+    picks = (np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.uint64),
+             np.empty(capacity, np.uint64), np.empty(capacity, np.int64), np.empty(capacity, np.float64))
+    picked = ips_rows(sources, parent, parent_arc, order, reached, units, sizes, lanes, branch, key0, key1, size,
+                      safe, header, salt, threshold, *picks)
+    offered = {tuple(int(a[k]) if a.dtype != np.float64 else float(a[k]) for a in picks) for k in range(picked)}
+    assert len(offered) == picked
+    expected_picks = set()
 
     branch_of = [[len(b) for b in _subtrees(all_parents[u])] for u in range(n)]   # |T_u/w|
     for i, v in enumerate(sources.tolist()):
@@ -236,6 +245,16 @@ def test_ips_rows_follow_their_definition(case, data):
                 while expected != v and not is_safe(expected):
                     expected = int(row[expected])
             assert header[i, j] == expected
+        for x in range(n):   # the priority sample's candidates: every class of T_v above the threshold
+            d = sorted(below[x])
+            weight = int(sizes[d].sum() - sizes[x])
+            if (x == v or row[x] >= 0) and weight > 0:
+                k0, k1 = np.sum(lanes[0, d], dtype=np.uint64), np.sum(lanes[1, d], dtype=np.uint64)
+                priority = float(class_priorities(np.array([x]), np.array([k0]), np.array([weight]), salt)[0])
+                assert priority >= weight
+                if priority > threshold:
+                    expected_picks.add((x, v, int(k0), int(k1), weight, priority))
+    assert offered == expected_picks
 
 
 def test_dijkstra_is_used_for_unequal_lengths_and_agrees_on_a_weighted_network():

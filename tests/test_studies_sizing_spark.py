@@ -25,3 +25,7 @@ def test_spark_counts_equal_the_local_counts():
             for sample in (None, 8):
                 distributed = spark_table_memory(session, scheme, problem, sample=sample, seed=4, tasks=3)
                 assert distributed == table_memory(scheme, problem, sample=sample, seed=4), (scheme, reducer, sample)
+        # a priority sample smaller than the classes: the tasks' samples merge to the local one
+        distributed = spark_table_memory(session, "ips", problem, sample=8, seed=4, tasks=3, class_sample=7)
+        local = table_memory("ips", problem, sample=8, seed=4, class_sample=7)
+        assert distributed == local and local.sampled_classes == 7 and local.standard_error > 0, reducer

@@ -373,9 +373,24 @@ def _headers_by_climbing(parent: np.ndarray, below: np.ndarray, units: np.ndarra
 
 
 @njit(cache=True)
+def _uniform(key: np.uint64) -> float:
+    """A number in (0, 1] from a 64-bit key: SplitMix64's finaliser (Steele,
+    Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA
+    2014), then its top 53 bits."""
+    z = np.uint64(key)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (float(z >> np.uint64(11)) + 1.0) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
 def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, order: np.ndarray,
              reached: np.ndarray, units: np.ndarray, sizes: np.ndarray, lanes: np.ndarray, branch: np.ndarray,
-             key0: np.ndarray, key1: np.ndarray, size: np.ndarray, safe: np.ndarray, header: np.ndarray) -> None:
+             key0: np.ndarray, key1: np.ndarray, size: np.ndarray, safe: np.ndarray, header: np.ndarray,
+             salt: np.ndarray, threshold: float, pick_unit: np.ndarray, pick_sender: np.ndarray,
+             pick_key0: np.ndarray, pick_key1: np.ndarray, pick_weight: np.ndarray,
+             pick_priority: np.ndarray) -> int:
     """iPS's record of each sender v = sources[i] at each processor
     u = units[j] (row i, column j of the outputs): the two hash lanes summed
     over D_v(u) = T_v/u (uint64, wrapping), the receivers' size of D_v(u),
@@ -386,7 +401,14 @@ def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, or
     The sums over subtrees are kept in one record per processor (one cache
     line touched per parent, not five), started from a copy of the
     processors' own values; the headers are found by climbing from the
-    units when that is shorter than a pass over the tree."""
+    units when that is shorter than a pass over the tree.
+
+    Also the candidates of the priority sample of stored classes (every
+    processor x of T_v, not only ``units``): the class (x, D_v(x)) of weight
+    w = size(D_v(x)) − size(x) > 0 has priority w / h, h uniform in (0, 1]
+    from the class's lane 0 mixed with ``salt[x]`` (:func:`_uniform`); those
+    above ``threshold`` go to the ``pick_*`` arrays (capacity: the batch's
+    processors), and their number is returned. ``threshold`` = inf: none."""
     n = parent.shape[1]
     own = np.empty((n, 4), dtype=np.uint64)
     for x in range(n):
@@ -397,6 +419,7 @@ def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, or
     whole = branch.astype(np.uint32)              # |T_u/w| ≤ n: half the bytes of the random reads
     below = np.empty((n, 4), dtype=np.uint64)
     heard = np.empty(n, dtype=np.int32)
+    picked = 0
     for i in range(len(sources)):
         v = sources[i]
         below[:] = own
@@ -422,3 +445,29 @@ def ips_rows(sources: np.ndarray, parent: np.ndarray, parent_arc: np.ndarray, or
             safe[i, j] = _rewrite_safe(below[u, _COUNTS])
             if not climbed:
                 header[i, j] = heard[u] if u == v or parent[i, u] >= 0 else v
+        if threshold == np.inf:
+            continue
+        for k in range(reached[i]):
+            x = order[i, k]
+            weight = np.int64(below[x, _SIZE]) - sizes[x]
+            if weight > 0:
+                priority = weight / _uniform(below[x, _LANE0] ^ salt[x])
+                if priority > threshold:
+                    pick_unit[picked] = x
+                    pick_sender[picked] = v
+                    pick_key0[picked] = below[x, _LANE0]
+                    pick_key1[picked] = below[x, _LANE1]
+                    pick_weight[picked] = weight
+                    pick_priority[picked] = priority
+                    picked += 1
+    return picked
+
+
+@njit(cache=True)
+def class_priorities(units: np.ndarray, key0: np.ndarray, weight: np.ndarray, salt: np.ndarray) -> np.ndarray:
+    """The priority w / h :func:`ips_rows` gives each class (unit, key0) of
+    ``weight`` w, for classes already collected."""
+    out = np.empty(len(units), dtype=np.float64)
+    for i in range(len(units)):
+        out[i] = weight[i] / _uniform(key0[i] ^ salt[units[i]])
+    return out

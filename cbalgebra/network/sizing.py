@@ -39,10 +39,29 @@ rest sampled (:func:`certain_units`, with its measured effect). The units
 are independent, so :func:`unit_values` computes any subset of them
 anywhere (the Spark estimator sends them as tasks) and
 :func:`combine_units` makes the same :class:`TableMemory`.
+
+iPS's constraints are estimated from the stored classes themselves, not
+from the sampled processors: a processor's count is a sum over its distinct
+classes, heavy-tailed across processors (at 100,000 nodes a sample of 400
+processors missed a 1 % relative standard error several times over). Every sender's tree is
+walked anyway (any processor's classes need all of them), so each class
+(u, D_v(u)) met there is a candidate for a *priority sample* (Duffield,
+Lund & Thorup, "Priority sampling for estimation of arbitrary subset sums",
+JACM 2007): priority w/h with w = size(D_v(u)) − size(u) and h uniform in
+(0, 1] from a hash of the class and the seed, the same for every sender
+that brings the class; the ``class_sample`` = k classes of highest priority
+are kept (:class:`ClassSample`, merged over sender chunks by
+:func:`merge_class_samples`). With z the (k+1)-th priority, Σ_kept
+y/min(1, w/z) is unbiased for the total of any y per class (the
+constraints, reduced or not), with the unbiased variance estimate
+Σ_kept y²(1 − p)/p², p = min(1, w/z) (given an ideal hash; the 1,000-trial
+test checks it). The sampled processors still give iPS's id bits
+(I_u + R_u, which need every class and header at u).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -57,10 +76,11 @@ from .paths import SourceTrees
 from .pool import _Combiner
 from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
-__all__ = ["CERTAIN_SHARE", "MEMORY_SCHEMES", "SAMPLING_UNITS", "IpsClasses", "MemoryProblem", "TableMemory",
-           "UnitValues", "certain_units", "combine_units", "ips_branch_sizes", "ips_classes", "ips_unit_values",
-           "memory_problem", "merge_ips_classes", "needs_trees", "sample_units", "table_memory", "unit_values",
-           "warm_up"]
+__all__ = ["CERTAIN_SHARE", "CLASSES_PER_UNIT", "MEMORY_SCHEMES", "SAMPLING_UNITS", "ClassSample", "IpsClasses",
+           "MemoryProblem", "TableMemory", "UnitValues", "certain_units", "class_priorities", "class_salt",
+           "class_sample_estimate", "class_sample_size", "combine_units", "ips_branch_sizes", "ips_classes",
+           "ips_unit_values", "memory_problem", "merge_class_samples", "merge_ips_classes", "needs_trees",
+           "sample_units", "select_class_sample", "table_memory", "unit_values", "warm_up"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -70,6 +90,10 @@ SAMPLING_UNITS: Mapping[str, str] = {"psf": "sender", "ips": "processor", "pif":
 
 #: Seed of the random values that tell iPS's classes apart (any fixed value).
 _CLASS_HASH_SEED = 20060502
+#: Mixed with a sample's seed into the salts of iPS's class priorities.
+_PRIORITY_SEED = 20070701
+#: Classes in iPS's priority sample per sampled processor, unless ``class_sample`` says otherwise.
+CLASSES_PER_UNIT = 100
 
 
 @dataclass(frozen=True)
@@ -78,7 +102,9 @@ class TableMemory:
     ``total_bits`` = id_bits + 88 bits per constraint. Exact (ints, standard
     errors 0) or estimated from ``sampled`` of the ``population`` units
     (``unit``: "sender" or "processor"); ``standard_error`` is that of
-    ``predicate_constraints``, in constraints."""
+    ``predicate_constraints``, in constraints. A sampled iPS estimates its
+    constraints from a priority sample of ``sampled_classes`` stored classes
+    (0 otherwise; see the module docstring)."""
     scheme: str
     reducer: str
     predicate_constraints: float
@@ -91,6 +117,7 @@ class TableMemory:
     sampled: int
     population: int
     unit: str
+    sampled_classes: int = 0
 
     @property
     def relative_standard_error(self) -> float:
@@ -195,13 +222,15 @@ def sample_units(problem: MemoryProblem, scheme: str, sample: int | None, seed: 
 
 def table_memory(scheme: str, graph: nx.Graph | MemoryProblem, predicates: Mapping[int, Predicate] | None = None,
                  *, senders: Iterable[int] | None = None, reducer: str | None = None, sample: int | None = None,
-                 seed: int = 0) -> TableMemory:
+                 seed: int = 0, class_sample: int | None = None) -> TableMemory:
     """M(S) of ``scheme`` (psf, ips, pif, drp) for the receivers'
     ``predicates`` and the ``senders`` (None: every processor), each
     combined predicate reduced by ``reducer`` (None: none), equal to
     ``build(scheme, graph, predicates, reducer, senders).memory()``'s when
     exact (``sample=None``), else estimated from ``sample`` units drawn with
-    ``seed`` (see the module docstring). ``graph`` may be a
+    ``seed`` (see the module docstring); a sampled iPS estimates its
+    constraints from a priority sample of ``class_sample`` stored classes
+    (None: :data:`CLASSES_PER_UNIT` per sampled processor). ``graph`` may be a
     :func:`memory_problem` already checked (then predicates, senders and
     reducer are its own)."""
     scheme = _scheme(scheme)
@@ -212,12 +241,30 @@ def table_memory(scheme: str, graph: nx.Graph | MemoryProblem, predicates: Mappi
             raise RoutingError("table_memory needs the receivers' predicates")
         problem = memory_problem(graph, predicates, senders=senders, reducer=reducer)
     units = sample_units(problem, scheme, sample, seed)
+    if scheme == "ips" and len(units) < len(problem.units(scheme)):
+        k = class_sample_size(len(units), class_sample)
+        classes = ips_classes(problem, units, ips_branch_sizes(problem), class_sample=k, seed=seed)
+        return combine_units(problem, scheme, ips_unit_values(problem, units, classes), classes.sample)
     return combine_units(problem, scheme, unit_values(problem, scheme, units))
 
 
-def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> TableMemory:
+def class_sample_size(sample: int, class_sample: int | None = None) -> int:
+    """k, the stored classes in iPS's priority sample beside ``sample``
+    processors: ``class_sample`` (an integer >= 1), or
+    :data:`CLASSES_PER_UNIT` per processor."""
+    if class_sample is None:
+        return CLASSES_PER_UNIT * int(sample)
+    if isinstance(class_sample, bool) or not isinstance(class_sample, (int, np.integer)) or class_sample < 1:
+        raise RoutingError(f"class_sample must be an integer >= 1 (classes to sample) or None, not {class_sample!r}")
+    return int(class_sample)
+
+
+def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues,
+                  classes: ClassSample | None = None) -> TableMemory:
     """The :class:`TableMemory` of ``scheme`` from the values of a sample of
-    its units (all of them: exact)."""
+    its units (all of them: exact); a sampled iPS takes its constraints from
+    the priority sample of its ``classes`` (:func:`ips_classes`), its id bits
+    from the units."""
     scheme = _scheme(scheme)
     population = len(problem.units(scheme))
     n, s, r = problem.n, len(problem.senders), len(problem.receivers)
@@ -244,6 +291,16 @@ def combine_units(problem: MemoryProblem, scheme: str, values: UnitValues) -> Ta
     per_unit = (ys, values.id_bits.astype(float), ys * BITS_PER_CONSTRAINT + values.id_bits)
     c, i, t = (estimate_total(y[~certain].tolist(), rest) for y in per_unit)
     c0, i0, t0 = (float(y[certain].sum()) for y in per_unit)
+    if scheme == "ips":
+        if classes is None:
+            raise RoutingError("a sampled iPS needs the priority sample of its classes (ips_classes(class_sample=k))")
+        estimated, se = class_sample_estimate(problem, classes)
+        id_total, ids_se = fixed + i0 + i.total, i.standard_error
+        return TableMemory(predicate_constraints=estimated, id_bits=id_total,
+                           total_bits=id_total + estimated * BITS_PER_CONSTRAINT, standard_error=se,
+                           id_bits_standard_error=ids_se,
+                           total_bits_standard_error=math.hypot(se * BITS_PER_CONSTRAINT, ids_se),
+                           exact=False, sampled_classes=min(classes.size, len(classes.units)), **common)
     return TableMemory(predicate_constraints=c0 + c.total, id_bits=fixed + i0 + i.total,
                        total_bits=fixed + t0 + t.total, standard_error=c.standard_error,
                        id_bits_standard_error=i.standard_error, total_bits_standard_error=t.standard_error,
@@ -408,7 +465,8 @@ class IpsClasses:
     distinct (processor ``units``, class hash ``key0``/``key1``) with the
     ``first`` sender seen in it, the receivers' ``size`` of D_v(u) and
     whether rewriting is ``safe`` for it; one row per distinct (processor
-    ``header_units``, header value ``headers``) reaching it. Parts computed
+    ``header_units``, header value ``headers``) reaching it; and, when asked,
+    the priority ``sample`` of the classes at every processor. Parts computed
     from disjoint sender sets merge with :func:`merge_ips_classes`."""
     units: np.ndarray
     key0: np.ndarray
@@ -418,6 +476,7 @@ class IpsClasses:
     safe: np.ndarray
     header_units: np.ndarray
     headers: np.ndarray
+    sample: ClassSample | None = None
 
 
 def ips_branch_sizes(problem: MemoryProblem, roots: Iterable[int] | None = None) -> np.ndarray:
@@ -434,10 +493,13 @@ def ips_branch_sizes(problem: MemoryProblem, roots: Iterable[int] | None = None)
 
 
 def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray,
-                senders: Iterable[int] | None = None) -> IpsClasses:
+                senders: Iterable[int] | None = None, *, class_sample: int | None = None,
+                seed: int = 0) -> IpsClasses:
     """The classes and header values the ``senders`` (None: all of the
     problem's) bring to the processors ``units``, given every branch size
-    (:func:`ips_branch_sizes`)."""
+    (:func:`ips_branch_sizes`); with ``class_sample`` = k, also the priority
+    sample of k classes over every processor, its hash salted by ``seed``
+    (:class:`ClassSample`)."""
     # deferred: numba loads with the first tree counted
     from ._tree_kernels import ips_rows
 
@@ -446,32 +508,41 @@ def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray
         0, 2**64, size=(2, problem.n), dtype=np.uint64)
     classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
     headers = _Distinct(0)          # (u, header value)
+    salt = class_salt(problem.n, seed)
+    sampler = _ClassSampler(class_sample) if class_sample is not None else None
     for b in _tree_batches(problem, problem.senders if senders is None else _unit_array(senders)):
         shape = (len(b.sources), len(units))
         key0, key1 = np.empty(shape, np.uint64), np.empty(shape, np.uint64)
         size, header, safe = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.bool_)
-        ips_rows(b.sources, b.parent, b.parent_arc, b.order, b.reached, units, problem.sizes, lanes, branch,
-                 key0, key1, size, safe, header)
+        picks = _ClassPicks(len(b.sources) * problem.n if sampler is not None else 0)
+        picked = ips_rows(b.sources, b.parent, b.parent_arc, b.order, b.reached, units, problem.sizes, lanes, branch,
+                          key0, key1, size, safe, header, salt, np.inf if sampler is None else sampler.threshold,
+                          *picks.arrays())
         at = np.tile(units, len(b.sources))      # sender-major: the smallest sender of a class comes first
         classes.add(at, [key0.ravel(), key1.ravel()], [np.repeat(b.sources, len(units)), size.ravel(), safe.ravel()])
         headers.add(at, [header.ravel().astype(np.uint64)], [])
-    return _ips_classes_of(classes, headers)
+        if sampler is not None:
+            sampler.add(picks.rows(picked))
+    return _ips_classes_of(classes, headers, None if sampler is None else sampler.sample())
 
 
-def _ips_classes_of(classes: _Distinct, headers: _Distinct) -> IpsClasses:
+def _ips_classes_of(classes: _Distinct, headers: _Distinct, sample: ClassSample | None) -> IpsClasses:
     cu, (key0, key1), (first, size, safe) = classes.rows(keys=2)
     hu, (hv,), _ = headers.rows(keys=1)
-    return IpsClasses(cu, key0, key1, first, size, safe.astype(bool), hu, hv.astype(np.int64))
+    return IpsClasses(cu, key0, key1, first, size, safe.astype(bool), hu, hv.astype(np.int64), sample)
 
 
 def merge_ips_classes(parts: Iterable[IpsClasses]) -> IpsClasses:
     """One :class:`IpsClasses` from parts over disjoint senders, given in
-    ascending order of their senders (so ``first`` stays the smallest)."""
+    ascending order of their senders (so ``first`` stays the smallest); their
+    class samples merge too (:func:`merge_class_samples`)."""
     classes, headers = _Distinct(3), _Distinct(0)
+    samples = []
     for part in parts:
         classes.add(part.units, [part.key0, part.key1], [part.first, part.size, part.safe])
         headers.add(part.header_units, [part.headers.astype(np.uint64)], [])
-    return _ips_classes_of(classes, headers)
+        samples += [part.sample] if part.sample is not None else []
+    return _ips_classes_of(classes, headers, merge_class_samples(samples) if samples else None)
 
 
 def ips_unit_values(problem: MemoryProblem, units: Iterable[int], classes: IpsClasses) -> UnitValues:
@@ -507,6 +578,130 @@ def _ips_reduced_rows(problem: MemoryProblem, combiner: _Combiner, cu: np.ndarra
             u = int(cu[i])
             out[i] = sum(_row_constraints(combiner, below[w]) for w in np.flatnonzero(parent == u).tolist())
     return out
+
+
+# ---------------------------------------------------------------------------
+# iPS's priority sample of classes
+
+@dataclass(frozen=True)
+class ClassSample:
+    """The k = ``size`` stored classes of highest priority met so far, and
+    the (k+1)-th (whose priority is the threshold z), highest first: each
+    distinct (processor ``units``, class ``key0``/``key1``) once, with the
+    ``first`` (smallest) sender seen bringing it, its ``weight`` size(D) −
+    size(u) and ``priority`` (see the module docstring)."""
+    size: int
+    units: np.ndarray
+    key0: np.ndarray
+    key1: np.ndarray
+    first: np.ndarray
+    weight: np.ndarray
+    priority: np.ndarray
+
+
+def class_salt(n: int, seed: int) -> np.ndarray:
+    """The per-processor salts of the class priorities of a sample drawn with ``seed``."""
+    return np.random.Generator(np.random.PCG64([_PRIORITY_SEED, int(seed)])).integers(
+        0, 2**64, size=n, dtype=np.uint64)
+
+
+def class_priorities(units: np.ndarray, key0: np.ndarray, weight: np.ndarray, salt: np.ndarray) -> np.ndarray:
+    """The priorities the pass over senders gives the classes (``units``,
+    ``key0``) of ``weight`` under ``salt`` (:func:`class_salt`), for classes
+    already collected (e.g. every class, to check the sample against)."""
+    # deferred: numba loads with the first tree counted
+    from ._tree_kernels import class_priorities as kernel
+
+    return kernel(np.asarray(units, np.int64), np.asarray(key0, np.uint64), np.asarray(weight, np.int64), salt)
+
+
+def select_class_sample(size: int, units: np.ndarray, key0: np.ndarray, key1: np.ndarray, first: np.ndarray,
+                        weight: np.ndarray, priority: np.ndarray) -> ClassSample:
+    """The :class:`ClassSample` of ``size`` among candidate records, which
+    may repeat a class (from several senders): each class once with its
+    smallest sender, then the size + 1 of highest priority (ties by unit and
+    key, so that any split of the senders selects the same)."""
+    order = np.lexsort((first, key1, key0, units))
+    units, key0, key1, first, weight, priority = (a[order] for a in (units, key0, key1, first, weight, priority))
+    new = np.ones(len(units), dtype=bool)
+    new[1:] = (units[1:] != units[:-1]) | (key0[1:] != key0[:-1]) | (key1[1:] != key1[:-1])
+    units, key0, key1, first, weight, priority = (a[new] for a in (units, key0, key1, first, weight, priority))
+    top = np.lexsort((key1, key0, units, -priority))[:size + 1]
+    return ClassSample(size, units[top], key0[top], key1[top], first[top], weight[top], priority[top])
+
+
+def merge_class_samples(parts: Iterable[ClassSample]) -> ClassSample:
+    """The sample of the union of the parts' senders: a class among the
+    k + 1 highest overall is among them in every part that meets it."""
+    parts = list(parts)
+    sizes = {p.size for p in parts}
+    if len(sizes) != 1:
+        raise RoutingError(f"class samples of different sizes {sorted(sizes)} do not merge")
+    return select_class_sample(sizes.pop(), *(np.concatenate([getattr(p, f) for p in parts])
+                                              for f in ("units", "key0", "key1", "first", "weight", "priority")))
+
+
+def class_sample_estimate(problem: MemoryProblem, sample: ClassSample) -> tuple[float, float]:
+    """iPS's predicate constraints from the priority sample, and their
+    standard error (Duffield, Lund & Thorup 2007: Σ y/p and Σ y²(1 − p)/p²
+    over the k kept classes, p = min(1, w/z)); exact when no (k+1)-th class
+    exists (every class kept)."""
+    k = sample.size
+    units, first, weight = sample.units[:k], sample.first[:k], sample.weight[:k].astype(float)
+    if problem.reducer == "none":
+        y = weight
+    else:
+        y = _ips_reduced_rows(problem, make_combiner(problem.predicates, problem.reducer), units, first).astype(float)
+    z = float(sample.priority[k]) if len(sample.units) > k else 0.0
+    p = np.minimum(1.0, weight / z) if z > 0 else np.ones(len(weight))
+    return float(np.sum(y / p)), math.sqrt(float(np.sum(y * y * (1 - p) / (p * p))))
+
+
+class _ClassPicks:
+    """Room for the candidates one batch of trees may offer (:func:`ips_rows`)."""
+
+    def __init__(self, capacity: int) -> None:
+        self._arrays = (np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.uint64),
+                        np.empty(capacity, np.uint64), np.empty(capacity, np.int64), np.empty(capacity, np.float64))
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self._arrays
+
+    def rows(self, picked: int) -> tuple[np.ndarray, ...]:
+        return tuple(a[:picked] for a in self._arrays)
+
+
+class _ClassSampler:
+    """The running :class:`ClassSample` of one pass over senders; its
+    threshold (the (k+1)-th priority so far) rises as trees are added, so
+    the kernel offers fewer and fewer candidates."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._parts: list[tuple[np.ndarray, ...]] = []
+        self._pending = 0
+        self.threshold = 0.0
+
+    def add(self, rows: tuple[np.ndarray, ...]) -> None:
+        self._parts.append(rows)
+        self._pending += len(rows[0])
+        if self._pending > max(100_000, 4 * self._size):
+            self._compact()
+
+    def _compact(self) -> ClassSample:
+        unit, sender, key0, key1, weight, priority = (np.concatenate([p[j] for p in self._parts]) for j in range(6))
+        sample = select_class_sample(self._size, unit, key0, key1, sender, weight, priority)
+        self._parts = [(sample.units, sample.first, sample.key0, sample.key1, sample.weight, sample.priority)]
+        self._pending = 0
+        if len(sample.units) > self._size:
+            self.threshold = float(sample.priority[self._size])
+        return sample
+
+    def sample(self) -> ClassSample:
+        if not self._parts:
+            self._parts = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64),
+                            np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.float64))]
+        return self._compact()
 
 
 class _Distinct:
