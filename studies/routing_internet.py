@@ -25,19 +25,13 @@ standard error of the total (0 when exact):
   depends on the pilot, not on its own values, so its estimate stays
   unbiased; the RSE reached is recorded (``*_rse``) and the report says
   where it missed the target;
-- iPS needs the branch sizes of every processor's tree and every sender's
-  tree, n + s trees whatever the sample. It is counted exactly up to
-  ``ips_exact_max`` (the exact count records every sender's class at every
-  processor, n·s records, and measured cheaper than a pilot and a
-  1,000-unit sample at n = 10,000:
-  ``benchmarks/results/routing_internet_cells.csv``); above, up to
-  ``ips_max``, by :func:`cbalgebra.network.table_memory`'s sample of
-  ``ips_sample`` processors (its id bits) and 100 stored classes per
-  processor (its constraints: a priority sample of the classes, whose
-  relative standard error at n = 100,000 measured 0.45 % with 400,
-  ``benchmarks/results/routing_memory_scale.csv``), in one draw: a pilot
-  would walk the n + s trees twice. Above ``ips_max`` it is left empty
-  (NaN) and the report says so.
+- iPS needs the branch sizes of every processor's tree, n trees whatever the
+  sample; above ``ips_max`` it is left empty (NaN) and the report says so.
+  Below, ``ips_exact`` (default) counts it exactly at every size, as the
+  paper defines it: its trees cost the same whatever the sample, and the
+  exact count measured cheaper than the pilot and a 1,000-unit sample at
+  n = 10,000 (``benchmarks/results/routing_internet_cells.csv``);
+  ``ips_exact=False`` samples it above ``exact_max`` as PSF.
 
 Beside them: n, links, r, s, Δ, the mean hop count d of the shortest-path
 trees (over ordered pairs, from ``d_sources`` sampled sources where n is
@@ -103,9 +97,7 @@ OTHER_DESIGNS_FLAGS: tuple[str, ...] = ("r_fracs", "s_fracs", "ks", "scenarios",
 COUNTING_FLAGS: Mapping[str, tuple[Any, str]] = MappingProxyType({
     "rse_target": (positive_float_type, "relative standard error a sampled count aims at"),
     "ips_max": (positive_int_type, "largest network iPS is counted on (n + s trees: the dominant cost)"),
-    "ips_exact_max": (positive_int_type, "largest network iPS is counted exactly on (above: sampled)"),
-    "ips_sample": (positive_int_type, "processors iPS samples above --ips-exact-max (100 classes each)"),
-    "exact_max": (positive_int_type, "largest network PSF is counted exactly on"),
+    "exact_max": (positive_int_type, "largest network PSF and iPS are counted exactly on"),
     "pilot": (positive_int_type, "units of the pilot sample that sizes the final one"),
     "max_sample": (positive_int_type, "most units a sampled count draws"),
     "d_sources": (positive_int_type, "sources sampled for the mean hop count d"),
@@ -128,9 +120,8 @@ class InternetGrid:
     k: int = 10
     scenario: str = "zipf-500"
     exact_max: int = 4_000
-    ips_max: int = 100_000
-    ips_exact_max: int = 25_000
-    ips_sample: int = 400
+    ips_max: int = 25_000
+    ips_exact: bool = True
     rse_target: float = 0.01
     pilot: int = 100
     max_sample: int = 1_000
@@ -149,8 +140,8 @@ class InternetGrid:
 
 QUICK_GRID = InternetGrid(
     families=FAMILIES, ns=(30, 60, 150), real=("topohub:sndlib/abilene", "topohub:gabriel/50/0"),
-    exact_max=100, ips_max=150, ips_exact_max=100, ips_sample=12, pilot=8, max_sample=40, d_sources=8,
-    rse_target=0.05, target_n=150, fit_min_n=30, compare_min_n=10,
+    exact_max=100, ips_max=150, pilot=8, max_sample=40, d_sources=8, rse_target=0.05, target_n=150, fit_min_n=30,
+    compare_min_n=10,
 )
 
 
@@ -168,8 +159,7 @@ def internet_cells(grid: InternetGrid, seed: int) -> list[dict]:
     tops = [(f, n) for f in grid.families for n in grid.ns if n <= caps.get(f, n)]
     tops += [(t, 0) for t in grid.real]
     work = {k: getattr(grid, k) for k in ("r_frac", "s_frac", "k", "scenario", "exact_max", "ips_max",
-                                          "ips_exact_max", "ips_sample", "rse_target", "pilot", "max_sample",
-                                          "d_sources")}
+                                          "ips_exact", "rse_target", "pilot", "max_sample", "d_sources")}
     return [{"topology": t, "n": int(n), "replicate": rep, "seed": int(seed), **work}
             for t, n in tops for rep in range(grid.replicates)]
 
@@ -188,17 +178,14 @@ def cell_cost(cell: dict) -> float:
     ``benchmarks/routing_internet_cells.py`` (topohub networks to 3,815 and
     every family to 100,000, 2-core machine): the workload and the problem
     about 0.3 ms per processor, a tree about 0.4 µs per processor (d's
-    sources, PSF's sampled senders), exact PSF n²/10⁷ s, iPS counted exactly (n + s
+    sources, PSF's sampled senders), exact PSF n²/10⁷ s, and iPS counted exactly (n + s
     compiled trees, n·s class records), 9.1·n^2.17/10⁸ s (5.4 s on
-    backbone/world's 3,815, 43.5 s at 10,000), and iPS sampled (its n + s
-    trees), 3·n²/10⁸ s (about 300 s at 100,000). A topohub network by its own size."""
+    backbone/world's 3,815, 43.5 s at 10,000). A topohub network by its own size."""
     n = cell["n"] or topohub_sizes().get(cell["topology"], 300)
     exact = n <= cell["exact_max"]
     seconds = 0.05 + 3e-4 * n + 4e-7 * n * min(n, cell["d_sources"])
     seconds += 1e-7 * n * n if exact else 4e-7 * n * cell["max_sample"] / 4
-    if n <= cell.get("ips_exact_max", cell["ips_max"]):
-        return float(seconds + 9.1e-8 * n ** 2.17)
-    return float(seconds + (3e-8 * n * n if n <= cell["ips_max"] else 0.0))
+    return float(seconds + (9.1e-8 * n ** 2.17 if n <= cell["ips_max"] else 0.0))
 
 
 # ---------------------------------------------------------------------------
@@ -260,22 +247,19 @@ def count_scheme(problem: Any, scheme: str, cell: dict) -> dict:
     n = problem.n
     if scheme == "ips" and n > cell["ips_max"]:
         return {"constraints": math.nan, "id_bits": math.nan, "total_bits": math.nan, "total_se": math.nan,
-                "rse": math.nan, "exact": False, "sampled": 0, "population": n, "sampled_classes": 0}
+                "rse": math.nan, "exact": False, "sampled": 0, "population": n}
     sample, seed = None, 0
-    key = ("internet-sample", MODEL_VERSION, cell["topology"], cell["n"], cell["replicate"], scheme)
-    if scheme == "psf" and n > cell["exact_max"]:
+    if (scheme == "psf" or (scheme == "ips" and not cell.get("ips_exact", False))) and n > cell["exact_max"]:
+        key = ("internet-sample", MODEL_VERSION, cell["topology"], cell["n"], cell["replicate"], scheme)
         pilot = table_memory(scheme, problem, sample=cell["pilot"], seed=cell_seed(cell["seed"], (*key, "pilot")))
         rse = pilot.total_bits_standard_error / pilot.total_bits if pilot.total_bits else 0.0
         sample = min(cell["max_sample"], max(cell["pilot"], math.ceil(cell["pilot"] * (rse / cell["rse_target"]) ** 2)))
         seed = cell_seed(cell["seed"], (*key, "final"))
-    elif scheme == "ips" and n > cell["ips_exact_max"]:
-        sample, seed = cell["ips_sample"], cell_seed(cell["seed"], (*key, "final"))
     m = table_memory(scheme, problem, sample=sample, seed=seed)
     return {"constraints": float(m.predicate_constraints), "id_bits": float(m.id_bits),
             "total_bits": float(m.total_bits), "total_se": float(m.total_bits_standard_error),
             "rse": float(m.total_bits_standard_error / m.total_bits) if m.total_bits else 0.0,
-            "exact": bool(m.exact), "sampled": int(m.sampled), "population": int(m.population),
-            "sampled_classes": int(m.sampled_classes)}
+            "exact": bool(m.exact), "sampled": int(m.sampled), "population": int(m.population)}
 
 
 def run_internet_cell(cell: dict) -> dict:
@@ -324,7 +308,7 @@ def _schema_fields() -> list[tuple[str, str]]:
     for scheme in SCHEMES:
         fields += [(f"{scheme}_{c}", "f") for c in ("constraints", "id_bits", "total_bits", "total_se", "rse")]
         fields += [(f"{scheme}_exact", "b"), (f"{scheme}_sampled", "i"), (f"{scheme}_population", "i"),
-                   (f"{scheme}_sampled_classes", "i"), (f"{scheme}_seconds", "f")]
+                   (f"{scheme}_seconds", "f")]
     fields += [(f, "f") for f in ("psf_simple_formula", "ips_tree_formula", "pif_formula", "pif_summed_formula",
                                   "drp_formula")]
     fields += [("task_seconds", "f"), ("cpu_seconds", "f"), ("host", "s"), ("pid", "i")]

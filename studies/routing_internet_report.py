@@ -400,9 +400,6 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
     missed = {s: int((results[f"{s}_rse"] > config["rse_target"] + 1e-12).sum()) for s in SCHEMES}
     worst = {s: float(results[f"{s}_rse"].max()) for s in SCHEMES}
     empty = int(results["ips_total_bits"].isna().sum())
-    ips_rows = results[results["n_actual"] > config["ips_exact_max"]].dropna(subset=["ips_total_bits"])
-    ips_classes = f"{int(ips_rows['ips_sampled_classes'].max()):,}" if len(ips_rows) else "0"
-    ips_worst = float(ips_rows["ips_rse"].max()) if len(ips_rows) else 0.0
     real = int((results["n"] == 0).sum())
     collections = sorted({t.split(":")[1].split("/")[0] for t in results.loc[results["n"] == 0, "topology"]})
     # deferred: the design module is the plugin's (no cycle at import)
@@ -420,19 +417,17 @@ def method_section(results: pd.DataFrame, config: dict) -> str:
         "by `sampler=\"skip\"`). "
         f"Workload: r/n = {config['r_frac']}, s/n = {config['s_frac']}, k = {config['k']}, scenario "
         f"{config['scenario']}, no reducer (α = 1).",
-        f"- Memory by `cbalgebra.network.table_memory`: PSF exact where n ≤ {config['exact_max']:,}, PIF and DRP "
-        f"everywhere; above, PSF from a pilot of {config['pilot']} sampled senders, then a fresh sample sized "
+        f"- Memory by `cbalgebra.network.table_memory`: exact where n ≤ {config['exact_max']:,} and for PIF and DRP "
+        f"everywhere; above, PSF and iPS from a pilot of {config['pilot']} sampled units, then a fresh sample sized "
         f"for a relative standard error of {config['rse_target']:g} (at most {config['max_sample']:,} units). "
         "Sampled cells: " + ", ".join(f"{s} {sampled[s]}" for s in SCHEMES) + "; over the target: "
         + ", ".join(f"{s} {missed[s]} (worst RSE {fixed(worst[s], 4)})" for s in SCHEMES) + ".",
         "- PSF's exact formula (§3.1), s log n + Σ_v Σ_x M(pred x)·dist(v, x), is the count itself at α = 1 "
         "(`table_memory` sums size·hops over each sender's tree), so it is not compared; its simplified form is.",
-        f"- iPS needs every processor's and every sender's tree (n + s trees whatever the sample): counted "
-        f"exactly where n ≤ {config['ips_exact_max']:,}; above, from {config['ips_sample']} sampled processors "
-        "(its id bits) and a priority sample of "
-        f"{ips_classes} of its stored classes (its constraints), in one draw, relative standard error "
-        f"at most {fixed(ips_worst, 4)}; "
-        f"left empty above n = {config['ips_max']:,} ({empty} cells).",
+        f"- iPS needs every processor's tree (n trees whatever the sample): left empty above n = "
+        f"{config['ips_max']:,} ({empty} cells)"
+        + ("; counted exactly below it (`ips_exact`: the trees cost the same whatever the sample)."
+           if config.get("ips_exact") else "."),
         f"- d: mean hops of the shortest-path trees over ordered pairs (exact where n ≤ {config['d_sources']:,}, "
         f"else from {config['d_sources']} sampled sources). Formulas on each cell's own n, r, s, Δ, d, M_p, "
         "log n = ⌈log2 n⌉, α = 1.",

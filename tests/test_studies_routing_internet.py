@@ -82,15 +82,14 @@ def test_flags_of_the_other_designs_are_refused():
 
 def test_the_counting_flags_reach_the_grid_and_only_this_design_takes_them():
     study = study_of("--design", "internet", "--families", "gnp", "--real", "", "--ips-max", "20000",
-                     "--ips-exact-max", "9000", "--ips-sample", "80", "--exact-max", "3000", "--pilot", "16",
-                     "--max-sample", "500", "--d-sources", "64", "--rse-target", "0.02")
-    policy = {"ips_max": 20_000, "ips_exact_max": 9_000, "ips_sample": 80, "exact_max": 3_000, "pilot": 16,
-              "max_sample": 500, "d_sources": 64, "rse_target": 0.02}
+                     "--exact-max", "3000", "--pilot", "16", "--max-sample", "500", "--d-sources", "64",
+                     "--rse-target", "0.02")
+    policy = {"ips_max": 20_000, "exact_max": 3_000, "pilot": 16, "max_sample": 500, "d_sources": 64,
+              "rse_target": 0.02}
     assert {k: study.config[k] for k in policy} == policy
     assert all({k: c[k] for k in policy} == policy for c in study.cells)
     assert routing.PLUGIN.study(study.config).cells == study.cells
-    for flag in ("--ips-max", "--ips-exact-max", "--ips-sample", "--exact-max", "--pilot", "--max-sample",
-                 "--d-sources"):
+    for flag in ("--ips-max", "--exact-max", "--pilot", "--max-sample", "--d-sources"):
         with pytest.raises(UsageError, match=f"{flag} applies to --design internet only"):
             study_of(flag, "10")
 
@@ -157,14 +156,10 @@ def test_rows_agree_with_exact_counts_and_formulas(quick_rows):
     assert (exact["psf_total_se"] == 0).all()
     sampled = rows[rows["n_actual"] > study.config["exact_max"]]
     assert len(sampled) and (~sampled["psf_exact"]).all() and (sampled["psf_total_se"] > 0).all()
-    # iPS is exact up to ips_exact_max, then sampled (ips_sample processors, 100 classes each) up to ips_max
-    ips_exact = rows[rows["n_actual"] <= study.config["ips_exact_max"]]
-    assert len(ips_exact) and ips_exact["ips_exact"].all() and (ips_exact["ips_total_se"] == 0).all()
-    assert (ips_exact["ips_sampled"] == ips_exact["ips_population"]).all()
-    above = (rows["n_actual"] > study.config["ips_exact_max"]) & (rows["n_actual"] <= study.config["ips_max"])
-    ips_sampled = rows[above]
-    assert len(ips_sampled) and (~ips_sampled["ips_exact"]).all() and (ips_sampled["ips_total_se"] > 0).all()
-    assert (ips_sampled["ips_sampled"] == study.config["ips_sample"]).all()
+    # iPS is exact wherever it is counted (ips_exact): its n + s trees cost the same whatever the sample
+    ips = sampled[sampled["n_actual"] <= study.config["ips_max"]]
+    assert study.config["ips_exact"] and len(ips) and ips["ips_exact"].all() and (ips["ips_total_se"] == 0).all()
+    assert (ips["ips_sampled"] == ips["ips_population"]).all()
     # DRP is exact at every size and is its formula (§3.4) term for term
     assert np.allclose(rows["drp_total_bits"], rows["drp_formula"])
 
