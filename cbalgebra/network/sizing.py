@@ -508,8 +508,8 @@ def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray
         0, 2**64, size=(2, problem.n), dtype=np.uint64)
     classes = _Distinct(3)          # (u, lane 0, lane 1) -> first sender, receivers' size, rewrite safe
     headers = _Distinct(0)          # (u, header value)
-    salt = class_salt(problem.n, seed)
     sampler = _ClassSampler(class_sample) if class_sample is not None else None
+    salt = class_salt(problem.n, seed) if sampler is not None else np.zeros(0, np.uint64)   # read only when sampling
     for b in _tree_batches(problem, problem.senders if senders is None else _unit_array(senders)):
         shape = (len(b.sources), len(units))
         key0, key1 = np.empty(shape, np.uint64), np.empty(shape, np.uint64)
@@ -522,7 +522,7 @@ def ips_classes(problem: MemoryProblem, units: Iterable[int], branch: np.ndarray
         classes.add(at, [key0.ravel(), key1.ravel()], [np.repeat(b.sources, len(units)), size.ravel(), safe.ravel()])
         headers.add(at, [header.ravel().astype(np.uint64)], [])
         if sampler is not None:
-            sampler.add(picks.rows(picked))
+            sampler.add(picks.candidates(sampler.size, picked))
     return _ips_classes_of(classes, headers, None if sampler is None else sampler.sample())
 
 
@@ -658,7 +658,8 @@ def class_sample_estimate(problem: MemoryProblem, sample: ClassSample) -> tuple[
 
 
 class _ClassPicks:
-    """Room for the candidates one batch of trees may offer (:func:`ips_rows`)."""
+    """Room for the candidates one batch of trees may offer, in the order of
+    :func:`ips_rows`' arguments: unit, sender, key0, key1, weight, priority."""
 
     def __init__(self, capacity: int) -> None:
         self._arrays = (np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.uint64),
@@ -667,8 +668,11 @@ class _ClassPicks:
     def arrays(self) -> tuple[np.ndarray, ...]:
         return self._arrays
 
-    def rows(self, picked: int) -> tuple[np.ndarray, ...]:
-        return tuple(a[:picked] for a in self._arrays)
+    def candidates(self, size: int, picked: int) -> ClassSample:
+        """The first ``picked`` candidates as a :class:`ClassSample` of
+        ``size``, not yet selected (:func:`merge_class_samples` selects)."""
+        unit, sender, key0, key1, weight, priority = (a[:picked] for a in self._arrays)
+        return ClassSample(size, unit, key0, key1, sender, weight, priority)
 
 
 class _ClassSampler:
@@ -677,31 +681,24 @@ class _ClassSampler:
     the kernel offers fewer and fewer candidates."""
 
     def __init__(self, size: int) -> None:
-        self._size = size
-        self._parts: list[tuple[np.ndarray, ...]] = []
+        self.size = size
+        self._parts = [_ClassPicks(0).candidates(size, 0)]
         self._pending = 0
         self.threshold = 0.0
 
-    def add(self, rows: tuple[np.ndarray, ...]) -> None:
-        self._parts.append(rows)
-        self._pending += len(rows[0])
-        if self._pending > max(100_000, 4 * self._size):
-            self._compact()
-
-    def _compact(self) -> ClassSample:
-        unit, sender, key0, key1, weight, priority = (np.concatenate([p[j] for p in self._parts]) for j in range(6))
-        sample = select_class_sample(self._size, unit, key0, key1, sender, weight, priority)
-        self._parts = [(sample.units, sample.first, sample.key0, sample.key1, sample.weight, sample.priority)]
-        self._pending = 0
-        if len(sample.units) > self._size:
-            self.threshold = float(sample.priority[self._size])
-        return sample
+    def add(self, candidates: ClassSample) -> None:
+        self._parts.append(candidates)
+        self._pending += len(candidates.units)
+        if self._pending > max(100_000, 4 * self.size):
+            self.sample()
 
     def sample(self) -> ClassSample:
-        if not self._parts:
-            self._parts = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64),
-                            np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.float64))]
-        return self._compact()
+        """The sample so far (it becomes the only part kept)."""
+        sample = merge_class_samples(self._parts)
+        self._parts, self._pending = [sample], 0
+        if len(sample.units) > self.size:
+            self.threshold = float(sample.priority[self.size])
+        return sample
 
 
 class _Distinct:
