@@ -56,7 +56,7 @@ def spark_table_memory(session: SparkSession, scheme: str, problem: MemoryProble
     shared = context.broadcast(problem)
     classes = None
     if scheme == "ips":
-        k = sizing.class_sample_size(len(units), class_sample) if len(units) < problem.n else None
+        k = sizing.ips_class_sample(problem, scheme, units, class_sample)
         values, classes = _ips_values(context, shared, problem, units, tasks, k, seed)
     else:
         chunks = _chunks(units.tolist(), tasks)
@@ -79,9 +79,9 @@ def _branch_part(problem: MemoryProblem, roots: list[int]) -> Any:
     return ips_branch_sizes(problem, roots)
 
 
-def _class_part(problem: MemoryProblem, units_and_branch: tuple[Any, Any, Any, int], senders: list[int]) -> Any:
+def _class_part(problem: MemoryProblem, pass_inputs: tuple[Any, Any, Any, int], senders: list[int]) -> Any:
     from cbalgebra.network.sizing import ips_classes
-    units, branch, class_sample, seed = units_and_branch
+    units, branch, class_sample, seed = pass_inputs
     return ips_classes(problem, units, branch, senders, class_sample=class_sample, seed=seed)
 
 

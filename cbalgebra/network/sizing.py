@@ -78,9 +78,9 @@ from .routing import BITS_PER_CONSTRAINT, RoutingError, id_bits
 
 __all__ = ["CERTAIN_SHARE", "CLASSES_PER_UNIT", "MEMORY_SCHEMES", "SAMPLING_UNITS", "ClassSample", "IpsClasses",
            "MemoryProblem", "TableMemory", "UnitValues", "certain_units", "class_priorities", "class_salt",
-           "class_sample_estimate", "class_sample_size", "combine_units", "ips_branch_sizes", "ips_classes",
-           "ips_unit_values", "memory_problem", "merge_class_samples", "merge_ips_classes", "needs_trees",
-           "sample_units", "select_class_sample", "table_memory", "unit_values", "warm_up"]
+           "class_sample_estimate", "class_sample_size", "combine_units", "ips_branch_sizes", "ips_class_sample",
+           "ips_classes", "ips_unit_values", "memory_problem", "merge_class_samples", "merge_ips_classes",
+           "needs_trees", "sample_units", "select_class_sample", "table_memory", "unit_values", "warm_up"]
 
 #: The schemes :func:`table_memory` counts.
 MEMORY_SCHEMES: tuple[str, ...] = ("psf", "ips", "pif", "drp")
@@ -241,11 +241,22 @@ def table_memory(scheme: str, graph: nx.Graph | MemoryProblem, predicates: Mappi
             raise RoutingError("table_memory needs the receivers' predicates")
         problem = memory_problem(graph, predicates, senders=senders, reducer=reducer)
     units = sample_units(problem, scheme, sample, seed)
-    if scheme == "ips" and len(units) < len(problem.units(scheme)):
-        k = class_sample_size(len(units), class_sample)
+    k = ips_class_sample(problem, scheme, units, class_sample)
+    if k is not None:
         classes = ips_classes(problem, units, ips_branch_sizes(problem), class_sample=k, seed=seed)
         return combine_units(problem, scheme, ips_unit_values(problem, units, classes), classes.sample)
     return combine_units(problem, scheme, unit_values(problem, scheme, units))
+
+
+def ips_class_sample(problem: MemoryProblem, scheme: str, units: np.ndarray,
+                     class_sample: int | None = None) -> int | None:
+    """k, the classes of the priority sample a count of ``scheme`` over
+    ``units`` (from :func:`sample_units`) keeps: for iPS counted from a
+    sample of its processors, :func:`class_sample_size`; None otherwise (no
+    class sample: the count is exact or is not iPS)."""
+    if scheme != "ips" or len(units) >= len(problem.units(scheme)):
+        return None
+    return class_sample_size(len(units), class_sample)
 
 
 def class_sample_size(sample: int, class_sample: int | None = None) -> int:
