@@ -114,7 +114,7 @@ class _CollectingLess:
             if self._depth == 0:
                 self._saved = gc.get_threshold()
                 if self._saved[0] > 0:
-                    raised = (max(ours, theirs) for ours, theirs in zip(COMPILE_GC_THRESHOLDS, self._saved, strict=True))
+                    raised = (max(ours, old) for ours, old in zip(COMPILE_GC_THRESHOLDS, self._saved, strict=True))
                     gc.set_threshold(*raised)
             self._depth += 1
 
