@@ -214,3 +214,21 @@ def test_collecting_less_nests_restores_and_leaves_a_process_without_collection_
         gc.set_threshold(*saved)
         if enabled:
             gc.enable()
+
+
+def test_numba_error_highlighting_is_off_unless_the_process_chose():
+    """Issue 28 §6: numba highlights each of the ~11,000 error messages its
+    type inference writes during a cold compile (colorama re-wrapping the
+    terminal streams each time, 4-5 % of the compile); ``import cbalgebra``
+    turns that off through numba's documented setting, and a process that set
+    it (here to "", highlighting kept) is left as it chose."""
+    code = ("import os, cbalgebra\nfrom numba.core import errors\n"
+            "print(repr(os.environ['NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING']), type(errors.termcolor()).__name__)")
+    for chosen, expected in ((None, "'1' NOPColorScheme"), ("", "'' HighlightColorScheme")):
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"}
+        if chosen is not None:
+            env["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = chosen
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.split("\n")[-2] == expected, done.stdout
