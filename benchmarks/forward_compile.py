@@ -59,10 +59,10 @@ PACKAGE = "matcher_under_test"
 # Runs in the subprocess: argv[1] is the folder holding the package to load.
 _CHILD = r"""
 import importlib, json, sys, time
+import cbalgebra as cb  # first, as in a user's program (it chooses numba's settings, see cbalgebra/__init__.py)
 import numpy as np
 sys.path.insert(0, {bench!r})
 import forward_numbers as fn
-import cbalgebra as cb
 
 sys.path.insert(0, sys.argv[1])
 ForwardingTable = importlib.import_module({package!r} + ".table").ForwardingTable
@@ -98,8 +98,8 @@ print(json.dumps(timing))
 # it was being typed (its callees that are not inlined).
 _FORWARD_CHILD = r"""
 import importlib, json, sys, time
+import cbalgebra as cb  # first, as in a user's program (it chooses numba's settings, see cbalgebra/__init__.py)
 from numba.core import event
-import cbalgebra as cb
 
 own, open_compiles = {{}}, []
 

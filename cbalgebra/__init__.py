@@ -10,7 +10,17 @@ when the parts that need them are used.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
+
+# numba writes an error message for every failed type lookup while it
+# compiles (some 11,000 in a cold first forward(): each global such as
+# ``range`` is first tried as a constant), and by default highlights each one,
+# re-wrapping the terminal's streams with colorama every time: 5 % of the
+# compile (benchmarks/forward_compile.py). Highlighting is off here unless the
+# process chose (numba's documented setting, read when numba is first
+# imported; set it to an empty string to keep the highlighting).
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 from cbalgebra.covering import (
     UndecidedError,

@@ -121,7 +121,7 @@ class Selectivity:
         if r:
             rows = np.repeat(np.arange(r), np.diff(self.offsets[: r + 1]))
             ifs = self.ifaces[: self.offsets[r]].astype(np.int64)
-            first_call("set_bits", set_bits, (bits, rows, ifs))
+            set_bits(bits, rows, ifs)
         return bits
 
 
@@ -412,7 +412,7 @@ def _filter_words(links64: np.ndarray, f_iface: np.ndarray, n_if: int) -> _Filte
     live[f_iface] = True
     dead = np.zeros(nwords, dtype=np.uint64)
     dead_idx = np.concatenate([np.flatnonzero(~live), np.arange(n_if, nwords * 64)]).astype(np.int64)
-    first_call("set_bits", set_bits, (dead.reshape(nwords, 1), np.zeros(dead_idx.shape[0], np.int64), dead_idx))
+    set_bits(dead.reshape(nwords, 1), np.zeros(dead_idx.shape[0], np.int64), dead_idx)
     always = _uniq(f_iface[f_size == 0]).astype(np.int32)
     return _FilterWords(filter_info, shift, counter_dtype, int(live.sum()), nwords, dead, always)
 

@@ -32,6 +32,7 @@ alive for the call.
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 import threading
@@ -85,9 +86,56 @@ def compile_times() -> dict[str, float]:
     return dict(_compile_times)
 
 
+#: The cyclic garbage collector's thresholds (see ``gc.set_threshold``) while
+#: numba compiles the kernels, in place of Python's (700, 10, 10) unless the
+#: process set higher ones. numba's compiler allocates millions of objects
+#: that live until a function is compiled; with Python's thresholds the
+#: collector ran its young generations every few hundred allocations and its
+#: full collection several times per cold compile, ~7 % of a cold first
+#: ``forward()`` (0.93 of the time with these thresholds, the final full
+#: collection below counted; benchmarks/forward_compile.py).
+COMPILE_GC_THRESHOLDS = (100_000, 20, 1_000)
+
+
+class _CollectingLess:
+    """The collector's thresholds raised to :data:`COMPILE_GC_THRESHOLDS`
+    while numba compiles in any thread (the thresholds are the process's),
+    then restored, and the compile's garbage collected at once, when the
+    last compile ends. A process that turned automatic collection off
+    (threshold 0, or ``gc.disable()``) is left as it is."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved: tuple[int, int, int] = gc.get_threshold()
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._depth == 0:
+                self._saved = gc.get_threshold()
+                if self._saved[0] > 0:
+                    raised = (max(ours, old) for ours, old in zip(COMPILE_GC_THRESHOLDS, self._saved, strict=True))
+                    gc.set_threshold(*raised)
+            self._depth += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth > 0:
+                return
+            gc.set_threshold(*self._saved)
+        if gc.isenabled() and self._saved[0] > 0:
+            gc.collect()
+
+
+_collecting_less = _CollectingLess()
+
+
 class _CompileWatch(event.Listener):
     """Hears numba start compiling (a cache miss: loading from numba's cache
-    fires no event) and says so on standard error, the first time."""
+    fires no event) and says so on standard error, the first time; the
+    garbage collector runs less often until the body ends
+    (:class:`_CollectingLess`)."""
 
     def __init__(self, what: str) -> None:
         self.what = what
@@ -96,6 +144,7 @@ class _CompileWatch(event.Listener):
     def on_start(self, event: Any) -> None:
         if self.started_at is None:
             self.started_at = time.perf_counter()
+            _collecting_less.enter()
             print(f"cbalgebra.matcher: compiling the numba kernels for {self.what} (once: later processes "
                   "load them from numba's cache) ...", end=" ", file=sys.stderr, flush=True)
 
@@ -123,6 +172,7 @@ def compile_notice(what: str) -> Iterator[None]:
     finally:
         _notice.active = False
         if watch.started_at is not None:
+            _collecting_less.leave()
             seconds = time.perf_counter() - watch.started_at
             print(f"done in {seconds:.1f} s", file=sys.stderr, flush=True)
             log.info("compiled the numba kernels for %s in %.1f s", watch.what, seconds)

@@ -2,8 +2,9 @@
 (Carzaniga & Wolf, Forwarding in a Content-Based Network, SIGCOMM 2003, §4,
 Figures 4 and 7): :func:`_start_candidates`, :func:`_match_empty_filters`,
 :func:`_preprocess` and :func:`_count_attributes`, then :func:`_finish`;
-:func:`match_message` runs them. Every entry (``_kernels``, ``_wire``) shares
-``match_message``.
+:func:`match_message` runs them for the batch entries and ``forward_one``
+(``_kernels``); ``_wire.forward_message``, the entry of ``forward()``, runs
+them itself (see there).
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 # The phases of forwarding one message, in order. Each writes the state it
 # leaves to ``scratch.progress`` and returns the candidates left; the next
 # phase runs only while some remain. They are inlined into match_message
-# (numba IR inlining; LLVM's for the counting phase, the largest, see
-# ``_counting``), which therefore compiles to the same single loop body as
-# one long function would. They
+# and into ``_wire.forward_message`` (numba IR inlining; LLVM's for the
+# counting phase, the largest, see ``_counting``), which therefore compile to
+# the same single loop body as one long function would. They
 # take the arrays they read, not the table and the scratch: numba copies an
 # inlined function's arguments, and a copy of a named tuple of arrays costs
 # a reference count update per array in its generated code (hundreds in

@@ -19,9 +19,9 @@ Version 2 writes no back-references, so the format read here is small:
 :func:`forward_message` turns the wire into the attribute rows and the
 string pool the kernel takes, as ``ForwardingTable.encode`` describes them
 (``tests/test_matcher_wire.py`` checks them against an encoder written in
-Python), then matches it with the same ``match_message`` as
-:func:`cbalgebra.matcher._kernels.forward_one`. :func:`decode_wires` does the
-same for a batch.
+Python), then matches it by the same phases as ``_message.match_message``,
+which :func:`cbalgebra.matcher._kernels.forward_one` and the batch entries
+call. :func:`decode_wires` decodes a batch.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from cbalgebra.matcher._lookup import HASH_BASE, slot_of
-from cbalgebra.matcher._message import match_message
+from cbalgebra.matcher._message import (
+    _count_attributes, _finish, _match_empty_filters, _preprocess, _start_candidates,
+)
 from cbalgebra.matcher._numba_cache import CACHE, COMPILED_CALLERS_ONLY
 from cbalgebra.matcher._views import _rows_of, _unmanaged, _view_at, field, unpack_scalars
 from cbalgebra.matcher.layout import (
@@ -398,11 +400,29 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     n, _, _ = _decode_wire(names, w, zero, w.shape[0], sff, rows, zero, message_chars, zero, string_start, zero)
     if n < 0:
         return n
-    attrs = _rows_of(_view_at(rows, 0, 24 * n, np.int64), 3)
-    progress = field(scratch_buffer, Scratch, "progress")
+    attrs = _unmanaged(_rows_of(_view_at(rows, 0, 24 * n, np.int64), 3))
+    # The phases of match_message, run here rather than called (issue 28 §6):
+    # a compiled callee is optimised by LLVM once in its own library and again
+    # in each caller's, so match_message as a function of its own put the
+    # counting code through LLVM a third time. Without it a cold first
+    # forward() compiles 0.9 s less (8.8 -> 7.9 s CPU, benchmarks/forward_compile.py);
+    # inlining it by numba instead saved nothing, numba's copy of its code
+    # costing what LLVM's pass saved. The batch entries and forward_one keep
+    # match_message; tests/test_matcher_wire.py checks forward() against them.
+    table, scratch = _unmanaged(table_buffer), _unmanaged(scratch_buffer)
+    chars, string_start, set_members = _unmanaged(message_chars), _unmanaged(string_start), _unmanaged(set_members)
+    out = _unmanaged(field(scratch, Scratch, "out"))
+    done, progress = field(scratch, Scratch, "done"), field(scratch, Scratch, "progress")
     stamp = progress[STAMP] + 1
     progress[STAMP] = stamp
-    # the table and the scratch passed on packed, as this entry got them (see _views.field)
-    return match_message(table_buffer, params, attrs, zero, n, message_chars, string_start,
-                         _unmanaged(set_members), set_lo, set_hi, scratch_buffer, stamp,
-                         field(scratch_buffer, Scratch, "out"), zero)
+    if _start_candidates(done, field(table, TableArrays, "dead"), progress, params.n_words, params.n_live,
+                         set_members, set_lo, set_hi, zero) == 0:
+        return 0
+    if (_match_empty_filters(field(table, TableArrays, "always"), done, progress, out) > 0
+            and _preprocess(field(table, TableArrays, "selectivity_name"),
+                            field(table, TableArrays, "selectivity_type"),
+                            field(table, TableArrays, "selectivity_bits"), params.rounds, params.n_words,
+                            field(scratch, Scratch, "name_mark"), field(scratch, Scratch, "name_types"),
+                            field(scratch, Scratch, "absent"), done, progress, attrs, zero, n, stamp) > 0):
+        _count_attributes(table, params, attrs, zero, n, chars, string_start, scratch, out, stamp)
+    return _finish(field(scratch, Scratch, "counters"), field(scratch, Scratch, "touched"), progress, done, out, zero)
