@@ -13,7 +13,8 @@ Each measurement runs in a fresh subprocess with an empty ``NUMBA_CACHE_DIR``,
 so numba compiles everything. The revision's whole matcher package is loaded
 from a folder (the baseline's from ``git show REV:matcher/...``, the current
 one copied from ``matcher/``), so that each kernel runs on a table compiled
-by its own revision (the table layouts differ between revisions), and the
+by its own revision (the table layouts differ between revisions; the core,
+``cbalgebra/``, is this checkout's for both), and the
 kernel module's two entry points, ``forward_serial`` and
 ``forward_parallel``, are called once each on a small table, after it is
 built (also timed: since issue 28 building the first table compiles what
