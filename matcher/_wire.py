@@ -405,9 +405,9 @@ def forward_message(table_buffer, scratch_buffer, wire, set_members, set_lo, set
     # a compiled callee is optimised by LLVM once in its own library and again
     # in each caller's, so match_message as a function of its own put the
     # counting code through LLVM a third time. Without it a cold first
-    # forward() compiles 0.9 s less (8.8 -> 7.9 s CPU, benchmarks/forward_compile.py);
-    # inlining it by numba instead saved nothing, numba's copy of its code
-    # costing what LLVM's pass saved. The batch entries and forward_one keep
+    # forward() took 0.94-0.96 of the CPU time (interleaved runs of
+    # benchmarks/forward_compile.py's child); inlining it by numba instead
+    # saved nothing, numba's copy of its code costing what LLVM's pass saved. The batch entries and forward_one keep
     # match_message; tests/test_matcher_wire.py checks forward() against them.
     table, scratch = _unmanaged(table_buffer), _unmanaged(scratch_buffer)
     chars, string_start, set_members = _unmanaged(message_chars), _unmanaged(string_start), _unmanaged(set_members)
