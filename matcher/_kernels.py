@@ -52,7 +52,7 @@ from cbalgebra.matcher._lookup import (
 from cbalgebra.matcher._message import make_scratch, make_scratch_jit, match_message
 from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.matcher._views import (
-    _rows_of, _unmanaged, _view_at, borrow_scratch, borrow_table, popcount64, unpack_buffers, unpack_named,
+    _rows_of, _unmanaged, _view_at, borrow_scratch, borrow_table, popcount64, unpack_named,
     unpack_scalars,
 )
 from cbalgebra.matcher.layout import (
@@ -70,7 +70,7 @@ __all__ = [
     "T_ANY", "T_BOOL", "T_CONVERTED", "T_FLOAT", "T_INT", "T_STRING", "Params", "Scratch", "TableArrays",
     "compile_notice", "compile_times", "fill_pattern_slots", "first_call", "forward_one",
     "forward_parallel", "forward_serial", "new_scratch", "pack_arrays", "popcount64", "set_bits", "slot_of",
-    "string_hashes", "unpack_buffers",
+    "string_hashes",
 ]
 
 log = logging.getLogger("cbalgebra.matcher")
@@ -215,7 +215,7 @@ def new_scratch(params: Params, counter_dtype: Any, maxlen: int) -> Scratch:
 # variable field (filter_info for the table, the counters for the scratch),
 # which is how the compiled code learns that dtype.
 # The layout of the buffers is declared in layout.py (TABLE_DTYPES,
-# SCRATCH_DTYPES, pack_arrays) and read back by _views.unpack_buffers.
+# SCRATCH_DTYPES, pack_arrays) and read back by _views.unpack_named and _views.unpack_scalars.
 
 
 # ---------------------------------------------------------------- entries
@@ -329,7 +329,8 @@ def forward_one(table_buffer, scratch_buffer, message, set_members):
     stamp = scratch.progress[STAMP] + 1
     scratch.progress[STAMP] = stamp
     # np.int64(0), not 0: numba compiles a function again for each literal
-    # argument, and the entries would not share match_message
+    # argument, and this entry would not share the phases' compiled functions
+    # (_count_attributes) with forward()'s
     zero = np.int64(0)
     # the table and the scratch passed on packed, as this entry got them (see _views.field)
     return match_message(table_buffer, params, attrs, zero, n, chars, string_start, _unmanaged(set_members),

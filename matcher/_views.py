@@ -28,7 +28,7 @@ from numba.extending import intrinsic
 from numba.np.numpy_support import from_dtype
 
 from cbalgebra.matcher._numba_cache import CACHE
-from cbalgebra.matcher.layout import Params, Scratch, TableArrays, columns
+from cbalgebra.matcher.layout import Scratch, TableArrays, columns
 
 
 # ------------------------------------------------------------------ helpers
@@ -189,12 +189,8 @@ def _borrow_named_typer(typingctx: Any, values: Any, cls: Any) -> Any:
     sig = result(values, cls)
 
     def codegen(context, builder, signature, args):
-        borrowed = []
-        for k, item in enumerate(items):
-            view = context.make_array(item)(context, builder, value=builder.extract_value(args[0], k))
-            view.meminfo = cgutils.get_null_value(view.meminfo.type)
-            view.parent = cgutils.get_null_value(view.parent.type)
-            borrowed.append(view._getvalue())
+        borrowed = [_without_owner(context, builder, item, builder.extract_value(args[0], k))
+                    for k, item in enumerate(items)]
         return context.make_tuple(builder, result, borrowed)
 
     return sig, codegen
@@ -290,10 +286,7 @@ def _field_intrinsic(typingctx, value, cls, name):
     def codegen(context, builder, signature, args):
         if packed:
             return _packed_view(context, builder, value, args[0], k, item)
-        view = context.make_array(item)(context, builder, value=builder.extract_value(args[0], k))
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
+        return _without_owner(context, builder, item, builder.extract_value(args[0], k))
 
     return sig, codegen
 
@@ -343,13 +336,3 @@ def borrow_table(t):
 def borrow_scratch(s):
     """``Scratch(*s)`` with every array :func:`_unmanaged`."""
     return borrow_named(s, Scratch)
-
-
-@njit(cache=CACHE)
-def unpack_buffers(table_buffer, scratch_buffer):
-    """(TableArrays, Params, Scratch) from the packed table and scratch of a
-    single-message entry, each buffer passed as a view of the dtype of its
-    variable field (filter_info for the table, the counters for the
-    scratch). (The entries call the three intrinsics themselves.)"""
-    return (unpack_named(table_buffer, TableArrays), unpack_scalars(table_buffer, TableArrays, Params),
-            unpack_named(scratch_buffer, Scratch))

@@ -107,8 +107,9 @@ def test_the_compiled_table_and_scratch_have_the_declared_fields(interfaces):
 
     @njit
     def rebuilt(one_table, one_scratch, plain_table, plain_scratch):
-        table, params, scratch = _views.unpack_buffers(one_table, one_scratch)
-        return table, params, scratch, _views.borrow_table(plain_table), _views.borrow_scratch(plain_scratch)
+        return (_views.unpack_named(one_table, TableArrays), _views.unpack_scalars(one_table, TableArrays, Params),
+                _views.unpack_named(one_scratch, Scratch), _views.borrow_table(plain_table),
+                _views.borrow_scratch(plain_scratch))
 
     predicates = {i: cb.parse_predicate(f'string s *= "n{i}" && int x > {i} || bool b = true && float f < {i}.5')
                   for i in range(interfaces)}
