@@ -41,8 +41,9 @@ from numba.core import caching
 PACKAGE_DIRECTORY = Path(__file__).resolve().parent
 
 # Modules outside this package whose values are frozen into the kernels'
-# machine code as constants (operator and type codes, SFF's integer range).
-STAMPED_MODULES = ("cbalgebra.values", "cbalgebra.semantics", "cbalgebra.lexicon")
+# machine code as constants (operator and type codes, SFF's integer range),
+# or whose intrinsics are (bit counting).
+STAMPED_MODULES = ("cbalgebra.values", "cbalgebra.semantics", "cbalgebra.lexicon", "cbalgebra.bits")
 
 
 def package_sources(directory: Path = PACKAGE_DIRECTORY) -> list[Path]:

@@ -27,34 +27,15 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.numpy_support import from_dtype
 
+from cbalgebra.bits import population_count, trailing_zeros
 from cbalgebra.matcher._numba_cache import CACHE
 from cbalgebra.matcher.layout import Scratch, TableArrays, columns
 
 
 # ------------------------------------------------------------------ helpers
-def _bit_intrinsic(llvm_name: str, zero_undefined: bool) -> Any:
-    """An intrinsic calling LLVM's bit-counting intrinsic ``llvm_name`` on
-    an integer (one instruction where the CPU has it). ``zero_undefined``:
-    the intrinsic takes the flag saying its result for 0 may be anything
-    (``llvm.cttz``), which the caller then never passes."""
-
-    def typer(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, signature, args):
-            flag = [ir.Constant(ir.IntType(1), 1)] if zero_undefined else []
-            fn = builder.module.declare_intrinsic(llvm_name, [args[0].type] + [f.type for f in flag])
-            return builder.call(fn, [args[0], *flag])
-
-        return x(x), codegen
-
-    typer.__name__ = typer.__qualname__ = "_" + llvm_name.replace(".", "_")
-    return intrinsic(typer)
-
-
-_ctpop = _bit_intrinsic("llvm.ctpop", zero_undefined=False)  # population count
-_cttz = _bit_intrinsic("llvm.cttz", zero_undefined=True)  # trailing zero bits (x != 0)
+# LLVM's bit counting (cbalgebra.bits), under the names the kernels use
+_ctpop = population_count  # population count
+_cttz = trailing_zeros  # trailing zero bits (x != 0)
 
 
 @intrinsic

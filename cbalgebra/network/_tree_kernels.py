@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cbalgebra.bits import trailing_zeros
+
 
 @njit(cache=True)
 def _sift_up(keys: np.ndarray, items: np.ndarray, i: int) -> None:
@@ -74,13 +76,6 @@ def trees_per_batch(n: int, cells: int) -> int:
     return GROUP if GROUP * n <= GROUP_CELLS else fit
 
 
-#: Bit index of the lowest set bit, by de Bruijn multiplication (Leiserson, Prokop & Randall,
-#: "Using de Bruijn Sequences to Index a 1 in a Computer Word", 1998): numba has no count-trailing-zeros.
-_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_BIT_OF_SLOT = np.zeros(64, dtype=np.int64)
-for _bit in range(64):
-    _BIT_OF_SLOT[((1 << _bit) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _bit
-
 #: Top-down while the frontier's arcs × this stay below the arcs of processors some tree has not reached
 #: (Beamer, Asanović & Patterson, "Direction-Optimizing Breadth-First Search", SC 2012, §4: their α).
 #: Measured on the 100,000-node Chung–Lu graph of benchmarks/routing_trees.py, 128 trees, one run on the
@@ -91,7 +86,8 @@ _TOP_DOWN_RATIO = 14
 
 @njit(cache=True)
 def _lowest_bit(bits: np.uint64) -> int:
-    return _BIT_OF_SLOT[((bits & (~bits + np.uint64(1))) * _DE_BRUIJN) >> np.uint64(58)]
+    """The index of the lowest set bit of nonzero ``bits`` (the tree it stands for)."""
+    return np.int64(trailing_zeros(bits))
 
 
 @njit(cache=True)
