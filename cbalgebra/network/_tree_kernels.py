@@ -85,7 +85,7 @@ _TOP_DOWN_RATIO = 14
 
 
 @njit(cache=True)
-def _lowest_bit(bits: np.uint64) -> int:
+def _lowest_bit(bits: np.uint64) -> np.int64:
     """The index of the lowest set bit of nonzero ``bits`` (the tree it stands for)."""
     return np.int64(trailing_zeros(bits))
 
